@@ -1,0 +1,45 @@
+"""The ``kernreg`` command line: one group, one module per sub-command group."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+import click
+
+from kernreg import __version__
+from kernreg.cli.data import data
+from kernreg.errors import KernregError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kernreg")
+@click.option("-v", "--verbose", is_flag=True, help="Log progress details.")
+def cli(verbose: bool) -> None:
+    """Large-scale kernel least squares: KRLS, Landweber, Nyström KRLS, NYTRO."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+cli.add_command(data)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: user errors become one message on stderr and a non-zero exit status."""
+    try:
+        status = cli.main(args=argv, prog_name="kernreg", standalone_mode=False)
+    except KernregError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    if isinstance(status, int) and status != 0:
+        sys.exit(status)

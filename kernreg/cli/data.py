@@ -1,0 +1,137 @@
+"""``kernreg data``: list, fetch and describe the registered datasets."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import click
+import numpy as np
+import pandas as pd
+
+from kernreg.datasets import (
+    Dataset,
+    DatasetSpec,
+    DataSettings,
+    dataset_names,
+    get_spec,
+    load_dataset,
+    resolve_settings,
+)
+from kernreg.datasets.cache import cache_path
+from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE, local_source
+from kernreg.errors import DataError, KernregError
+
+
+def data_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every ``data`` sub-command shares: mirror, cache folder, offline mode."""
+    func = click.option("--offline", is_flag=True, default=None,
+                        help=f"Never download (also: {ENV_OFFLINE}=1).")(func)
+    func = click.option("--cache-dir", type=click.Path(file_okay=False),
+                        help=f"Cache folder (default: ${ENV_CACHE} or the user cache).")(func)
+    func = click.option("--mirror", "--data-dir", "mirror", type=click.Path(file_okay=False),
+                        help=f"Offline mirror consulted before any download (${ENV_MIRROR}).")(func)
+    return func
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+@click.group()
+def data() -> None:
+    """List, fetch and describe datasets."""
+
+
+@data.command("list")
+@data_options
+def list_(mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
+    """Table of every registered dataset and where its data is."""
+    settings = resolve_settings(mirror, cache_dir, offline)
+    rows = []
+    for name in dataset_names():
+        spec = get_spec(name)
+        rows.append({
+            "name": name, "n_train": spec.n_train, "n_test": spec.n_test, "d": spec.d,
+            "task": spec.task, "σ": _fmt(spec.sigma), "m": _fmt(spec.m),
+            "cached": "yes" if cache_path(settings.processed_dir, spec, np.dtype("float64"))
+            .is_file() else "no",
+            "files": _where(spec, settings),
+        })
+    click.echo(pd.DataFrame(rows).to_string(index=False))
+
+
+def _where(spec: DatasetSpec, settings: DataSettings) -> str:
+    source = local_source(spec, settings)
+    return f"local ({source})" if source else "download needed"
+
+
+@data.command()
+@click.argument("names", nargs=-1, required=True)
+@click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
+              show_default=True, help="Dtype of the binary cache to build.")
+@click.option("--skip-missing", is_flag=True,
+              help="Report datasets whose files cannot be had, but exit 0.")
+@data_options
+def fetch(names: tuple[str, ...], dtype: str, skip_missing: bool, mirror: str | None,
+          cache_dir: str | None, offline: bool | None) -> None:
+    """Obtain, verify, parse and cache NAMES (or `all`)."""
+    wanted = dataset_names() if names == ("all",) else [get_spec(n).name for n in names]
+    failures = []
+    for name in wanted:
+        start = time.perf_counter()
+        try:
+            ds = load_dataset(name, mirror=mirror, cache_dir=cache_dir, offline=offline,
+                              dtype=dtype)
+        except DataError as exc:
+            failures.append(name)
+            click.echo(f"{name}: {'skipped' if skip_missing else 'FAILED'}\n{exc}", err=True)
+            continue
+        how = "cache" if ds.from_cache else f"source {ds.source}"
+        click.echo(f"{name}: train {ds.X_train.shape[0]}, test {ds.X_test.shape[0]}, "
+                   f"d {ds.X_train.shape[1]} ({how}, {time.perf_counter() - start:.1f} s)")
+    if failures and not skip_missing:
+        raise KernregError(f"{len(failures)} dataset(s) not fetched: {', '.join(failures)}")
+
+
+@data.command()
+@click.argument("name")
+@data_options
+def info(name: str, mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
+    """Shapes, statistics, source files and preprocessing of NAME."""
+    spec = get_spec(name)
+    ds = load_dataset(name, mirror=mirror, cache_dir=cache_dir, offline=offline)
+    click.echo(_describe(spec, ds))
+
+
+def _describe(spec: DatasetSpec, ds: Dataset) -> str:
+    lines = [
+        f"{spec.name}: {spec.title}",
+        f"  aliases        {', '.join(spec.aliases) or '—'}",
+        f"  task           {spec.task}",
+        f"  shape          train {ds.X_train.shape[0]} / test {ds.X_test.shape[0]} / "
+        f"d {ds.X_train.shape[1]}",
+        f"  paper defaults σ = {_fmt(spec.sigma)}, m = {_fmt(spec.m)}",
+        f"  split          {spec.split.describe()}",
+        "  preprocessing  " + ("; ".join(p.description for p in spec.preprocessing)
+                              or "none (used as published)"),
+        f"  features       min {ds.X_train.min():.4g}, max {ds.X_train.max():.4g}, "
+        f"mean {ds.X_train.mean():.4g} (train)",
+    ]
+    for part, y in (("train", ds.y_train), ("test", ds.y_test)):
+        if spec.task == "classification":
+            values, counts = np.unique(y, return_counts=True)
+            text = ", ".join(f"{v:+g}: {c}" for v, c in zip(values, counts, strict=True))
+        else:
+            text = f"mean {y.mean():.4g}, std {y.std():.4g}, range [{y.min():.4g}, {y.max():.4g}]"
+        lines.append(f"  target {part:<7} {text}")
+    source = next(s for s in spec.sources if s.name == ds.source)
+    lines.append(f"  source         {source.name}: {source.description}")
+    for rf, f in zip(source.files, ds.files, strict=True):
+        lines.append(f"    {rf.name}  sha256 {f['sha256']}")
+        lines.append(f"      {rf.urls[0]}")
+    lines.append(f"  reference      {spec.reference}")
+    if spec.notes:
+        lines.append(f"  notes          {spec.notes}")
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""Binary cache of prepared datasets: one HDF5 file per (dataset, preprocessing, dtype).
+
+The key hashes everything that changes the arrays: the registry entry's version, its
+preprocessing steps, the split and the dtype. Files are written to a temporary name and
+renamed, so a crash never leaves a half-written cache entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from kernreg.datasets.spec import DatasetSpec, Splits
+
+log = logging.getLogger("kernreg.datasets")
+
+_ARRAYS = ("X_train", "y_train", "X_test", "y_test")
+
+
+def cache_key(spec: DatasetSpec, dtype: np.dtype) -> str:
+    """Short hash of what determines the prepared arrays."""
+    parts = {
+        "dataset": spec.name,
+        "version": spec.version,
+        "split": spec.split.describe(),
+        "preprocessing": [p.name for p in spec.preprocessing],
+        "dtype": np.dtype(dtype).name,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cache_path(folder: Path, spec: DatasetSpec, dtype: np.dtype) -> Path:
+    return folder / f"{spec.name}-{np.dtype(dtype).name}-{cache_key(spec, dtype)}.h5"
+
+
+def read(path: Path) -> tuple[Splits, dict[str, object]] | None:
+    """Load a cache entry, or ``None`` if it is absent or unreadable (then it is rebuilt)."""
+    if not path.is_file():
+        return None
+    try:
+        with h5py.File(path, "r") as f:
+            arrays = {name: f[name][()] for name in _ARRAYS}
+            meta = json.loads(f.attrs["meta"])
+    except (OSError, KeyError, ValueError) as exc:
+        log.warning("ignoring unreadable cache file %s (%s); it will be rebuilt", path, exc)
+        return None
+    return Splits(**arrays), meta
+
+
+def write(path: Path, splits: Splits, meta: dict[str, object]) -> None:
+    """Write a cache entry atomically (temporary file in the same folder, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with h5py.File(tmp, "w") as f:
+            for name in _ARRAYS:
+                f.create_dataset(name, data=getattr(splits, name))
+            f.attrs["meta"] = json.dumps(meta)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

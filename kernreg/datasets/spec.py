@@ -1,0 +1,201 @@
+"""Registry entries: what a dataset is, where its files come from and how it is prepared.
+
+One :class:`DatasetSpec` per dataset, registered once in :mod:`kernreg.datasets.catalog`.
+A spec lists one or more :class:`Source` objects (alternative ways to obtain the same raw data,
+e.g. the canonical LIBSVM file and a verified derived copy); each source lists its
+:class:`RemoteFile` objects and the reader that turns those files into row blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from kernreg.errors import DataError
+
+#: A block of rows: features (n, d) and raw targets/labels (n,).
+Part = tuple[np.ndarray, np.ndarray]
+#: A reader turns the local paths of a source's files (same order as ``Source.files``) into parts.
+Reader = Callable[[Sequence[Path]], list[Part]]
+
+Task = Literal["regression", "classification"]
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file as published, with the checksum of its bytes.
+
+    Parameters
+    ----------
+    name
+        File name in the cache (the canonical published name).
+    urls
+        Download locations, tried in order.
+    known_hash
+        ``"sha256:<hex>"`` or ``"md5:<hex>"`` of the bytes as published, or ``None`` when no
+        checksum of the original is known: the first copy obtained is then pinned (its sha256
+        recorded next to it) and every later read is checked against that pin.
+    mirror_paths
+        Paths, relative to a mirror folder, where an offline copy may lie (the mirror's layout,
+        see ``../shared/datasets/MANIFEST.md``); ``name`` at the mirror's top level is also tried.
+    package_file
+        ``(package, file)`` of a copy shipped inside an installed Python package (e.g.
+        scikit-learn's bundled WDBC table), used before any download.
+    """
+
+    name: str
+    urls: tuple[str, ...]
+    known_hash: str | None
+    mirror_paths: tuple[str, ...] = ()
+    package_file: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.known_hash is not None:
+            algo, _, digest = self.known_hash.partition(":")
+            if algo not in ("sha256", "md5") or not digest:
+                raise ValueError(f"{self.name}: known_hash must be 'sha256:…' or 'md5:…'")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One way to obtain a dataset's raw rows: a set of files and the reader that parses them."""
+
+    name: str
+    files: tuple[RemoteFile, ...]
+    reader: Reader
+    description: str
+
+
+@dataclass(frozen=True)
+class Preprocessing:
+    """One named preprocessing step applied to the split data.
+
+    ``apply(splits)`` returns new splits; ``description`` says exactly what it does and is shown
+    by ``kernreg data info``. The step's name and parameters enter the cache key.
+    """
+
+    name: str
+    description: str
+    apply: Callable[[Splits], Splits]
+
+
+@dataclass
+class Splits:
+    """Train/test arrays of one dataset."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+
+
+@dataclass(frozen=True)
+class FileSplit:
+    """The source's first part is the training set, the second the test set."""
+
+    def apply(self, parts: list[Part]) -> Splits:
+        if len(parts) != 2:
+            raise DataError(f"expected a training and a test part, the reader gave {len(parts)}")
+        (X_tr, y_tr), (X_te, y_te) = parts
+        return Splits(X_tr, y_tr, X_te, y_te)
+
+    def describe(self) -> str:
+        return "published train / test files"
+
+
+@dataclass(frozen=True)
+class RowSplit:
+    """All parts concatenated in file order; the first ``n_train`` rows train, the next test."""
+
+    n_train: int
+    n_test: int
+
+    def apply(self, parts: list[Part]) -> Splits:
+        X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        y = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
+        if X.shape[0] != self.n_train + self.n_test:
+            raise DataError(
+                f"expected {self.n_train + self.n_test} rows in file order, found {X.shape[0]}"
+            )
+        n = self.n_train
+        return Splits(X[:n], y[:n], X[n:], y[n:])
+
+    def describe(self) -> str:
+        return f"file order: first {self.n_train} rows train, next {self.n_test} rows test"
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Everything kernreg knows about one dataset.
+
+    ``n_train``, ``n_test`` and ``d`` are checked against what the files give; ``raw_labels`` (for
+    classification) is the exact label set the files must contain before preprocessing.
+    ``sigma`` and ``m`` are the paper's defaults (``None`` where the paper gives none).
+    """
+
+    name: str
+    title: str
+    task: Task
+    n_train: int
+    n_test: int
+    d: int
+    sources: tuple[Source, ...]
+    split: FileSplit | RowSplit
+    preprocessing: tuple[Preprocessing, ...]
+    sigma: float | None
+    m: int | None
+    reference: str
+    aliases: tuple[str, ...] = ()
+    raw_labels: tuple[float, ...] | None = None
+    notes: str = ""
+    #: Bumped whenever the reader or preprocessing changes meaning, to invalidate caches.
+    version: int = 1
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, DatasetSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(spec: DatasetSpec) -> DatasetSpec:
+    """Add ``spec`` to the registry (names and aliases are case-insensitive and unique)."""
+    keys = [spec.name, *spec.aliases]
+    for key in keys:
+        k = key.lower()
+        if k in _ALIASES:
+            raise ValueError(f"dataset name or alias {key!r} is registered twice")
+    _REGISTRY[spec.name] = spec
+    for key in keys:
+        _ALIASES[key.lower()] = spec.name
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove a dataset and its aliases (used by tests that register generated datasets)."""
+    spec = _REGISTRY.pop(name)
+    for key in (spec.name, *spec.aliases):
+        _ALIASES.pop(key.lower(), None)
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """Look a dataset up by name or alias.
+
+    Raises
+    ------
+    DataError
+        If the name is unknown; the message lists the registered names.
+    """
+    try:
+        return _REGISTRY[_ALIASES[name.lower()]]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise DataError(f"unknown dataset {name!r}; registered datasets: {known}") from None
+
+
+def dataset_names() -> list[str]:
+    """Registered dataset names, in registration order."""
+    return list(_REGISTRY)

@@ -1,0 +1,32 @@
+"""Shared test set-up: offline mode, a private cache, and the dataset mirror when present."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# CI checks the project out with ../shared beside it; KERNREG_MIRROR may point elsewhere.
+MIRROR = Path(os.environ.get("KERNREG_MIRROR") or REPO.parent / "shared" / "datasets")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    """Never touch the network or the user's cache from a test."""
+    monkeypatch.setenv("KERNREG_OFFLINE", "1")
+    monkeypatch.setenv("KERNREG_DOWNLOAD_RETRIES", "0")  # loopback failures are not flaky
+    monkeypatch.setenv("KERNREG_CACHE", str(tmp_path_factory.getbasetemp() / "kernreg-cache"))
+    if MIRROR.is_dir():
+        monkeypatch.setenv("KERNREG_MIRROR", str(MIRROR))
+    else:
+        monkeypatch.delenv("KERNREG_MIRROR", raising=False)
+
+
+@pytest.fixture
+def mirror() -> Path:
+    """The offline dataset mirror; tests that need it are skipped without it."""
+    if not MIRROR.is_dir():
+        pytest.skip(f"dataset mirror not found at {MIRROR} (set KERNREG_MIRROR)")
+    return MIRROR
