@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from pathlib import Path
 
 import h5py
 import numpy as np
 
+from kernreg.atomic import atomic_path
 from kernreg.datasets.spec import DatasetSpec, Splits
 
 log = logging.getLogger("kernreg.datasets")
@@ -55,13 +55,7 @@ def read(path: Path) -> tuple[Splits, dict[str, object]] | None:
 
 def write(path: Path, splits: Splits, meta: dict[str, object]) -> None:
     """Write a cache entry atomically (temporary file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with h5py.File(tmp, "w") as f:
-            for name in _ARRAYS:
-                f.create_dataset(name, data=getattr(splits, name))
-            f.attrs["meta"] = json.dumps(meta)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        for name in _ARRAYS:
+            f.create_dataset(name, data=getattr(splits, name))
+        f.attrs["meta"] = json.dumps(meta)

@@ -1,0 +1,113 @@
+"""``kernreg run`` and ``kernreg table``: run experiments, render paper-style tables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from kernreg.atomic import write_text
+from kernreg.cli.data import data_options
+from kernreg.config import is_table_config, load_experiment, load_table_config
+from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
+from kernreg.errors import KernregError
+from kernreg.experiment import run_dir_for, run_experiment
+from kernreg.results.store import read_results_csv
+from kernreg.results.tables import build_table2, render_table1, render_table2
+
+DEFAULT_OUT = "results"
+
+
+def _export_data_settings(mirror: str | None, cache_dir: str | None, offline: bool | None
+                          ) -> None:
+    # The data layer reads these variables; setting them here keeps one code path.
+    for var, value in ((ENV_MIRROR, mirror), (ENV_CACHE, cache_dir)):
+        if value:
+            os.environ[var] = str(Path(value).resolve())
+    if offline:
+        os.environ[ENV_OFFLINE] = "1"
+
+
+@click.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--trials", type=int, help="Override protocol.trials.")
+@click.option("--seed", type=int, help="Override protocol.seed.")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False),
+              help="Folder of results; the run goes to OUT/<experiment name>.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run (same config).")
+@click.option("--force", is_flag=True, help="Delete earlier results of this run first.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@data_options
+def run(config: str, trials: int | None, seed: int | None, out: str, resume: bool, force: bool,
+        no_progress: bool, mirror: str | None, cache_dir: str | None, offline: bool | None
+        ) -> None:
+    """Run the experiment of CONFIG (YAML): every algorithm, every trial."""
+    if resume and force:
+        raise click.UsageError("--resume and --force exclude each other")
+    overrides = {"protocol": {k: v for k, v in (("trials", trials), ("seed", seed))
+                              if v is not None}}
+    exp = load_experiment(config, overrides if overrides["protocol"] else None)
+    _export_data_settings(mirror, cache_dir, offline)
+    results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress)
+    click.echo(render_table2(build_table2(results), "md"))
+    click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
+
+
+def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, list, list[str]]:
+    """Tidy results of every input (table config, experiment config, run folder or CSV)."""
+    frames, not_run, missing = [], [], []
+    for item in inputs:
+        path = Path(item)
+        if path.suffix in (".yaml", ".yml") and is_table_config(path):
+            table = load_table_config(path)
+            not_run += table.get("not_run", [])
+            runs = [path.parent / r for r in table["runs"]]
+        elif path.suffix in (".yaml", ".yml"):
+            runs = [path]
+        else:
+            frames.append(read_results_csv(path))
+            continue
+        for run_config in runs:
+            exp = load_experiment(run_config)
+            run_dir = run_dir_for(exp, results_dir)
+            if (run_dir / "results.csv").is_file():
+                frames.append(read_results_csv(run_dir))
+            else:
+                missing.append(f"{exp.name}: no results in {run_dir} "
+                               f"(run: kernreg run {run_config})")
+    if not frames:
+        raise KernregError("no results to tabulate:\n  " + "\n  ".join(missing))
+    return pd.concat(frames, ignore_index=True), not_run, missing
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--table", "which", type=click.Choice(["1", "2"]), default="2", show_default=True,
+              help="NYTRO Table 1 (datasets) or Table 2 (time / RMSE / Par.).")
+@click.option("--format", "fmt", type=click.Choice(["md", "latex", "csv"]), default="md",
+              show_default=True)
+@click.option("--compare-paper", is_flag=True, help="Show the paper's value beside each cell.")
+@click.option("--results-dir", default=DEFAULT_OUT, show_default=True,
+              type=click.Path(file_okay=False), help="Where runs of config inputs are found.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+def table(inputs: tuple[str, ...], which: str, fmt: str, compare_paper: bool, results_dir: str,
+          output: str | None) -> None:
+    """Render NYTRO Table 1 or 2 from INPUTS: table configs, experiment configs, run folders
+    or results.csv files."""
+    results, not_run, missing = _collect(inputs, results_dir)
+    if which == "1":
+        ms: dict[str, list[int]] = {}
+        for ds, sub in results.groupby("dataset", sort=False):
+            ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
+        text = render_table1(list(ms), ms, fmt)
+    else:
+        text = render_table2(build_table2(results, not_run, compare_paper), fmt, compare_paper)
+    for line in missing:
+        click.echo(f"warning: {line}", err=True)
+    if output:
+        write_text(output, text)
+        click.echo(f"wrote {output}")
+    else:
+        click.echo(text, nl=False)

@@ -1,0 +1,284 @@
+"""Reading and validating experiment configs: YAML → schema → defaults → :class:`Experiment`.
+
+Every problem becomes a :class:`~kernreg.errors.ConfigError` (exit status 2) whose message names
+the file and the key path (``algorithms[1].stopping.window``) and says what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import yaml
+
+from kernreg.config.schema import ALGORITHM_SCHEMAS, EXPERIMENT_SCHEMA, TABLE_SCHEMA
+from kernreg.errors import ConfigError, DataError
+
+DEFAULT_LAMBDAS = {"logspace": [1e-15, 1.0, 100]}
+DEFAULT_STOPPING = {"rule": "window_linear_fitting", "window": 10, "threshold": 0.0}
+DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
+DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": os.cpu_count() or 1}
+ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
+    "kols": {},
+    "krls": {"lambdas": DEFAULT_LAMBDAS},
+    "es": {"max_iter": 500, "stopping": DEFAULT_STOPPING},
+    "nkrls": {"lambdas": DEFAULT_LAMBDAS, "path_method": "eigh", "epsilon": 1e-10,
+              "sampler": "uniform"},
+    "nytro": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "epsilon": 1e-10,
+              "sampler": "uniform"},
+}
+MAX_REPORTED = 10
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """Safe YAML loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# YAML 1.1 reads `1e-15` (no dot) as a string; λ grids are written that way, so accept it.
+_UniqueKeyLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def read_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Parse a YAML mapping, with errors that name the file, line and column."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+    return data
+
+
+def _key_path(parts: Any) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _explain(error: jsonschema.ValidationError, prefix: list[Any]) -> str:
+    """One line for one schema violation: the key path, then what is wrong and what is allowed."""
+    where = _key_path([*prefix, *error.absolute_path])
+    schema, value = error.schema, error.instance
+    if error.validator == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        unknown = sorted(set(value) - set(allowed))
+        return (f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(repr(k) for k in unknown)}; allowed keys: {', '.join(allowed)}")
+    if error.validator == "required":
+        return f"{where}: {error.message.replace('is a required property', 'is required')}"
+    if error.validator == "enum":
+        allowed = ", ".join(str(v) for v in error.validator_value)
+        return f"{where}: {value!r} is not allowed; allowed values: {allowed}"
+    if error.validator == "type":
+        return f"{where}: expected {error.validator_value}, got {value!r}"
+    if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=",
+                "exclusiveMaximum": "<"}[error.validator]
+        return f"{where}: must be {sign} {error.validator_value}, got {value!r}"
+    if error.validator == "oneOf" and "description" in schema:
+        return f"{where}: {value!r} is not valid; expected {schema['description']}"
+    return f"{where}: {error.message}"
+
+
+def _schema_errors(instance: Any, schema: dict[str, Any], prefix: list[Any]) -> list[str]:
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    return [_explain(e, prefix) for e in errors]
+
+
+def _raise(path: Path, problems: list[str]) -> None:
+    if problems:
+        shown = problems[:MAX_REPORTED]
+        more = f"\n  … and {len(problems) - MAX_REPORTED} more" if len(problems) > len(shown) else ""
+        lines = "\n  ".join(shown)
+        raise ConfigError(f"{path}: invalid config:\n  {lines}{more}")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm of an experiment with all its parameters (defaults filled in)."""
+
+    name: str
+    label: str
+    params: dict[str, Any]
+
+    def lambdas(self) -> np.ndarray:
+        """The λ grid as an array (for ``krls`` and ``nkrls``)."""
+        spec = self.params["lambdas"]
+        if isinstance(spec, dict):
+            low, high, count = spec["logspace"]
+            return np.logspace(np.log10(low), np.log10(high), int(count))
+        return np.asarray(spec, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment config, defaults filled in: the single source of truth of a run."""
+
+    name: str
+    path: Path | None
+    dataset: dict[str, Any]
+    kernel: dict[str, Any]
+    algorithms: tuple[Algorithm, ...]
+    protocol: dict[str, Any]
+    budget: dict[str, Any]
+    description: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The normalised config (what is hashed and stored with the results)."""
+        return {
+            "name": self.name,
+            "dataset": self.dataset,
+            "kernel": self.kernel,
+            "algorithms": [{"name": a.name, "label": a.label, **a.params}
+                           for a in self.algorithms],
+            "protocol": self.protocol,
+            "budget": self.budget,
+        }
+
+    def config_hash(self) -> str:
+        """sha256 of the normalised config, excluding what cannot change results (budget of
+        memory and block size does not; BLAS threads may change rounding and is included)."""
+        payload = self.as_dict()
+        payload["budget"] = {"blas_threads": self.budget["blas_threads"]}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None
+                     ) -> Experiment:
+    """Validate ``data`` (a parsed YAML mapping) and fill in defaults.
+
+    ``overrides`` (e.g. ``{"protocol": {"trials": 2}}`` from the command line) are merged
+    before validation, so they are checked like the file's own values.
+    """
+    data = copy.deepcopy(data)
+    for section, values in (overrides or {}).items():
+        data.setdefault(section, {})
+        if isinstance(data[section], dict):
+            data[section].update(values)
+    problems = _schema_errors(data, EXPERIMENT_SCHEMA, [])
+    for i, algo in enumerate(data.get("algorithms") or []):
+        if isinstance(algo, dict) and algo.get("name") in ALGORITHM_SCHEMAS:
+            problems += _schema_errors(algo, ALGORITHM_SCHEMAS[algo["name"]], ["algorithms", i])
+    _raise(path, problems)
+    return _with_defaults(data, path, problems)
+
+
+def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
+    from kernreg.datasets import get_spec  # imported late: the registry is slow to import
+
+    dataset = {"dtype": "float64", **data["dataset"]}
+    try:
+        spec = get_spec(dataset["name"])
+    except DataError as exc:
+        raise ConfigError(f"{path}: dataset.name: {exc}") from None
+    dataset["name"] = spec.name
+    protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
+    budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
+    kernel = {"name": "gaussian", **data.get("kernel", {})}
+    if kernel["name"] != "linear" and "sigma" not in kernel:
+        if spec.sigma is None:
+            problems.append(f"kernel.sigma: required, dataset {spec.name} has no paper default")
+        kernel["sigma"] = spec.sigma
+    n_train = min(dataset.get("n_train", spec.n_train), spec.n_train)
+    n_fit = int(np.floor(n_train * (1 - protocol["validation_fraction"])))
+    if "n_test" in dataset and dataset["n_test"] > spec.n_test:
+        problems.append(f"dataset.n_test: {dataset['n_test']} exceeds the {spec.n_test} test "
+                        f"rows of {spec.name}")
+    if "n_train" in dataset and dataset["n_train"] > spec.n_train:
+        problems.append(f"dataset.n_train: {dataset['n_train']} exceeds the {spec.n_train} "
+                        f"training rows of {spec.name}")
+    algorithms, labels = [], set()
+    for i, entry in enumerate(data["algorithms"]):
+        params = {**copy.deepcopy(ALGORITHM_DEFAULTS[entry["name"]]), **entry}
+        name, label = params.pop("name"), params.pop("label", entry["name"])
+        if "stopping" in entry:
+            params["stopping"] = {**DEFAULT_STOPPING, **entry["stopping"]}
+        if label in labels:
+            problems.append(f"algorithms[{i}].label: {label!r} is used twice; give each entry "
+                            f"a distinct label")
+        labels.add(label)
+        if "lambdas" in params and isinstance(params["lambdas"], dict):
+            low, high, _ = params["lambdas"]["logspace"]
+            if low >= high:
+                problems.append(f"algorithms[{i}].lambdas.logspace: low ({low:g}) must be "
+                                f"smaller than high ({high:g})")
+        if name in ("nkrls", "nytro"):
+            if "m" not in params:
+                if spec.m is None:
+                    problems.append(f"algorithms[{i}].m: required, dataset {spec.name} has no "
+                                    f"paper default")
+                params["m"] = spec.m
+            if params["m"] is not None and params["m"] > n_fit:
+                problems.append(f"algorithms[{i}].m: {params['m']} exceeds the {n_fit} rows "
+                                f"left for fitting after the validation split")
+        algorithms.append(Algorithm(name, label, params))
+    _raise(path, problems)
+    return Experiment(
+        name=data.get("name") or path.stem,
+        path=path,
+        dataset=dataset,
+        kernel=kernel,
+        algorithms=tuple(algorithms),
+        protocol=protocol,
+        budget=budget,
+        description=data.get("description", ""),
+        raw=data,
+    )
+
+
+def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None
+                    ) -> Experiment:
+    """Read, validate and complete an experiment config file."""
+    path = Path(path)
+    return parse_experiment(read_yaml(path), path, overrides)
+
+
+def load_table_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and validate a table config (``table:``, ``runs:``, optional ``not_run:``)."""
+    path = Path(path)
+    data = read_yaml(path)
+    _raise(path, _schema_errors(data, TABLE_SCHEMA, []))
+    return data
+
+
+def is_table_config(path: str | os.PathLike[str]) -> bool:
+    """Whether a YAML file is a table config (has a top-level ``table`` key)."""
+    return "table" in read_yaml(path)

@@ -1,0 +1,158 @@
+"""JSON Schemas of experiment and table configs (validated with ``jsonschema``).
+
+Algorithm entries are validated in two stages: the experiment schema checks the entry's
+``name``, then the algorithm's own schema (``ALGORITHM_SCHEMAS[name]``) checks its keys, so an
+unknown key is reported with the keys that algorithm accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernreg.stopping import STOPPING_RULES
+
+POSITIVE = {"type": "number", "exclusiveMinimum": 0}
+POSITIVE_INT = {"type": "integer", "minimum": 1}
+
+LAMBDAS = {
+    "description": "λ grid: a list of positive values, or {logspace: [low, high, count]}",
+    "oneOf": [
+        {"type": "array", "items": POSITIVE, "minItems": 1},
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["logspace"],
+            "properties": {
+                "logspace": {
+                    "type": "array",
+                    "prefixItems": [POSITIVE, POSITIVE, POSITIVE_INT],
+                    "minItems": 3,
+                    "maxItems": 3,
+                }
+            },
+        },
+    ],
+}
+
+STOPPING = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "rule": {"enum": list(STOPPING_RULES)},
+        "window": {"type": "integer", "minimum": 2},
+        "threshold": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+    },
+}
+
+_COMMON = {"name": {"type": "string"}, "label": {"type": "string", "minLength": 1}}
+
+
+def _algorithm(**properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["name"],
+        "properties": {**_COMMON, **properties},
+    }
+
+
+_NYSTROM = {
+    "m": POSITIVE_INT,
+    "epsilon": POSITIVE,
+    "sampler": {"enum": ["uniform"]},
+}
+
+ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
+    "kols": _algorithm(),
+    "krls": _algorithm(lambdas=LAMBDAS),
+    "es": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING),
+    "nkrls": _algorithm(lambdas=LAMBDAS, path_method={"enum": ["eigh", "cholesky"]},
+                        **_NYSTROM),
+    "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING, **_NYSTROM),
+}
+
+EXPERIMENT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["dataset", "algorithms"],
+    "properties": {
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+        "description": {"type": "string"},
+        "dataset": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string"},
+                "dtype": {"enum": ["float64", "float32"]},
+                "n_train": POSITIVE_INT,
+                "n_test": POSITIVE_INT,
+            },
+        },
+        "kernel": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "name": {"enum": ["gaussian", "laplacian", "linear"]},
+                "sigma": POSITIVE,
+            },
+        },
+        "algorithms": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "properties": {"name": {"enum": sorted(ALGORITHM_SCHEMAS)}},
+            },
+        },
+        "protocol": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "trials": POSITIVE_INT,
+                "validation_fraction": {"type": "number", "exclusiveMinimum": 0,
+                                        "exclusiveMaximum": 1},
+                "seed": {"type": "integer", "minimum": 0},
+                "refit": {"type": "boolean"},
+            },
+        },
+        "budget": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "memory_gb": POSITIVE,
+                "block_mb": POSITIVE,
+                "blas_threads": POSITIVE_INT,
+            },
+        },
+    },
+}
+
+TABLE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["table", "runs"],
+    "properties": {
+        "table": {"type": "string"},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "runs": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "not_run": {
+            "description": "cells shown as NA, with the reason",
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["dataset", "algorithm", "reason"],
+                "properties": {
+                    "dataset": {"type": "string"},
+                    "algorithm": {"enum": sorted(ALGORITHM_SCHEMAS)},
+                    "reason": {"type": "string", "minLength": 1},
+                },
+            },
+        },
+    },
+}

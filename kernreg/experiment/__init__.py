@@ -1,0 +1,7 @@
+"""Running experiments: trials of the hold-out protocol, resumable, measured."""
+
+from kernreg.experiment.runner import run_dir_for, run_experiment
+from kernreg.experiment.trial import PreparedData, TrialRecord, prepare_data, run_trial
+
+__all__ = ["PreparedData", "TrialRecord", "prepare_data", "run_dir_for", "run_experiment",
+           "run_trial"]

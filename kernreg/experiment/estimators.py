@@ -1,0 +1,44 @@
+"""From a config's algorithm entry to a configured scikit-learn-style estimator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernreg.config import Algorithm, Experiment
+from kernreg.solvers import KernelEstimator, get_algorithm
+
+#: Path parameter reported as "Par." in the tables, per algorithm.
+PATH_PARAMETER = {"kols": None, "krls": "lambda", "es": "iterations", "nkrls": "lambda",
+                  "nytro": "iterations"}
+
+
+def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dict[str, Any]:
+    """Constructor arguments of ``algo``'s estimator; every config key is used exactly once."""
+    params = dict(algo.params)
+    kwargs: dict[str, Any] = {
+        "kernel": exp.kernel["name"],
+        "dtype": exp.dataset["dtype"],
+        "memory_budget": int(exp.budget["block_mb"] * 2**20),
+        "refit": exp.protocol["refit"],
+        "random_state": random_state,
+    }
+    if exp.kernel.get("sigma") is not None:
+        kwargs["sigma"] = exp.kernel["sigma"]
+    if "lambdas" in params:
+        params.pop("lambdas")
+        kwargs["lambdas"] = algo.lambdas()
+    if "stopping" in params:
+        stopping = params.pop("stopping")
+        kwargs.update(stopping_rule=stopping["rule"], window=stopping["window"],
+                      threshold=stopping["threshold"])
+    kwargs.update(params)
+    accepted = get_algorithm(algo.name)().get_params()
+    unused = sorted(set(params) - set(accepted))
+    if unused:  # the schema and the estimator disagree: a programming error, not a user error
+        raise RuntimeError(f"{algo.name} does not accept {unused}")
+    return {k: v for k, v in kwargs.items() if k in accepted}
+
+
+def make_estimator(algo: Algorithm, exp: Experiment, random_state: int) -> KernelEstimator:
+    """The estimator for ``algo`` with the experiment's kernel, dtype, budget and protocol."""
+    return get_algorithm(algo.name)(**estimator_params(algo, exp, random_state))

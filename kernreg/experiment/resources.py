@@ -1,0 +1,89 @@
+"""Measuring what a trial costs: wall time, peak resident memory, BLAS threads, versions."""
+
+from __future__ import annotations
+
+import platform
+import threading
+import time
+from types import TracebackType
+
+import psutil
+from threadpoolctl import threadpool_info
+
+
+class PeakMemory:
+    """Context manager sampling this process's resident set size in a background thread.
+
+    ``peak_bytes`` is the largest RSS seen while the block ran (sampled every ``interval``
+    seconds, plus once at entry and exit), i.e. what the OS had to provide, BLAS buffers
+    included — unlike ``tracemalloc``, which sees only Python allocations.
+    """
+
+    def __init__(self, interval: float = 0.02) -> None:
+        self.interval = interval
+        self.peak_bytes = 0
+        self._process = psutil.Process()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _sample(self) -> None:
+        self.peak_bytes = max(self.peak_bytes, self._process.memory_info().rss)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> PeakMemory:
+        self._sample()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._sample()
+
+
+class Stopwatch:
+    """``with Stopwatch() as sw: ...`` then ``sw.seconds`` (perf_counter wall time)."""
+
+    seconds: float = 0.0
+
+    def __enter__(self) -> Stopwatch:
+        self._start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._start
+
+
+def blas_threads() -> dict[str, int]:
+    """Threads each loaded BLAS/OpenMP library will use, e.g. ``{"openblas": 2}``."""
+    info: dict[str, int] = {}
+    for lib in threadpool_info():
+        info[lib["internal_api"]] = lib["num_threads"]
+    return info
+
+
+def environment() -> dict[str, str]:
+    """Versions and machine facts stored with every result."""
+    import h5py
+    import numpy
+    import scipy
+    import sklearn
+
+    from kernreg import __version__
+
+    return {
+        "kernreg": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "h5py": h5py.__version__,
+        "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
+                   f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
+    }

@@ -1,0 +1,65 @@
+"""Running an experiment: every (algorithm, trial) pair, resumable, with a progress bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from threadpoolctl import threadpool_limits
+from tqdm import tqdm
+
+from kernreg.config import Experiment
+from kernreg.experiment.resources import environment
+from kernreg.experiment.trial import prepare_data, run_trial
+from kernreg.results.store import RunStore
+
+
+def run_dir_for(exp: Experiment, out: str | Path) -> Path:
+    """Folder of an experiment's results under the output folder ``out``."""
+    return Path(out) / exp.name
+
+
+def run_experiment(
+    exp: Experiment,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    force: bool = False,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run all trials of all algorithms of ``exp``; return the tidy results table.
+
+    Finished trials are stored one file each as soon as they end, so an interrupted run
+    continues with ``resume=True`` without redoing or losing any trial.
+    """
+    store = RunStore(run_dir_for(exp, out))
+    with threadpool_limits(limits=exp.budget["blas_threads"]):
+        data = prepare_data(exp)
+        manifest = {
+            "experiment": exp.name,
+            "config": exp.as_dict(),
+            "config_hash": exp.config_hash(),
+            "config_file": str(exp.path) if exp.path else "",
+            "dataset": exp.dataset["name"],
+            "dataset_sha256": data.sha256,
+            "dataset_source": data.source,
+            "environment": environment(),
+        }
+        store.open(manifest, resume=resume, force=force)
+        todo = [(algo, t) for algo in exp.algorithms for t in range(exp.protocol["trials"])
+                if not store.completed(algo.label, t)]
+        bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
+        for algo, trial in bar:
+            bar.set_postfix_str(f"{algo.label} trial {trial}")
+            store.save_trial(run_trial(exp, algo, data, trial))
+    context = {
+        "experiment": exp.name,
+        "dataset": exp.dataset["name"],
+        "sigma": exp.kernel.get("sigma"),
+        "kernel": exp.kernel["name"],
+        "config_hash": manifest["config_hash"],
+        "dataset_sha256": data.sha256,
+        "kernreg_version": manifest["environment"]["kernreg"],
+    }
+    per_label = {a.label: {"m": a.params.get("m")} for a in exp.algorithms}
+    return store.finalize(context, per_label)

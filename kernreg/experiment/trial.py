@@ -1,0 +1,126 @@
+"""One trial of the protocol: hold-out split, fit over the whole path, test evaluation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kernreg.config import Algorithm, Experiment
+from kernreg.datasets import load_dataset
+from kernreg.experiment.estimators import PATH_PARAMETER, make_estimator
+from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
+from kernreg.solvers import holdout_split, misclassification_rate, rmse
+
+
+@dataclass
+class PreparedData:
+    """The dataset of an experiment after the config's optional subsampling."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    task: str
+    sha256: str
+    source: str
+
+
+def prepare_data(exp: Experiment) -> PreparedData:
+    """Load the dataset; draw the config's ``n_train``/``n_test`` subsamples (seeded by the
+    protocol seed, the same for every trial and algorithm)."""
+    ds = load_dataset(exp.dataset["name"], dtype=exp.dataset["dtype"])
+    rng = np.random.default_rng([exp.protocol["seed"], 0xDA7A])
+    X_tr, y_tr, X_te, y_te = ds.X_train, ds.y_train, ds.X_test, ds.y_test
+    if exp.dataset.get("n_train", len(y_tr)) < len(y_tr):
+        keep = np.sort(rng.choice(len(y_tr), exp.dataset["n_train"], replace=False))
+        X_tr, y_tr = X_tr[keep], y_tr[keep]
+    if exp.dataset.get("n_test", len(y_te)) < len(y_te):
+        keep = np.sort(rng.choice(len(y_te), exp.dataset["n_test"], replace=False))
+        X_te, y_te = X_te[keep], y_te[keep]
+    return PreparedData(X_tr, y_tr, X_te, y_te, ds.task, ds.sha256, ds.source)
+
+
+def trial_seed(seed: int, trial: int) -> int:
+    """Seed of trial ``trial``: independent streams per trial, the same for every algorithm,
+    so NKRLS and NYTRO of one trial see the same split and the same centers."""
+    return int(np.random.SeedSequence([seed, trial]).generate_state(1)[0])
+
+
+@dataclass
+class TrialRecord:
+    """Everything measured in one trial of one algorithm."""
+
+    algorithm: str
+    label: str
+    trial: int
+    seed: int
+    param_name: str | None
+    selected: float
+    path_values: np.ndarray
+    val_rmse: np.ndarray
+    model_selection_time: float
+    predict_time: float
+    test_rmse: float
+    test_error: float
+    peak_rss: int
+    n_fit: int
+    n_val: int
+    n_test: int
+    blas: dict[str, int] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) -> TrialRecord:
+    """Run trial ``trial`` of ``algo``.
+
+    The model-selection time is the wall time of ``fit``: kernel evaluations, the whole
+    regularization path and the validation predictions of every path point (and the refit when
+    the protocol asks for one); loading the data is excluded.
+    """
+    seed = trial_seed(exp.protocol["seed"], trial)
+    X_fit, y_fit, X_val, y_val = holdout_split(
+        data.X_train, data.y_train, exp.protocol["validation_fraction"],
+        random_state=np.random.default_rng(seed),
+    )
+    estimator = make_estimator(algo, exp, random_state=seed)
+    with PeakMemory() as memory, Stopwatch() as fit_clock:
+        estimator.fit(X_fit, y_fit, X_val, y_val)
+    with Stopwatch() as predict_clock:
+        y_pred = estimator.predict(data.X_test)
+    param = PATH_PARAMETER[algo.name]
+    path = estimator.path_ or {}
+    if param == "lambda":
+        selected, values = estimator.best_lambda_, path["lambdas"]
+    elif param == "iterations":
+        selected, values = float(estimator.best_iter_), path["iterations"]
+    else:
+        selected, values = float("nan"), np.zeros(len(path.get("val_rmse", [])))
+    info = {k: v for k, v in path.items()
+            if k not in ("lambdas", "iterations", "val_rmse") and np.isscalar(v)}
+    for attr in ("step_size_", "n_iter_", "rank_"):
+        if hasattr(estimator, attr):
+            info[attr.rstrip("_")] = float(getattr(estimator, attr))
+    info.update({f"factor_{k}": v for k, v in getattr(estimator, "factor_info_", {}).items()})
+    return TrialRecord(
+        algorithm=algo.name,
+        label=algo.label,
+        trial=trial,
+        seed=seed,
+        param_name=param,
+        selected=float(selected),
+        path_values=np.asarray(values, dtype=np.float64),
+        val_rmse=np.asarray(path.get("val_rmse", []), dtype=np.float64),
+        model_selection_time=fit_clock.seconds,
+        predict_time=predict_clock.seconds,
+        test_rmse=float(rmse(data.y_test, y_pred)),
+        test_error=float(misclassification_rate(data.y_test, y_pred))
+        if data.task == "classification" else float("nan"),
+        peak_rss=memory.peak_bytes,
+        n_fit=len(y_fit),
+        n_val=len(y_val),
+        n_test=len(data.y_test),
+        blas=blas_threads(),
+        info=info,
+    )

@@ -1,0 +1,177 @@
+"""Paper-style tables from tidy results: NYTRO Table 1 (datasets) and Table 2 (time/RMSE/Par.).
+
+Table 2 has, per dataset, three rows — model-selection time (s), test RMSE and the selected
+parameter (λ* or t*) — and one column per algorithm; cells are mean ± std over trials, and the
+best time and the best RMSE of each dataset are in bold, as in the paper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kernreg.datasets import get_spec
+
+ALGORITHM_ORDER = ("kols", "krls", "es", "nkrls", "nytro")
+ALGORITHM_TITLES = {"kols": "KOLS", "krls": "KRLS", "es": "ES", "nkrls": "NKRLS",
+                    "nytro": "NYTRO"}
+QUANTITIES = (("time", "model_selection_time", "time (s)"),
+              ("rmse", "test_rmse", "RMSE"),
+              ("par", "selected", "Par."))
+PAPER_TABLE2 = Path(__file__).resolve().parents[2] / "results" / "paper" / "nytro_table2.csv"
+
+
+@dataclass
+class Cell:
+    """One table cell: the measured mean/std (or None) and, optionally, the paper's value."""
+
+    mean: float | None = None
+    std: float | None = None
+    n: int = 0
+    na_reason: str | None = None
+    paper: str | None = None
+    bold: bool = False
+
+
+def _number(value: float, quantity: str, like: float | None = None) -> str:
+    """Format ``value``; ``like`` (the mean, for a std) picks the style so both read alike."""
+    ref = abs(value if like is None else like)
+    if quantity == "par":
+        return f"{value:.2e}" if ref < 1e-2 or ref >= 1e4 else f"{value:.1f}"
+    if quantity == "time":
+        return f"{value:.2f}" if ref < 10 else f"{value:.1f}"
+    return f"{value:.4f}" if ref < 10 else f"{value:.4g}"
+
+
+def format_cell(cell: Cell, quantity: str) -> str:
+    """``mean±std`` (std only with several trials), ``NA`` or empty."""
+    if cell.mean is None or np.isnan(cell.mean):
+        text = "NA" if cell.na_reason or quantity == "par" and cell.n else ""
+    else:
+        text = _number(cell.mean, quantity)
+        if cell.n > 1 and cell.std is not None:
+            text += f"±{_number(cell.std, quantity, like=cell.mean)}"
+    return text
+
+
+def paper_table2(path: Path = PAPER_TABLE2) -> dict[tuple[str, str, str], str]:
+    """The NYTRO paper's Table 2 as ``{(dataset, algorithm, quantity): "mean±std"}``."""
+    table = pd.read_csv(path, dtype={"mean": str, "std": str}, keep_default_na=False)
+    return {(r.dataset, r.algorithm, r.quantity): r.mean + (f"±{r.std}" if r.std else "")
+            for r in table.itertuples()}
+
+
+@dataclass
+class Table2:
+    """Table 2 content: ``cells[(dataset, algorithm, quantity)]`` plus row labels."""
+
+    datasets: list[str]
+    algorithms: list[str]
+    row_titles: dict[str, str]
+    cells: dict[tuple[str, str, str], Cell]
+    notes: list[str]
+
+
+def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, str]] = (),
+                 compare_paper: bool = False) -> Table2:
+    """Aggregate tidy results (rows of several runs) into Table 2.
+
+    ``not_run`` lists cells shown as NA with their reason (``dataset``, ``algorithm``,
+    ``reason``). If an algorithm appears under several labels for one dataset, the label equal
+    to the algorithm name is used.
+    """
+    results = results[results["label"] == results["algorithm"]]
+    datasets = list(dict.fromkeys(results["dataset"]))
+    datasets += [c["dataset"] for c in not_run if c["dataset"] not in datasets]
+    present = set(results["algorithm"]) | {c["algorithm"] for c in not_run}
+    algorithms = [a for a in ALGORITHM_ORDER if a in present]
+    paper = paper_table2() if compare_paper else {}
+    cells: dict[tuple[str, str, str], Cell] = {}
+    notes: list[str] = []
+    reasons = {(c["dataset"], c["algorithm"]): c["reason"] for c in not_run}
+    row_titles = {}
+    for ds in datasets:
+        sub = results[results["dataset"] == ds]
+        ms = sorted({int(m) for m in sub.get("m", pd.Series(dtype=float)).dropna()})
+        title = get_spec(ds).title.split(" (")[0]
+        row_titles[ds] = title + (f" m={'/'.join(map(str, ms))}" if ms else "")
+        for algo in algorithms:
+            rows = sub[sub["algorithm"] == algo]
+            for q, column, _ in QUANTITIES:
+                cell = Cell(paper=paper.get((ds, algo, q)))
+                if len(rows):
+                    values = rows[column].astype(float)
+                    cell.mean, cell.std, cell.n = float(values.mean()), float(values.std(ddof=0)), len(rows)
+                elif (ds, algo) in reasons:
+                    cell.na_reason = reasons[(ds, algo)]
+                cells[(ds, algo, q)] = cell
+            if (ds, algo) in reasons and not len(rows):
+                notes.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: NA — "
+                             f"{reasons[(ds, algo)]}")
+        for q in ("time", "rmse"):
+            measured = [cells[(ds, a, q)] for a in algorithms
+                        if cells[(ds, a, q)].mean is not None]
+            if len(measured) > 1:
+                min(measured, key=lambda c: c.mean).bold = True
+    return Table2(datasets, algorithms, row_titles, cells, notes)
+
+
+def _rows(table: Table2, bold: tuple[str, str], with_paper: bool) -> list[list[str]]:
+    rows = []
+    for ds in table.datasets:
+        for i, (q, _, label) in enumerate(QUANTITIES):
+            row = [table.row_titles[ds] if i == 0 else "", label]
+            for algo in table.algorithms:
+                cell = table.cells[(ds, algo, q)]
+                text = format_cell(cell, q)
+                if cell.bold and text:
+                    text = f"{bold[0]}{text}{bold[1]}"
+                if with_paper and cell.paper:
+                    text += f" (paper {cell.paper})" if text else f"(paper {cell.paper})"
+                row.append(text)
+            rows.append(row)
+    return rows
+
+
+def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> str:
+    """Table 2 as Markdown, LaTeX (booktabs) or CSV text."""
+    header = ["dataset", "", *(ALGORITHM_TITLES[a] for a in table.algorithms)]
+    if fmt == "csv":
+        rows = _rows(table, ("", ""), with_paper)
+        return pd.DataFrame(rows, columns=header).to_csv(index=False)
+    if fmt == "latex":
+        rows = _rows(table, (r"\textbf{", "}"), with_paper)
+        lines = [r"\begin{tabular}{ll" + "c" * len(table.algorithms) + "}", r"\toprule",
+                 " & ".join(header) + r" \\", r"\midrule"]
+        lines += [" & ".join(r.replace("±", r"$\pm$") for r in row) + r" \\" for row in rows]
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        return "\n".join(lines) + "\n"
+    rows = _rows(table, ("**", "**"), with_paper)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    if table.notes:
+        lines += ["", *[f"- {n}" for n in table.notes]]
+    return "\n".join(lines) + "\n"
+
+
+def render_table1(datasets: Sequence[str], ms: dict[str, list[int]], fmt: str = "md") -> str:
+    """NYTRO Table 1: the datasets' sizes, dimension, task, σ and the m used."""
+    rows = []
+    for name in datasets:
+        spec = get_spec(name)
+        rows.append([spec.title, str(spec.n_train), str(spec.n_test), str(spec.d), spec.task,
+                     "—" if spec.sigma is None else f"{spec.sigma:g}",
+                     "/".join(map(str, ms.get(name, []))) or "—"])
+    header = ["dataset", "n_train", "n_test", "d", "task", "σ", "m"]
+    if fmt == "csv":
+        return pd.DataFrame(rows, columns=header).to_csv(index=False)
+    if fmt == "latex":
+        body = [" & ".join(r) + r" \\" for r in rows]
+        return "\n".join([r"\begin{tabular}{lrrrlrr}", r"\toprule", " & ".join(header) + r" \\",
+                          r"\midrule", *body, r"\bottomrule", r"\end{tabular}"]) + "\n"
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+                      *["| " + " | ".join(r) + " |" for r in rows]]) + "\n"
