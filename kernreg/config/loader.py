@@ -73,7 +73,7 @@ def read_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -125,7 +125,8 @@ def _schema_errors(instance: Any, schema: dict[str, Any], prefix: list[Any]) -> 
 def _raise(path: Path, problems: list[str]) -> None:
     if problems:
         shown = problems[:MAX_REPORTED]
-        more = f"\n  … and {len(problems) - MAX_REPORTED} more" if len(problems) > len(shown) else ""
+        hidden = len(problems) - len(shown)
+        more = f"\n  … and {hidden} more" if hidden else ""
         lines = "\n  ".join(shown)
         raise ConfigError(f"{path}: invalid config:\n  {lines}{more}")
 
@@ -174,9 +175,10 @@ class Experiment:
         }
 
     def config_hash(self) -> str:
-        """sha256 of the normalised config, excluding what cannot change results (budget of
-        memory and block size does not; BLAS threads may change rounding and is included)."""
+        """sha256 of the normalised config, excluding what cannot change results: the name, the
+        memory budget and block size (BLAS threads may change rounding and are included)."""
         payload = self.as_dict()
+        del payload["name"]
         payload["budget"] = {"blas_threads": self.budget["blas_threads"]}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

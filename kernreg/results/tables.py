@@ -44,13 +44,15 @@ def _number(value: float, quantity: str, like: float | None = None) -> str:
         return f"{value:.2e}" if ref < 1e-2 or ref >= 1e4 else f"{value:.1f}"
     if quantity == "time":
         return f"{value:.2f}" if ref < 10 else f"{value:.1f}"
-    return f"{value:.4f}" if ref < 10 else f"{value:.4g}"
+    if ref >= 1e4:
+        return f"{value:.3e}"
+    return f"{value:.4f}" if ref < 10 else f"{value:.2f}"
 
 
 def format_cell(cell: Cell, quantity: str) -> str:
     """``mean±std`` (std only with several trials), ``NA`` or empty."""
     if cell.mean is None or np.isnan(cell.mean):
-        text = "NA" if cell.na_reason or quantity == "par" and cell.n else ""
+        text = "NA" if cell.na_reason or (quantity == "par" and cell.n) else ""
     else:
         text = _number(cell.mean, quantity)
         if cell.n > 1 and cell.std is not None:
@@ -105,7 +107,8 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, str]] = (),
                 cell = Cell(paper=paper.get((ds, algo, q)))
                 if len(rows):
                     values = rows[column].astype(float)
-                    cell.mean, cell.std, cell.n = float(values.mean()), float(values.std(ddof=0)), len(rows)
+                    cell.mean, cell.std = float(values.mean()), float(values.std(ddof=0))
+                    cell.n = len(rows)
                 elif (ds, algo) in reasons:
                     cell.na_reason = reasons[(ds, algo)]
                 cells[(ds, algo, q)] = cell

@@ -1,0 +1,429 @@
+"""Kernel functions evaluated block-wise under a memory budget.
+
+A :class:`Kernel` turns two sets of points (rows of dense arrays or CSR matrices) into kernel
+values, one block of rows of the first set at a time, so that no more than ``memory_budget`` bytes
+of kernel values exist at once. On top of the block generator it offers the fused products that
+Nyström solvers need without ever storing ``K_nm``:
+
+* :meth:`Kernel.gram_products` — ``K_nmᵀ K_nm`` and ``K_nmᵀ y``,
+* :meth:`Kernel.matvec` / :meth:`Kernel.rmatvec` — ``K_nm v`` and ``K_nmᵀ u``,
+* :meth:`Kernel.normal_matvec` — ``K_nmᵀ (K_nm v − y)`` (one pass, for gradient iterations).
+
+Distances use the GEMM expansion ``||x||² + ||y||² − 2 x·y`` clipped at 0 (rounding can make it
+slightly negative), and the exponential is taken in place.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from kernreg._validation import check_dtype, check_int, check_positive
+
+__all__ = [
+    "DEFAULT_MEMORY_BUDGET",
+    "KERNELS",
+    "GaussianKernel",
+    "Kernel",
+    "LaplacianKernel",
+    "LinearKernel",
+    "make_kernel",
+]
+
+#: Default bytes of kernel values held at once by the blocked routines (256 MiB).
+DEFAULT_MEMORY_BUDGET = 256 * 2**20
+
+Data = np.ndarray | sp.csr_matrix
+
+
+def _as_2d(X: Any, name: str) -> Data:
+    """Return ``X`` as a 2-D float ndarray or CSR matrix (no finiteness scan: callers check)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    else:
+        X = np.asarray(X)
+        if X.dtype.kind not in "fiub":
+            raise ValueError(f"{name} must be numeric, got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    return X
+
+
+def _cast(X: Data, dtype: type[np.floating]) -> Data:
+    """Cast to ``dtype`` without copying when it already matches."""
+    if X.dtype == dtype:
+        return X
+    return X.astype(dtype)
+
+
+def _row_sq_norms(X: Data) -> np.ndarray:
+    """Squared Euclidean norm of each row, in the dtype of ``X``."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=X.dtype).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _cross(Xb: Data, Y: Data, out: np.ndarray) -> np.ndarray:
+    """Write ``Xb @ Y.T`` into ``out`` (dense), for any mix of dense and CSR operands."""
+    if sp.issparse(Xb) or sp.issparse(Y):
+        prod = Xb @ Y.T
+        out[...] = prod.toarray() if sp.issparse(prod) else prod
+    else:
+        np.matmul(Xb, Y.T, out=out)
+    return out
+
+
+class Kernel(ABC):
+    """Base class: a positive semi-definite kernel evaluated block-wise.
+
+    Parameters
+    ----------
+    dtype : {"float64", "float32"}, default "float64"
+        Precision of kernel evaluation (inputs are cast to it block by block). Accumulated
+        products (:meth:`gram_products`, :meth:`matvec`, ...) are returned in float64.
+    memory_budget : int, default :data:`DEFAULT_MEMORY_BUDGET`
+        Bytes of kernel values that the blocked routines may hold at once. A block has
+        ``block_rows(n_cols)`` rows; at least one row is always used, so a single row wider than
+        the budget exceeds it.
+
+    Notes
+    -----
+    Subclasses implement :meth:`_prepare` (per-``Y`` precomputation, e.g. squared norms) and
+    :meth:`_fill` (kernel values of a row block written in place).
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, *, dtype: Any = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET):
+        self.dtype = check_dtype(dtype, "dtype")
+        self.memory_budget = check_int(memory_budget, "memory_budget", minimum=1)
+
+    # ----------------------------------------------------------------- subclass interface
+    def _prepare(self, Y: Data) -> Any:
+        """Per-``Y`` data reused by every block (default: nothing)."""
+        return None
+
+    @abstractmethod
+    def _fill(self, Xb: Data, Y: Data, aux: Any, out: np.ndarray) -> np.ndarray:
+        """Write the kernel values between the rows of ``Xb`` and of ``Y`` into ``out``."""
+
+    @abstractmethod
+    def diag(self, X: Any) -> np.ndarray:
+        """Return ``k(x_i, x_i)`` for every row ``x_i`` of ``X`` (float64, shape ``(n,)``)."""
+
+    # ----------------------------------------------------------------- block machinery
+    @property
+    def itemsize(self) -> int:
+        """Bytes per kernel value."""
+        return np.dtype(self.dtype).itemsize
+
+    def block_rows(self, n_cols: int, *, n_rows: int | None = None) -> int:
+        """Number of rows per kernel block with ``n_cols`` columns under the memory budget.
+
+        ``max(1, memory_budget // (n_cols * itemsize))``, capped at ``n_rows`` when given.
+        """
+        rows = max(1, self.memory_budget // max(1, n_cols * self.itemsize))
+        if n_rows is not None:
+            rows = max(1, min(rows, n_rows))
+        return int(rows)
+
+    def _setup(self, X: Any, Y: Any) -> tuple[Data, Data, Any]:
+        X = _as_2d(X, "X")
+        Y = _as_2d(Y, "Y")
+        if X.shape[1] != Y.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]} (shape mismatch)")
+        Y = _cast(Y, self.dtype)
+        # A sparse Y (e.g. centers) is densified when that is cheap: sparse @ dense products are
+        # fast and produce the dense block directly, without a sparse temporary.
+        if sp.issparse(Y) and Y.shape[0] * Y.shape[1] * self.itemsize <= self.memory_budget:
+            Y = Y.toarray()
+        return X, Y, self._prepare(Y)
+
+    def _rows_per_block(self, Y: Data, n_rows: int, block_rows: int | None) -> int:
+        if block_rows is not None:
+            return check_int(block_rows, "block_rows", minimum=1)
+        rows = self.block_rows(Y.shape[0], n_rows=n_rows)
+        if sp.issparse(Y):
+            # sparse @ sparse makes a temporary of up to the block's size before densifying
+            rows = max(1, rows // 2)
+        return rows
+
+    def blocks(
+        self, X: Any, Y: Any, *, block_rows: int | None = None, reuse_buffer: bool = False
+    ) -> Iterator[tuple[slice, np.ndarray]]:
+        """Yield ``(row_slice, K[row_slice, :])`` covering the rows of ``X`` in order.
+
+        Parameters
+        ----------
+        X, Y : ndarray or sparse matrix of shape (n, d) and (p, d)
+        block_rows : int, optional
+            Rows per block; default from the memory budget (:meth:`block_rows`).
+        reuse_buffer : bool, default False
+            Write every block into the same buffer (no allocation per block). The yielded array
+            is then only valid until the next iteration step.
+
+        Yields
+        ------
+        row_slice : slice
+            Rows of ``X`` covered by the block.
+        K_block : ndarray of shape (rows, p), dtype ``self.dtype``
+        """
+        X, Y, aux = self._setup(X, Y)
+        n = X.shape[0]
+        rows = self._rows_per_block(Y, n, block_rows)
+        buf = np.empty((rows, Y.shape[0]), dtype=self.dtype) if reuse_buffer else None
+        for start in range(0, n, rows):
+            stop = min(start + rows, n)
+            if buf is not None:
+                out = buf[: stop - start]
+            else:
+                out = np.empty((stop - start, Y.shape[0]), dtype=self.dtype)
+            Xb = _cast(X[start:stop], self.dtype)
+            yield slice(start, stop), self._fill(Xb, Y, aux, out)
+
+    def __call__(self, X: Any, Y: Any = None) -> np.ndarray:
+        """Return the full kernel matrix ``K(X, Y)`` (``Y = X`` when omitted).
+
+        The result itself has ``n * p`` entries and is not bounded by the memory budget; the
+        computation adds no temporary larger than the output.
+        """
+        if Y is None:
+            Y = X
+        X, Y, aux = self._setup(X, Y)
+        out = np.empty((X.shape[0], Y.shape[0]), dtype=self.dtype)
+        rows = self._rows_per_block(Y, X.shape[0], None)
+        for start in range(0, X.shape[0], rows):
+            stop = min(start + rows, X.shape[0])
+            self._fill(_cast(X[start:stop], self.dtype), Y, aux, out[start:stop])
+        return out
+
+    # ----------------------------------------------------------------- fused products
+    def gram_products(
+        self, X: Any, C: Any, y: Any = None, *, block_rows: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Return ``(K_nmᵀ K_nm, K_nmᵀ y)`` with ``K_nm = K(X, C)``, accumulated block-wise.
+
+        Each block's product is formed in the kernel dtype and summed into float64 outputs. Only
+        one ``(block_rows, m)`` kernel block exists at a time, plus the ``(m, m)`` outputs.
+
+        Returns
+        -------
+        G : ndarray of shape (m, m), float64, symmetric
+        b : ndarray of shape (m,) or (m, k), float64, or None when ``y`` is None
+        """
+        m = _as_2d(C, "C").shape[0]
+        G = np.zeros((m, m))
+        b = None
+        if y is not None:
+            y = np.asarray(y, dtype=np.float64)
+            b = np.zeros((m, *y.shape[1:]))
+        tmp = np.empty((m, m), dtype=self.dtype)
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+            np.matmul(Kb.T, Kb, out=tmp)  # numpy dispatches A.T @ A to BLAS syrk
+            G += tmp
+            if b is not None:
+                b += Kb.T @ y[sl].astype(self.dtype, copy=False)
+        # syrk fills one triangle and numpy mirrors it; enforce exact symmetry anyway
+        G = 0.5 * (G + G.T)
+        return G, b
+
+    def matvec(self, X: Any, C: Any, v: Any, *, block_rows: int | None = None) -> np.ndarray:
+        """Return ``K(X, C) @ v`` (float64, shape ``(n,)`` or ``(n, k)``) without storing K."""
+        v = np.asarray(v, dtype=np.float64)
+        n = _as_2d(X, "X").shape[0]
+        m = _as_2d(C, "C").shape[0]
+        if v.shape[0] != m:
+            raise ValueError(f"v has {v.shape[0]} rows but C has {m} (shape mismatch)")
+        out = np.empty((n, *v.shape[1:]))
+        vk = v.astype(self.dtype, copy=False)  # avoid upcasting a whole float32 block
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+            out[sl] = Kb @ vk
+        return out
+
+    def rmatvec(self, X: Any, C: Any, u: Any, *, block_rows: int | None = None) -> np.ndarray:
+        """Return ``K(X, C)ᵀ @ u`` (float64, shape ``(m,)`` or ``(m, k)``) without storing K."""
+        u = np.asarray(u, dtype=np.float64)
+        n = _as_2d(X, "X").shape[0]
+        if u.shape[0] != n:
+            raise ValueError(f"u has {u.shape[0]} rows but X has {n} (shape mismatch)")
+        out = np.zeros((_as_2d(C, "C").shape[0], *u.shape[1:]))
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+            out += Kb.T @ u[sl].astype(self.dtype, copy=False)
+        return out
+
+    def normal_matvec(
+        self, X: Any, C: Any, v: Any, y: Any, *, block_rows: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(K_nmᵀ (K_nm v − y), K_nm v − y)`` in one pass over the blocks of ``K_nm``.
+
+        This is the gradient of ``½||K_nm v − y||²`` together with the training residual.
+        """
+        v = np.asarray(v, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        n = _as_2d(X, "X").shape[0]
+        m = _as_2d(C, "C").shape[0]
+        if v.shape[0] != m:
+            raise ValueError(f"v has {v.shape[0]} rows but C has {m} (shape mismatch)")
+        if y.shape != (n,):
+            raise ValueError(f"y must have shape ({n},), got {y.shape} (shape mismatch)")
+        grad = np.zeros((m, *v.shape[1:]))
+        resid = np.empty((y.shape[0], *v.shape[1:]))
+        vk = v.astype(self.dtype, copy=False)
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+            r = Kb @ vk - (y[sl] if v.ndim == 1 else y[sl, None])
+            resid[sl] = r
+            grad += Kb.T @ r.astype(self.dtype, copy=False)
+        return grad, resid
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({params})"
+
+    def _params(self) -> dict[str, Any]:
+        return {"dtype": np.dtype(self.dtype).name, "memory_budget": self.memory_budget}
+
+
+class _DistanceKernel(Kernel):
+    """Kernels of the form ``f(||x − y||²)`` with bandwidth ``sigma``."""
+
+    def __init__(
+        self,
+        sigma: float = 1.0,
+        *,
+        dtype: Any = "float64",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ):
+        super().__init__(dtype=dtype, memory_budget=memory_budget)
+        self.sigma = check_positive(sigma, "sigma")
+
+    def _prepare(self, Y: Data) -> np.ndarray:
+        return _row_sq_norms(Y)
+
+    def _sq_dist(
+        self, Xb: Data, Y: Data, yy: np.ndarray, out: np.ndarray, xx: np.ndarray | None = None
+    ) -> np.ndarray:
+        _cross(Xb, Y, out)
+        out *= -2.0
+        out += (_row_sq_norms(Xb) if xx is None else xx)[:, None]
+        out += yy[None, :]
+        np.maximum(out, 0.0, out=out)  # rounding can push ||x−y||² slightly below 0
+        return out
+
+    def diag(self, X: Any) -> np.ndarray:
+        return np.ones(_as_2d(X, "X").shape[0])
+
+    def _params(self) -> dict[str, Any]:
+        return {"sigma": self.sigma, **super()._params()}
+
+
+class GaussianKernel(_DistanceKernel):
+    """Gaussian kernel ``k(x, x') = exp(−||x − x'||² / (2σ²))``.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Bandwidth σ > 0 (scikit-learn's ``gamma`` is ``1 / (2σ²)``).
+    dtype, memory_budget
+        See :class:`Kernel`.
+    """
+
+    name = "gaussian"
+
+    def _fill(self, Xb: Data, Y: Data, aux: np.ndarray, out: np.ndarray) -> np.ndarray:
+        self._sq_dist(Xb, Y, aux, out)
+        out *= -1.0 / (2.0 * self.sigma**2)
+        np.exp(out, out=out)
+        return out
+
+
+class LaplacianKernel(_DistanceKernel):
+    """Laplacian kernel ``k(x, x') = exp(−||x − x'|| / σ)`` (Euclidean norm).
+
+    Through the GEMM expansion, distances between nearly coincident points carry an absolute
+    error of about ``sqrt(eps)·||x||`` (square root of the rounding in ``||x−y||²``); exactly
+    coincident points are detected and get ``k = 1``. One boolean mask of the block's shape
+    (1 byte per entry) is allocated per block for that.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Bandwidth σ > 0.
+    dtype, memory_budget
+        See :class:`Kernel`.
+    """
+
+    name = "laplacian"
+
+    def _fill(self, Xb: Data, Y: Data, aux: np.ndarray, out: np.ndarray) -> np.ndarray:
+        xx = _row_sq_norms(Xb)
+        self._sq_dist(Xb, Y, aux, out, xx)
+        # The expansion leaves ~eps·||x||² of rounding in ||x−y||², which sqrt turns into an
+        # error of ~sqrt(eps)·||x||; zero squared distances at that noise level so that
+        # coincident points (e.g. centers drawn from X) get exactly k = 1.
+        noise = 4.0 * np.finfo(self.dtype).eps * (xx.max(initial=0.0) + aux.max(initial=0.0))
+        out[out <= noise] = 0.0
+        np.sqrt(out, out=out)
+        out *= -1.0 / self.sigma
+        np.exp(out, out=out)
+        return out
+
+
+class LinearKernel(Kernel):
+    """Linear kernel ``k(x, x') = x·x'``.
+
+    Parameters
+    ----------
+    sigma : float, optional
+        Ignored; accepted so that every kernel can be built from the same arguments.
+    dtype, memory_budget
+        See :class:`Kernel`.
+    """
+
+    name = "linear"
+
+    def __init__(
+        self,
+        sigma: float | None = None,
+        *,
+        dtype: Any = "float64",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ):
+        super().__init__(dtype=dtype, memory_budget=memory_budget)
+
+    def _fill(self, Xb: Data, Y: Data, aux: Any, out: np.ndarray) -> np.ndarray:
+        return _cross(Xb, Y, out)
+
+    def diag(self, X: Any) -> np.ndarray:
+        return _row_sq_norms(_cast(_as_2d(X, "X"), np.float64))
+
+
+#: Kernels by name.
+KERNELS: dict[str, type[Kernel]] = {
+    "gaussian": GaussianKernel,
+    "laplacian": LaplacianKernel,
+    "linear": LinearKernel,
+}
+
+
+def make_kernel(
+    name: str,
+    sigma: float | None = 1.0,
+    *,
+    dtype: Any = "float64",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> Kernel:
+    """Build a kernel by name (one of :data:`KERNELS`).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown (the message lists the allowed names) or a parameter is invalid.
+    """
+    if not isinstance(name, str) or name not in KERNELS:
+        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {name!r}")
+    cls = KERNELS[name]
+    return cls(sigma, dtype=dtype, memory_budget=memory_budget)

@@ -1,0 +1,87 @@
+"""Common machinery of the kernreg estimators: kernel construction, checks, prediction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from kernreg._validation import check_data, check_fit_data, check_int, check_positive
+from kernreg.kernels import Kernel, make_kernel
+from kernreg.stopping import StoppingRule, get_stopping_rule
+
+__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "stack_rows"]
+
+#: Default λ grid of the protocol: 100 values log-spaced in [1e-15, 1].
+DEFAULT_LAMBDAS = np.logspace(-15, 0, 100)
+
+
+def stack_rows(X: Any, X_val: Any) -> Any:
+    """Rows of ``X`` followed by rows of ``X_val`` (dense or CSR, as the inputs)."""
+    if sp.issparse(X) or sp.issparse(X_val):
+        return sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_val)], format="csr")
+    return np.vstack([X, X_val])
+
+
+class KernelEstimator(RegressorMixin, BaseEstimator):
+    """Base class: subclasses store their parameters in ``__init__`` and implement ``fit``.
+
+    After ``fit``: ``kernel_`` (the :class:`~kernreg.kernels.Kernel`), ``centers_`` (the points
+    the predictor expands on: all training rows, or the Nyström centers), ``alpha_``
+    (coefficients, ``predict(X) = K(X, centers_) @ alpha_``) and ``n_features_in_``.
+    """
+
+    def _make_kernel(self) -> Kernel:
+        sigma = self.sigma if self.kernel != "linear" else None
+        return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget)
+
+    def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
+        """Check data and kernel parameters; set ``kernel_`` and ``n_features_in_``."""
+        X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val)
+        self.kernel_ = self._make_kernel()
+        self.n_features_in_ = X.shape[1]
+        return X, y, X_val, y_val
+
+    def _check_refit(self) -> bool:
+        if not isinstance(self.refit, bool | np.bool_):
+            raise ValueError(f"refit must be True or False, got {self.refit!r}")
+        return bool(self.refit)
+
+    @staticmethod
+    def _check_lam(lam: Any) -> float:
+        return check_positive(lam, "lam")
+
+    def _check_max_iter(self) -> int:
+        return check_int(self.max_iter, "max_iter", minimum=1)
+
+    def _check_rule(self) -> StoppingRule:
+        return get_stopping_rule(self.stopping_rule, self.window, self.threshold)
+
+    def _check_m(self, n: int) -> int:
+        m = check_int(self.m, "m", minimum=1)
+        if m > n:
+            raise ValueError(f"m (={m}) must not exceed the number of training points n (={n})")
+        return m
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict real-valued outputs ``K(X, centers_) @ alpha_``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,), float64
+        """
+        check_is_fitted(self, "alpha_")
+        X = check_data(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features but the model was fitted with "
+                f"{self.n_features_in_} (shape mismatch)"
+            )
+        return self.kernel_.matvec(X, self.centers_, self.alpha_)

@@ -1,0 +1,113 @@
+"""Dense linear-algebra helpers shared by the solvers: Nyström factor and top eigenvalue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as la
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+
+__all__ = ["NystromFactor", "nystrom_factor", "sym", "top_eigenvalue"]
+
+
+def sym(M: np.ndarray) -> np.ndarray:
+    """Symmetric part ``(M + Mᵀ)/2`` (removes rounding asymmetry before ``eigh``)."""
+    return 0.5 * (M + M.T)
+
+
+@dataclass(frozen=True)
+class NystromFactor:
+    """Upper Cholesky factor ``R`` with ``RᵀR = K_mm + εI``.
+
+    Attributes
+    ----------
+    R : ndarray of shape (m, m), upper triangular
+    epsilon : float
+        The ε actually used.
+    epsilon_requested : float
+        The ε asked for; larger ``epsilon`` means Cholesky failed ``retries`` times and ε was
+        multiplied by ``growth`` each time.
+    retries : int
+    """
+
+    R: np.ndarray
+    epsilon: float
+    epsilon_requested: float
+    retries: int
+
+    def solve(self, B: np.ndarray) -> np.ndarray:
+        """``R⁻¹ B``."""
+        return la.solve_triangular(self.R, B, lower=False, check_finite=False)
+
+    def solve_t(self, B: np.ndarray) -> np.ndarray:
+        """``R⁻ᵀ B``."""
+        return la.solve_triangular(self.R, B, trans="T", lower=False, check_finite=False)
+
+    def congruence(self, G: np.ndarray) -> np.ndarray:
+        """``R⁻ᵀ G R⁻¹`` for symmetric ``G`` (e.g. ``AᵀA`` from ``K_nmᵀK_nm``), symmetrized."""
+        W = self.solve_t(G)  # R⁻ᵀ G
+        return sym(self.solve_t(W.T).T)  # (R⁻ᵀ (R⁻ᵀ G)ᵀ)ᵀ = R⁻ᵀ G R⁻¹
+
+    @property
+    def info(self) -> dict[str, float | int]:
+        """What was done, for the fitted estimator's record."""
+        return {
+            "epsilon_requested": self.epsilon_requested,
+            "epsilon_used": self.epsilon,
+            "retries": self.retries,
+        }
+
+
+def nystrom_factor(
+    K_mm: np.ndarray, epsilon: float = 1e-10, *, growth: float = 10.0, max_retries: int = 20
+) -> NystromFactor:
+    """Cholesky factor of ``K_mm + εI``, increasing ε geometrically if Cholesky fails.
+
+    ``K_mm`` of a smooth kernel is often numerically singular (duplicate or close centers); the
+    ridge ``εI`` makes it positive definite. If the factorization still fails, ε is multiplied by
+    ``growth`` (up to ``max_retries`` times) and the final ε is recorded in the result.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If no ε tried gives a factorization (e.g. ``K_mm`` not symmetric PSD at all).
+    """
+    K_mm = sym(np.asarray(K_mm, dtype=np.float64))
+    eps = float(epsilon)
+    if eps == 0.0:
+        # a zero ridge cannot grow geometrically; start retries from a scale-aware value
+        fallback = np.finfo(np.float64).eps * max(1.0, float(np.max(np.diag(K_mm))))
+    else:
+        fallback = eps
+    eye = np.eye(K_mm.shape[0])
+    for retry in range(max_retries + 1):
+        try:
+            R = la.cholesky(K_mm + eps * eye, lower=False, check_finite=False)
+            return NystromFactor(R, eps, float(epsilon), retry)
+        except la.LinAlgError:
+            eps = fallback * growth if eps == 0.0 else eps * growth
+    raise np.linalg.LinAlgError(
+        f"Cholesky of K_mm + epsilon*I failed for epsilon up to {eps / growth:.3g}"
+    )
+
+
+def top_eigenvalue(
+    A: np.ndarray | LinearOperator, *, tol: float = 1e-10, exact_max_dim: int = 128
+) -> float:
+    """Largest eigenvalue of a symmetric PSD matrix or operator (its spectral norm).
+
+    Exact (dense ``eigvalsh``) when ``dim <= exact_max_dim``; otherwise Lanczos (ARPACK) with
+    relative tolerance ``tol`` started from the all-ones vector, so the result is deterministic.
+    Lanczos Ritz values approach the top eigenvalue from below.
+    """
+    dim = A.shape[0]
+    if dim > exact_max_dim:
+        v0 = np.full(dim, 1.0 / np.sqrt(dim))
+        try:
+            vals = eigsh(A, k=1, which="LA", tol=tol, v0=v0, return_eigenvectors=False)
+            return float(vals[0])
+        except ArpackNoConvergence:
+            pass  # rare; fall through to the exact computation
+    M = A if isinstance(A, np.ndarray) else A.matmat(np.eye(dim))
+    return float(la.eigvalsh(sym(M), subset_by_index=[dim - 1, dim - 1], check_finite=False)[0])

@@ -1,0 +1,212 @@
+"""Nyström kernel regularized least squares (NKRLS) with a shared-factorization λ path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg as la
+
+from kernreg._validation import check_lambdas
+from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
+from kernreg.solvers._linalg import NystromFactor
+from kernreg.solvers._metrics import rmse
+from kernreg.solvers._nystrom import nystrom_setup
+from kernreg.solvers.krls import eigen_path_coefs
+from kernreg.stopping import best_iteration
+
+__all__ = ["PATH_METHODS", "NystromKRLS", "nkrls_path"]
+
+#: How the λ path is solved: one eigendecomposition for all λ, or one Cholesky per λ.
+PATH_METHODS = ("eigh", "cholesky")
+
+
+def nkrls_path(
+    G: np.ndarray,
+    b: np.ndarray,
+    factor: NystromFactor,
+    lambdas: np.ndarray,
+    n: int,
+    method: str = "eigh",
+) -> tuple[np.ndarray, list[float]]:
+    """NKRLS coefficients ``α(λ) = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` for every λ.
+
+    Parameters
+    ----------
+    G, b : ndarray
+        ``K_nmᵀ K_nm`` (m, m) and ``K_nmᵀ y`` (m,), so that ``AᵀA = R⁻ᵀ G R⁻¹`` and
+        ``Aᵀy = R⁻ᵀ b`` with ``A = K_nm R⁻¹``.
+    factor : NystromFactor
+        ``RᵀR = K_mm + εI``.
+    lambdas : ndarray of shape (L,)
+    n : int
+        Number of training rows (the λ scaling).
+    method : {"eigh", "cholesky"}
+        ``"eigh"``: ``AᵀA = V diag(s) Vᵀ`` once, then ``β(λ) = V diag(1/(s + λn)) Vᵀ Aᵀy``
+        (``O(m³ + m²·L)``). ``"cholesky"``: factor ``AᵀA + λnI`` afresh for each λ
+        (``O(m³·L)``, the authors' scheme); when that Cholesky fails (λn below rounding of
+        ``AᵀA``) the λ is solved through the eigendecomposition instead and listed in the
+        second return value.
+
+    Returns
+    -------
+    alphas : ndarray of shape (m, L)
+    fallbacks : list of float
+        λ values for which the Cholesky variant fell back to the eigendecomposition.
+    """
+    if method not in PATH_METHODS:
+        raise ValueError(f"path_method must be one of {list(PATH_METHODS)}, got {method!r}")
+    H = factor.congruence(G)
+    Aty = factor.solve_t(b)
+    fallbacks: list[float] = []
+    if method == "eigh":
+        s, V = la.eigh(H, check_finite=False)
+        betas = eigen_path_coefs(s, V, Aty, lambdas * n)
+    else:
+        betas = np.empty((H.shape[0], lambdas.size))
+        eye = np.eye(H.shape[0])
+        eig = None
+        for j, lam in enumerate(lambdas):
+            try:
+                cf = la.cho_factor(H + lam * n * eye, check_finite=False)
+                betas[:, j] = la.cho_solve(cf, Aty, check_finite=False)
+            except la.LinAlgError:
+                if eig is None:
+                    eig = la.eigh(H, check_finite=False)
+                betas[:, j] = eigen_path_coefs(*eig, Aty, np.array([lam * n]))[:, 0]
+                fallbacks.append(float(lam))
+    return factor.solve(betas), fallbacks
+
+
+class NystromKRLS(KernelEstimator):
+    """Nyström KRLS: ``α = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` with ``A = K_nm R⁻¹``, ``RᵀR = K_mm + εI``.
+
+    Predictions are ``K(X, centers) @ α``. ``K_nm`` is never stored: ``K_nmᵀK_nm`` and
+    ``K_nmᵀy`` are accumulated block-wise (memory ``O(m² + block·m)``, time ``O(nm(m + d))``).
+    With validation data every λ of the grid is solved from the same ``m × m`` problem and the
+    validation predictions of all λ come from one blocked product ``K(X_val, C) @ [α(λ_j)]_j``.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
+    sigma : float, default 1.0
+        Kernel bandwidth (ignored by the linear kernel).
+    m : int, default 100
+        Number of Nyström centers, drawn from the training rows (``m <= n``).
+    lam : float, default 1e-6
+        λ used when ``fit`` gets no validation data.
+    lambdas : array-like, optional
+        λ grid searched with validation data; default 100 values log-spaced in ``[1e-15, 1]``.
+    path_method : {"eigh", "cholesky"}, default "eigh"
+        Shared eigendecomposition for all λ, or a fresh Cholesky per λ (see :func:`nkrls_path`).
+    epsilon : float, default 1e-10
+        Ridge ``ε`` in ``K_mm + εI``; increased ×10 until Cholesky succeeds (recorded in
+        ``factor_info_``).
+    sampler : str or CenterSampler, default "uniform"
+        Center selection (see :mod:`kernreg.centers`).
+    random_state : None, int or numpy.random.Generator
+        Seed of the center selection.
+    refit : bool, default False
+        After selecting λ*, refit on training + validation rows with the same centers.
+    dtype : {"float64", "float32"}, default "float64"
+        Kernel evaluation precision (the products are accumulated in float64).
+    memory_budget : int
+        Bytes per kernel block in blocked evaluation.
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (m,)
+    centers_ : rows of X used as centers
+    center_indices_ : ndarray of shape (m,)
+        Their indices into the training rows.
+    best_lambda_ : float
+    factor_info_ : dict
+        ``{"epsilon_requested", "epsilon_used", "retries"}``.
+    path_ : dict or None
+        ``{"lambdas", "val_rmse", "cholesky_fallbacks"}`` with validation data.
+    """
+
+    def __init__(
+        self,
+        kernel: str = "gaussian",
+        sigma: float = 1.0,
+        m: int = 100,
+        lam: float = 1e-6,
+        lambdas: Any = None,
+        path_method: str = "eigh",
+        epsilon: float = 1e-10,
+        sampler: Any = "uniform",
+        random_state: Any = None,
+        refit: bool = False,
+        dtype: str = "float64",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.m = m
+        self.lam = lam
+        self.lambdas = lambdas
+        self.path_method = path_method
+        self.epsilon = epsilon
+        self.sampler = sampler
+        self.random_state = random_state
+        self.refit = refit
+        self.dtype = dtype
+        self.memory_budget = memory_budget
+
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> NystromKRLS:
+        """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n,)
+        X_val, y_val : optional validation data (given together)
+
+        Returns
+        -------
+        self
+        """
+        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        n = X.shape[0]
+        m = self._check_m(n)
+        refit = self._check_refit()
+        if self.path_method not in PATH_METHODS:
+            raise ValueError(
+                f"path_method must be one of {list(PATH_METHODS)}, got {self.path_method!r}"
+            )
+        lam = self._check_lam(self.lam)  # checked even when the grid is used
+        if X_val is None:
+            lambdas = np.array([lam])
+        else:
+            lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
+        setup = nystrom_setup(
+            X,
+            m,
+            self.kernel_,
+            sampler=self.sampler,
+            random_state=self.random_state,
+            epsilon=self.epsilon,
+        )
+        self.center_indices_, self.centers_ = setup.indices, setup.centers
+        self.factor_info_ = setup.factor.info
+        G, b = self.kernel_.gram_products(X, setup.centers, y)
+        alphas, fallbacks = nkrls_path(G, b, setup.factor, lambdas, n, self.path_method)
+        if X_val is None:
+            self.alpha_, self.best_lambda_, self.path_ = alphas[:, 0], float(lambdas[0]), None
+            return self
+
+        val_rmse = rmse(y_val, self.kernel_.matvec(X_val, setup.centers, alphas))
+        best = best_iteration(val_rmse) - 1
+        self.best_lambda_ = float(lambdas[best])
+        self.path_ = {"lambdas": lambdas, "val_rmse": val_rmse, "cholesky_fallbacks": fallbacks}
+        self.alpha_ = alphas[:, best].copy()
+        if refit:
+            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
+            G, b = self.kernel_.gram_products(Xa, setup.centers, ya)
+            alphas, _ = nkrls_path(
+                G, b, setup.factor, np.array([self.best_lambda_]), Xa.shape[0], self.path_method
+            )
+            self.alpha_ = alphas[:, 0]
+        return self

@@ -1,0 +1,125 @@
+"""Config validation: good configs get defaults, each bad input gets one message and exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernreg.cli import main
+from kernreg.config import load_experiment
+from kernreg.errors import ConfigError
+
+GOOD = """
+dataset: {name: cpusmall, n_train: 1000}
+algorithms:
+  - {name: nkrls, m: 50, lambdas: {logspace: [1e-9, 1e-1, 5]}}
+  - {name: nytro, m: 50, max_iter: 20}
+protocol: {trials: 2}
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "exp.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_defaults_are_filled_in(tmp_path: Path) -> None:
+    exp = load_experiment(_write(tmp_path, GOOD))
+    assert exp.name == "exp"
+    assert exp.kernel == {"name": "gaussian", "sigma": 0.1}  # cpusmall's paper σ
+    assert exp.protocol == {"trials": 2, "validation_fraction": 0.2, "seed": 0, "refit": False}
+    nkrls, nytro = exp.algorithms
+    np.testing.assert_allclose(nkrls.lambdas(), np.logspace(-9, -1, 5))
+    assert nytro.params["stopping"] == {"rule": "window_linear_fitting", "window": 10,
+                                        "threshold": 0.0}
+    assert nytro.params["max_iter"] == 20 and nkrls.params["path_method"] == "eigh"
+
+
+def test_config_hash_tracks_results_relevant_changes(tmp_path: Path) -> None:
+    base = load_experiment(_write(tmp_path, GOOD)).config_hash()
+    more_memory = load_experiment(_write(tmp_path, GOOD + "budget: {memory_gb: 3}\n", "b.yaml"))
+    assert more_memory.config_hash() == base
+    other_seed = load_experiment(_write(tmp_path, GOOD.replace("trials: 2", "trials: 2, seed: 4"),
+                                        "c.yaml"))
+    assert other_seed.config_hash() != base
+
+
+def test_cli_override_is_validated(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"protocol\.trials: must be >= 1, got 0"):
+        load_experiment(_write(tmp_path, GOOD), {"protocol": {"trials": 0}})
+
+
+# (config text, expected fragment of the message)
+BAD_CONFIGS = {
+    "unknown top-level key": (GOOD + "trails: 3\n",
+                              "(top level): unknown key 'trails'; allowed keys: algorithms"),
+    "unknown algorithm": (GOOD.replace("name: nytro", "name: svm"),
+                          "algorithms[1].name: 'svm' is not allowed; allowed values: es, kols"),
+    "unknown algorithm key": (GOOD.replace("max_iter: 20", "max_iters: 20"),
+                              "algorithms[1]: unknown key 'max_iters'; allowed keys:"),
+    "wrong type": (GOOD.replace("max_iter: 20", "max_iter: many"),
+                   "algorithms[1].max_iter: expected integer, got 'many'"),
+    "negative sigma": (GOOD + "kernel: {sigma: -1}\n", "kernel.sigma: must be > 0, got -1"),
+    "validation fraction": (GOOD.replace("trials: 2", "trials: 2, validation_fraction: 1.5"),
+                            "protocol.validation_fraction: must be < 1, got 1.5"),
+    "unknown stopping rule": (GOOD.replace("max_iter: 20", "stopping: {rule: patience}"),
+                              "algorithms[1].stopping.rule: 'patience' is not allowed"),
+    "bad lambda grid": (GOOD.replace("logspace: [1e-9, 1e-1, 5]", "logspace: [1e-9, 5]"),
+                        "algorithms[0].lambdas: {'logspace': [1e-09, 5]} is not valid"),
+    "decreasing logspace": (GOOD.replace("[1e-9, 1e-1, 5]", "[1e-1, 1e-9, 5]"),
+                            "algorithms[0].lambdas.logspace: low (0.1) must be smaller"),
+    "m too large": (GOOD.replace("m: 50, max_iter", "m: 900, max_iter"),
+                    "algorithms[1].m: 900 exceeds the 800 rows left for fitting"),
+    "unknown dataset": (GOOD.replace("cpusmall", "mnist"),
+                        "dataset.name: unknown dataset 'mnist'"),
+    "missing algorithms": ("dataset: {name: adult}\n", "(top level): 'algorithms' is required"),
+    "duplicate key": (GOOD + "protocol: {trials: 3}\n", "duplicate key 'protocol'"),
+    "invalid yaml": ("dataset: {name: adult\nalgorithms: []\n", "invalid YAML at line"),
+    "not a mapping": ("- just\n- a list\n", "the config must be a mapping"),
+    "sigma needed": (GOOD.replace("cpusmall", "cpu_act"),
+                     "kernel.sigma: required, dataset cpu_act has no paper default"),
+    "duplicate label": (GOOD.replace("{name: nytro, m: 50, max_iter: 20}", "{name: nkrls}"),
+                        "algorithms[1].label: 'nkrls' is used twice"),
+    "bad dtype": (GOOD.replace("n_train: 1000", "n_train: 1000, dtype: float16"),
+                  "dataset.dtype: 'float16' is not allowed; allowed values: float64, float32"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_exits_2_with_message_and_writes_nothing(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, fragment = BAD_CONFIGS[case]
+    config = _write(tmp_path, text)
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(config), "--out", str(out), "--no-progress"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert fragment in err
+    assert str(config) in err or "dataset.name" in err
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(tmp_path / "nope.yaml")])
+    assert exit_info.value.code == 2
+    assert "config file" in capsys.readouterr().err
+
+
+def test_every_shipped_config_is_valid() -> None:
+    configs = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
+    assert configs
+    from kernreg.config import is_table_config, load_table_config
+
+    for path in configs:
+        if is_table_config(path):
+            for run in load_table_config(path)["runs"]:
+                load_experiment(path.parent / run)
+        else:
+            load_experiment(path)

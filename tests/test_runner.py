@@ -1,0 +1,133 @@
+"""Running experiments: reproducibility, committed reference, resume after interruption,
+results files and tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pandas as pd
+import pytest
+
+import kernreg.experiment.runner as runner_module
+from kernreg.cli import main
+from kernreg.config import load_experiment
+from kernreg.experiment import run_experiment
+
+REPO = Path(__file__).resolve().parents[1]
+CI_CONFIG = REPO / "configs" / "ci_cpusmall.yaml"
+REFERENCE = REPO / "tests" / "reference" / "ci_cpusmall.csv"
+# What must reproduce exactly (same seed, same machine) and what must stay close to the
+# committed reference (other BLAS builds may round differently).
+KEYS = ["label", "trial"]
+EXACT = ["seed", "selected", "test_rmse", "test_error", "n_fit", "n_val", "n_test",
+         "n_path_points"]
+REFERENCE_RTOL = 1e-3
+
+pytestmark = pytest.mark.mirror
+
+
+def _table(tmp_path: Path, name: str, **kwargs: object) -> pd.DataFrame:
+    exp = load_experiment(CI_CONFIG)
+    return run_experiment(exp, tmp_path / name, progress=False, **kwargs).sort_values(KEYS)
+
+
+def test_same_seed_gives_identical_numbers(mirror: Path, tmp_path: Path) -> None:
+    first, second = _table(tmp_path, "a"), _table(tmp_path, "b")
+    assert len(first) == 5 * 2
+    pd.testing.assert_frame_equal(first[KEYS + EXACT].reset_index(drop=True),
+                                  second[KEYS + EXACT].reset_index(drop=True))
+
+
+def test_matches_committed_reference(mirror: Path, tmp_path: Path) -> None:
+    got = _table(tmp_path, "ref").set_index(KEYS)
+    reference = pd.read_csv(REFERENCE).set_index(KEYS)
+    assert sorted(got.index) == sorted(reference.index)
+    for column in ("selected", "test_rmse", "test_error", "n_path_points"):
+        np.testing.assert_allclose(got.loc[reference.index, column], reference[column],
+                                   rtol=REFERENCE_RTOL, err_msg=column)
+
+
+def test_resume_after_interruption_equals_uninterrupted_run(
+    mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_run_trial = runner_module.run_trial
+    calls = {"n": 0}
+
+    def interrupted(*args: object, **kwargs: object):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt  # as if Ctrl-C hit the fourth trial
+        return real_run_trial(*args, **kwargs)
+
+    monkeypatch.setattr(runner_module, "run_trial", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _table(tmp_path, "resumed")
+    run_dir = tmp_path / "resumed" / "ci_cpusmall"
+    assert len(list((run_dir / "trials").glob("*.h5"))) == 3
+    assert not (run_dir / "results.csv").exists()
+
+    monkeypatch.setattr(runner_module, "run_trial", real_run_trial)
+    done_before = {p.name: p.stat().st_mtime_ns for p in (run_dir / "trials").glob("*.h5")}
+    resumed = _table(tmp_path, "resumed", resume=True)
+    for name, mtime in done_before.items():  # finished trials were not redone
+        assert (run_dir / "trials" / name).stat().st_mtime_ns == mtime
+    whole = _table(tmp_path, "whole")
+    assert len(resumed) == len(whole) == 10
+    pd.testing.assert_frame_equal(resumed[KEYS + EXACT].reset_index(drop=True),
+                                  whole[KEYS + EXACT].reset_index(drop=True))
+
+
+def test_existing_results_need_resume_or_force(mirror: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--no-progress"])
+    printed = capsys.readouterr().out
+    assert "| cpuSmall m=150 | time (s) |" in printed and "NYTRO" in printed
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--no-progress"])
+    assert exit_info.value.code == 2
+    assert "use --resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:  # a different config cannot be resumed
+        main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--seed", "3",
+              "--resume", "--no-progress"])
+    assert exit_info.value.code == 2
+    assert "different config" in capsys.readouterr().err
+    main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--seed", "3", "--force",
+          "--no-progress"])
+    assert pd.read_csv(out / "ci_cpusmall" / "results.csv")["trial"].tolist() == [0] * 5
+
+
+def test_results_files_hold_paths_and_metadata(mirror: Path, tmp_path: Path) -> None:
+    table = _table(tmp_path, "files")
+    run_dir = tmp_path / "files" / "ci_cpusmall"
+    with h5py.File(run_dir / "results.h5", "r") as f:
+        config = json.loads(f.attrs["config"])
+        assert config["dataset"]["name"] == "cpusmall"
+        assert len(f.attrs["dataset_sha256"]) == 64
+        nkrls = f["nkrls/trial_001"]
+        assert nkrls["path_values"].shape == (17,) and nkrls["val_rmse"].shape == (17,)
+        assert nkrls.attrs["selected"] in nkrls["path_values"][()]
+        nytro = f["nytro/trial_000"]
+        best = int(nytro.attrs["selected"])
+        assert nytro["val_rmse"][best - 1] == nytro["val_rmse"][()].min()
+    for column in ("model_selection_time", "peak_rss_mb", "blas_threads", "config_hash",
+                   "dataset_sha256", "kernreg_version", "sigma"):
+        assert table[column].notna().all(), column
+    assert (table["blas_threads"] == 1).all()
+    assert table.loc[table["label"] == "nytro", "m"].eq(150).all()
+
+
+def test_table_command_renders_paper_layout(mirror: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    _table(tmp_path, "tab")
+    run_dir = tmp_path / "tab" / "ci_cpusmall"
+    for fmt, marker in (("md", "| cpuSmall m=150 | time (s) |"), ("latex", r"\toprule"),
+                        ("csv", "dataset,,KOLS,KRLS,ES,NKRLS,NYTRO")):
+        main(["table", str(run_dir), "--format", fmt])
+        assert marker in capsys.readouterr().out
+    main(["table", str(run_dir), "--table", "1"])
+    assert "| cpuSmall (Delve comp-activ, 12 attributes) | 6554 | 1638 | 12 |" in \
+        capsys.readouterr().out

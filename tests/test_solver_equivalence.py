@@ -1,0 +1,224 @@
+"""Numerical equivalences between the solvers and with independent references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.kernel_ridge import KernelRidge
+
+from kernreg.kernels import GaussianKernel
+from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
+from kernreg.solvers._linalg import nystrom_factor
+from kernreg.solvers.krls import eigen_path_coefs
+from kernreg.solvers.nkrls import nkrls_path
+
+SIGMA = 0.8
+
+
+def _gauss(X, Y, sigma=SIGMA):
+    return np.exp(-cdist(X, Y, "sqeuclidean") / (2 * sigma**2))
+
+
+def _rel(a, b):
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+@pytest.fixture(scope="module")
+def problem():
+    """A smooth 1-D-ish regression problem in 5 dimensions with a held-out set."""
+    rng = np.random.default_rng(42)
+    n, d = 200, 5
+    X = rng.uniform(size=(n, d))
+    f = lambda Z: np.sin(3 * Z.sum(axis=1)) + Z[:, 0] ** 2  # noqa: E731
+    y = f(X) + 0.1 * rng.standard_normal(n)
+    X_val = rng.uniform(size=(80, d))
+    y_val = f(X_val) + 0.1 * rng.standard_normal(80)
+    X_test = rng.uniform(size=(60, d))
+    return X, y, X_val, y_val, X_test
+
+
+@pytest.mark.parametrize("lam", [1e-4, 1e-2])
+def test_krls_matches_sklearn_kernel_ridge(problem, lam):
+    X, y, _, _, X_test = problem
+    n = X.shape[0]
+    ours = KRLS(sigma=SIGMA, lam=lam).fit(X, y).predict(X_test)
+    ref = KernelRidge(alpha=lam * n, kernel="rbf", gamma=1 / (2 * SIGMA**2)).fit(X, y)
+    assert _rel(ours, ref.predict(X_test)) < 1e-6
+
+
+def test_krls_path_matches_per_lambda_solves(problem):
+    X, y, X_val, y_val, _ = problem
+    n = X.shape[0]
+    lambdas = np.logspace(-5, 0, 12)
+    K = _gauss(X, X)
+    s, U = np.linalg.eigh(K)
+    alphas = eigen_path_coefs(s, U, y, lambdas * n)
+    for j, lam in enumerate(lambdas):
+        direct = np.linalg.solve(K + lam * n * np.eye(n), y)
+        assert _rel(alphas[:, j], direct) < 1e-6
+    est = KRLS(sigma=SIGMA, lambdas=lambdas).fit(X, y, X_val, y_val)
+    for j, lam in enumerate(lambdas):
+        single = KRLS(sigma=SIGMA, lam=lam).fit(X, y)
+        assert est.path_["val_rmse"][j] == pytest.approx(rmse(y_val, single.predict(X_val)), 1e-8)
+    best = int(np.argmin(est.path_["val_rmse"]))
+    assert est.best_lambda_ == lambdas[best]
+    single = KRLS(sigma=SIGMA, lam=lambdas[best]).fit(X, y)
+    assert _rel(est.predict(X_val), single.predict(X_val)) < 1e-6
+
+
+@pytest.mark.parametrize("lam", [1e-4, 1e-2])
+def test_nkrls_with_all_points_equals_krls(problem, lam):
+    X, y, _, _, X_test = problem
+    n = X.shape[0]
+    krls = KRLS(sigma=SIGMA, lam=lam).fit(X, y).predict(X_test)
+    for method in ("eigh", "cholesky"):
+        nk = NystromKRLS(sigma=SIGMA, m=n, lam=lam, path_method=method, random_state=0)
+        nk.fit(X, y)
+        assert np.array_equal(np.sort(nk.center_indices_), np.arange(n))
+        assert _rel(nk.predict(X_test), krls) < 1e-6
+
+
+def test_nkrls_matches_explicit_formula(problem):
+    X, y, _, _, X_test = problem
+    n, m, lam = X.shape[0], 40, 1e-3
+    nk = NystromKRLS(sigma=SIGMA, m=m, lam=lam, random_state=3).fit(X, y)
+    C = X[nk.center_indices_]
+    K_nm, K_mm = _gauss(X, C), _gauss(C, C)
+    alpha = np.linalg.pinv(K_nm.T @ K_nm + lam * n * K_mm) @ (K_nm.T @ y)
+    assert _rel(nk.alpha_, alpha) < 1e-6
+    assert _rel(nk.predict(X_test), _gauss(X_test, C) @ alpha) < 1e-6
+
+
+def test_nkrls_shared_path_equals_fresh_per_lambda_solves(problem):
+    X, y, X_val, y_val, _ = problem
+    n, m = X.shape[0], 50
+    lambdas = np.logspace(-6, 0, 15)
+    kern = GaussianKernel(SIGMA)
+    rng = np.random.default_rng(5)
+    C = X[rng.choice(n, m, replace=False)]
+    G, b = kern.gram_products(X, C, y)
+    factor = nystrom_factor(kern(C), 1e-10)
+    eig, fb_eig = nkrls_path(G, b, factor, lambdas, n, "eigh")
+    chol, fb_chol = nkrls_path(G, b, factor, lambdas, n, "cholesky")
+    assert fb_eig == [] and fb_chol == []
+    K_mm_eps = kern(C) + factor.epsilon * np.eye(m)
+    for j, lam in enumerate(lambdas):
+        direct = np.linalg.solve(G + lam * n * K_mm_eps, b)
+        assert _rel(eig[:, j], direct) < 1e-6
+        assert _rel(chol[:, j], direct) < 1e-6
+        assert _rel(eig[:, j], chol[:, j]) < 1e-6
+    # the estimator's validation path equals fresh single-λ fits with the same centers
+    est = NystromKRLS(sigma=SIGMA, m=m, lambdas=lambdas, random_state=9).fit(X, y, X_val, y_val)
+    for j in (0, 7, 14):
+        single = NystromKRLS(sigma=SIGMA, m=m, lam=lambdas[j], random_state=9).fit(X, y)
+        assert est.path_["val_rmse"][j] == pytest.approx(rmse(y_val, single.predict(X_val)), 1e-8)
+    best = int(np.argmin(est.path_["val_rmse"]))
+    assert est.best_lambda_ == lambdas[best]
+
+
+@pytest.mark.parametrize("explicit_step", [True, False])
+def test_nytro_with_all_points_equals_landweber(problem, explicit_step):
+    """With m = n and ε → 0, NYTRO's α_t = R⁻¹β_t is Landweber's α_t for η = γ.
+
+    In α-space NYTRO reads α_t = α_{t−1} − γ (K + εI)⁻¹ K (Kα_{t−1} − y) → α_{t−1} − γ(Kα − y),
+    and ‖K R⁻¹‖₂² = λ_max(R⁻ᵀK²R⁻¹) = λ_max(K) as ε → 0, so the default steps agree as well.
+    """
+    X, y, _, _, X_test = problem
+    n = X.shape[0]
+    step = 0.5 / np.linalg.eigvalsh(_gauss(X, X))[-1] if explicit_step else None
+    for t in (1, 5, 50, 200):
+        es = KernelLandweber(sigma=SIGMA, max_iter=t, step_size=step).fit(X, y)
+        ny = Nytro(sigma=SIGMA, m=n, max_iter=t, step_size=step, epsilon=1e-12, random_state=0)
+        ny.fit(X, y)
+        assert ny.step_size_ == pytest.approx(es.step_size_, rel=1e-8)
+        assert _rel(ny.predict(X_test), es.predict(X_test)) < 1e-6
+
+
+def test_nytro_validation_path_equals_landweber_path(problem):
+    X, y, X_val, y_val, _ = problem
+    n = X.shape[0]
+    kw = {"sigma": SIGMA, "max_iter": 60, "stopping_rule": "none"}
+    es = KernelLandweber(**kw).fit(X, y, X_val, y_val)
+    ny = Nytro(m=n, epsilon=1e-12, random_state=0, **kw).fit(X, y, X_val, y_val)
+    np.testing.assert_allclose(ny.path_["val_rmse"], es.path_["val_rmse"], rtol=1e-6)
+    assert ny.best_iter_ == es.best_iter_
+
+
+def test_landweber_matches_manual_iteration(problem):
+    X, y, X_val, y_val, X_test = problem
+    K = _gauss(X, X)
+    eta = 1.0 / np.linalg.eigvalsh(K)[-1]
+    alpha = np.zeros_like(y)
+    errors = []
+    for _ in range(30):
+        alpha = alpha - eta * (K @ alpha - y)
+        errors.append(rmse(y_val, _gauss(X_val, X) @ alpha))
+    est = KernelLandweber(sigma=SIGMA, max_iter=30, stopping_rule="none").fit(X, y, X_val, y_val)
+    assert est.step_size_ == pytest.approx(eta, rel=1e-8)
+    np.testing.assert_allclose(est.path_["val_rmse"], errors, rtol=1e-8)
+    assert est.best_iter_ == int(np.argmin(errors)) + 1
+    fixed = KernelLandweber(sigma=SIGMA, max_iter=30).fit(X, y)
+    assert _rel(fixed.predict(X_test), _gauss(X_test, X) @ alpha) < 1e-8
+
+
+@pytest.mark.parametrize("storage", ["memory", "blocked"])
+def test_nytro_matches_manual_alpha_iteration(problem, storage):
+    """NYTRO with m < n against α_t = α − γ (K_mm+εI)⁻¹ K_nmᵀ(K_nm α − y), γ = 1/‖K_nm R⁻¹‖²."""
+    X, y, _, _, X_test = problem
+    m, eps = 30, 1e-10
+    ny = Nytro(
+        sigma=SIGMA,
+        m=m,
+        max_iter=40,
+        epsilon=eps,
+        random_state=2,
+        knm_storage=storage,
+        memory_budget=8 * m * 16,
+    ).fit(X, y)
+    C = X[ny.center_indices_]
+    K_nm, K_mm = _gauss(X, C), _gauss(C, C) + eps * np.eye(m)
+    R = np.linalg.cholesky(K_mm).T
+    A = np.linalg.solve(R.T, K_nm.T).T
+    gamma = 1.0 / np.linalg.norm(A, 2) ** 2
+    assert ny.step_size_ == pytest.approx(gamma, rel=1e-8)
+    alpha = np.zeros(m)
+    for _ in range(40):
+        alpha = alpha - gamma * np.linalg.solve(K_mm, K_nm.T @ (K_nm @ alpha - y))
+    assert _rel(ny.alpha_, alpha) < 1e-6
+    assert _rel(ny.predict(X_test), _gauss(X_test, C) @ alpha) < 1e-6
+
+
+def test_kols_is_pseudo_inverse():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(60, 4))
+    y = rng.normal(size=60)
+    sigma = 0.3  # well-conditioned K: every eigenvalue is kept
+    K = _gauss(X, X, sigma)
+    est = KOLS(sigma=sigma).fit(X, y)
+    assert est.rank_ == 60
+    assert _rel(est.alpha_, np.linalg.pinv(K) @ y) < 1e-6
+    np.testing.assert_allclose(est.predict(X), y, atol=1e-8)  # it interpolates
+
+
+def test_sparse_input_gives_same_model(problem):
+    X, y, X_val, y_val, X_test = problem
+    Xs, Xvs = sp.csr_matrix(X), sp.csr_matrix(X_val)
+    for est in (
+        KRLS(sigma=SIGMA, lambdas=np.logspace(-4, 0, 5)),
+        NystromKRLS(sigma=SIGMA, m=30, lambdas=np.logspace(-4, 0, 5), random_state=0),
+        Nytro(sigma=SIGMA, m=30, max_iter=20, random_state=0),
+        KernelLandweber(sigma=SIGMA, max_iter=20),
+    ):
+        dense = est.fit(X, y, X_val, y_val).predict(X_test)
+        sparse = est.fit(Xs, y, Xvs, y_val).predict(sp.csr_matrix(X_test))
+        assert _rel(sparse, dense) < 1e-10
+
+
+def test_float32_kernel_close_to_float64(problem):
+    X, y, _, _, X_test = problem
+    p64 = NystromKRLS(sigma=SIGMA, m=40, lam=1e-2, random_state=0).fit(X, y).predict(X_test)
+    est = NystromKRLS(sigma=SIGMA, m=40, lam=1e-2, random_state=0, dtype="float32")
+    p32 = est.fit(X, y).predict(X_test)
+    assert _rel(p32, p64) < 1e-3
