@@ -7,13 +7,16 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint data bench-data clean
+.PHONY: help install test lint data smoke table1 table2 bench-data clean
 
 help:
 	@echo "make install     create $(VENV) and install kernreg with its dev tools"
 	@echo "make test        run the test suite (offline; uses the mirror if present)"
 	@echo "make lint        ruff check"
 	@echo "make data        fetch, verify and cache every dataset that can be had"
+	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
+	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
+	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
 	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
 	@echo "make clean       remove caches of prepared data and build artefacts"
 
@@ -32,6 +35,20 @@ lint:
 
 data:
 	$(BIN)/kernreg data fetch all --skip-missing
+
+smoke:
+	$(BIN)/kernreg run configs/smoke.yaml --out results --force
+
+table1:
+	$(BIN)/kernreg table configs/table2.yaml --table 1 -o results/table1.md
+
+# Each run resumes its finished trials; a run that cannot start here (memory budget, missing
+# data) prints why and the next one goes on. The table marks cells not run with the reason.
+table2:
+	@for run in $$($(BIN)/python -c "import yaml; print(' '.join(yaml.safe_load(open('configs/table2.yaml'))['runs']))"); do \
+		$(BIN)/kernreg run configs/$$run --resume --no-progress || echo "table2: $$run not run (reason above)"; \
+	done
+	$(BIN)/kernreg table configs/table2.yaml --compare-paper -o results/table2.md
 
 bench-data:
 	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5

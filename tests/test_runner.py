@@ -131,3 +131,36 @@ def test_table_command_renders_paper_layout(mirror: Path, tmp_path: Path,
     main(["table", str(run_dir), "--table", "1"])
     assert "| cpuSmall (Delve comp-activ, 12 attributes) | 6554 | 1638 | 12 |" in \
         capsys.readouterr().out
+
+
+def test_memory_preflight_stops_before_writing(mirror: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "big.yaml"
+    config.write_text(CI_CONFIG.read_text().replace("blas_threads: 1", "blas_threads: 1, "
+                                                    "memory_gb: 0.05"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(config), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "estimated peak memory exceeds the budget of 0.05 GiB" in err
+    assert "krls: ~" in err and "K + eigenvectors" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_only_then_resume_completes_the_run(mirror: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    main(["run", str(CI_CONFIG), "--out", str(out), "--only", "nytro", "--no-progress"])
+    capsys.readouterr()
+    main(["table", str(CI_CONFIG), "--results-dir", str(out)])
+    captured = capsys.readouterr()
+    assert "not run yet (kernreg run" in captured.out and "KRLS: NA" in captured.out
+    assert "ci_cpusmall/krls: no results" in captured.err
+    main(["run", str(CI_CONFIG), "--out", str(out), "--resume", "--no-progress"])
+    table = pd.read_csv(out / "ci_cpusmall" / "results.csv")
+    assert sorted(table["label"].unique()) == ["es", "kols", "krls", "nkrls", "nytro"]
+    assert len(table) == 10
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(CI_CONFIG), "--out", str(out), "--only", "svm", "--resume"])
+    assert exit_info.value.code == 2
+    assert "--only: svm not in ci_cpusmall" in capsys.readouterr().err

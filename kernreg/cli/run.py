@@ -38,11 +38,13 @@ def _export_data_settings(mirror: str | None, cache_dir: str | None, offline: bo
               help="Folder of results; the run goes to OUT/<experiment name>.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run (same config).")
 @click.option("--force", is_flag=True, help="Delete earlier results of this run first.")
+@click.option("--only", multiple=True, metavar="LABEL",
+              help="Run only these algorithms (repeatable); --resume adds the others later.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @data_options
 def run(config: str, trials: int | None, seed: int | None, out: str, resume: bool, force: bool,
-        no_progress: bool, mirror: str | None, cache_dir: str | None, offline: bool | None
-        ) -> None:
+        only: tuple[str, ...], no_progress: bool, mirror: str | None, cache_dir: str | None,
+        offline: bool | None) -> None:
     """Run the experiment of CONFIG (YAML): every algorithm, every trial."""
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
@@ -50,7 +52,8 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
                               if v is not None}}
     exp = load_experiment(config, overrides if overrides["protocol"] else None)
     _export_data_settings(mirror, cache_dir, offline)
-    results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress)
+    results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
+                             only=only)
     click.echo(render_table2(build_table2(results), "md"))
     click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
 
@@ -72,11 +75,17 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, l
         for run_config in runs:
             exp = load_experiment(run_config)
             run_dir = run_dir_for(exp, results_dir)
+            done: set[str] = set()
             if (run_dir / "results.csv").is_file():
-                frames.append(read_results_csv(run_dir))
-            else:
-                missing.append(f"{exp.name}: no results in {run_dir} "
-                               f"(run: kernreg run {run_config})")
+                frame = read_results_csv(run_dir)
+                frames.append(frame)
+                done = set(frame["label"])
+            for algo in exp.algorithms:
+                if algo.label not in done:
+                    reason = f"not run yet (kernreg run {run_config} --resume)"
+                    not_run.append({"dataset": exp.dataset["name"], "algorithm": algo.name,
+                                    "reason": reason})
+                    missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
     if not frames:
         raise KernregError("no results to tabulate:\n  " + "\n  ".join(missing))
     return pd.concat(frames, ignore_index=True), not_run, missing

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from kernreg.config import Experiment
+from kernreg.config import Algorithm, Experiment
+from kernreg.errors import ConfigError
+from kernreg.experiment.preflight import check_memory
 from kernreg.experiment.resources import environment
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
@@ -19,6 +22,16 @@ def run_dir_for(exp: Experiment, out: str | Path) -> Path:
     return Path(out) / exp.name
 
 
+def select_algorithms(exp: Experiment, only: tuple[str, ...]) -> tuple[Algorithm, ...]:
+    """The algorithms of ``exp`` whose labels are in ``only`` (all when ``only`` is empty)."""
+    labels = [a.label for a in exp.algorithms]
+    unknown = sorted(set(only) - set(labels))
+    if unknown:
+        raise ConfigError(f"--only: {', '.join(unknown)} not in {exp.name}; its algorithms "
+                          f"are: {', '.join(labels)}")
+    return tuple(a for a in exp.algorithms if not only or a.label in only)
+
+
 def run_experiment(
     exp: Experiment,
     out: str | Path,
@@ -26,15 +39,23 @@ def run_experiment(
     resume: bool = False,
     force: bool = False,
     progress: bool = True,
+    only: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """Run all trials of all algorithms of ``exp``; return the tidy results table.
 
     Finished trials are stored one file each as soon as they end, so an interrupted run
-    continues with ``resume=True`` without redoing or losing any trial.
+    continues with ``resume=True`` without redoing or losing any trial. ``only`` restricts the
+    run to the algorithms with these labels (the others can be run later with ``resume``).
+    Before anything runs, each algorithm's peak memory is estimated against
+    ``budget.memory_gb``.
     """
+    algorithms = select_algorithms(exp, only)
     store = RunStore(run_dir_for(exp, out))
     with threadpool_limits(limits=exp.budget["blas_threads"]):
         data = prepare_data(exp)
+        n_val = math.ceil(exp.protocol["validation_fraction"] * len(data.y_train))
+        check_memory(exp, algorithms, len(data.y_train) - n_val, n_val, len(data.y_test),
+                     data.X_train.shape[1])
         manifest = {
             "experiment": exp.name,
             "config": exp.as_dict(),
@@ -46,7 +67,7 @@ def run_experiment(
             "environment": environment(),
         }
         store.open(manifest, resume=resume, force=force)
-        todo = [(algo, t) for algo in exp.algorithms for t in range(exp.protocol["trials"])
+        todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
                 if not store.completed(algo.label, t)]
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
         for algo, trial in bar:

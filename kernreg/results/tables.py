@@ -94,7 +94,9 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, str]] = (),
     paper = paper_table2() if compare_paper else {}
     cells: dict[tuple[str, str, str], Cell] = {}
     notes: list[str] = []
-    reasons = {(c["dataset"], c["algorithm"]): c["reason"] for c in not_run}
+    reasons: dict[tuple[str, str], str] = {}
+    for c in not_run:  # the first reason given for a cell wins
+        reasons.setdefault((c["dataset"], c["algorithm"]), c["reason"])
     row_titles = {}
     for ds in datasets:
         sub = results[results["dataset"] == ds]

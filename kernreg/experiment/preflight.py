@@ -1,0 +1,73 @@
+"""Memory preflight: estimate each algorithm's peak memory before anything is computed.
+
+The estimates count the large arrays each solver holds at its peak (float64, 8 bytes), plus the
+data and one kernel block; they are meant to stop a run that cannot fit *before* the operating
+system kills it, and to say why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kernreg.config import Algorithm, Experiment
+from kernreg.errors import KernregError
+
+_F64 = 8
+
+
+class BudgetError(KernregError):
+    """An algorithm's estimated peak memory exceeds the configured budget."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Estimated peak bytes of one algorithm and what they consist of."""
+
+    label: str
+    peak_bytes: int
+    parts: dict[str, int]
+
+    def describe(self) -> str:
+        parts = ", ".join(f"{k} {v / 2**30:.2f} GiB" for k, v in self.parts.items())
+        return f"{self.label}: ~{self.peak_bytes / 2**30:.1f} GiB ({parts})"
+
+
+def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
+             block_bytes: int) -> Estimate:
+    """Peak-memory estimate of ``algo`` on ``n_fit`` training and ``n_val`` validation rows."""
+    n, m = n_fit, algo.params.get("m") or 0
+    lambdas = len(algo.lambdas()) if "lambdas" in algo.params else 1
+    parts = {"data": (n + n_val + n_test) * d * _F64 * 2, "kernel block": block_bytes}
+    if algo.name in ("kols", "krls"):
+        # K, its eigenvectors and LAPACK's workspace; validation kernel K(X_val, X).
+        parts["K + eigenvectors"] = 3 * n * n * _F64
+        parts["validation kernel"] = n_val * n * _F64
+    elif algo.name == "es":
+        parts["K"] = n * n * _F64
+        parts["validation kernel"] = n_val * n * _F64
+    elif algo.name == "nkrls":
+        # G = K_nmᵀK_nm, AᵀA, its eigenvectors, K_mm and R; coefficients and predictions per λ.
+        parts["m×m matrices"] = 5 * m * m * _F64
+        parts["path"] = (m + n_val) * lambdas * _F64
+    elif algo.name == "nytro":
+        parts["K_nm"] = n * m * _F64
+        parts["validation K_vm"] = n_val * m * _F64
+        parts["m×m matrices"] = 2 * m * m * _F64
+    return Estimate(algo.label, sum(parts.values()), parts)
+
+
+def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int, n_val: int,
+                 n_test: int, d: int) -> list[Estimate]:
+    """Estimates of ``algorithms``; raise :class:`BudgetError` if one exceeds the budget."""
+    budget = exp.budget["memory_gb"] * 2**30
+    block = int(exp.budget["block_mb"] * 2**20)
+    estimates = [estimate(a, n_fit, n_val, n_test, d, block) for a in algorithms]
+    over = [e for e in estimates if e.peak_bytes > budget]
+    if over:
+        lines = "\n  ".join(e.describe() for e in over)
+        raise BudgetError(
+            f"{exp.name}: estimated peak memory exceeds the budget of "
+            f"{exp.budget['memory_gb']:g} GiB (budget.memory_gb):\n  {lines}\n"
+            "Nothing was run. Raise the budget only if the machine has the memory."
+        )
+    return estimates

@@ -1,0 +1,41 @@
+"""Table 2 aggregation and rendering on hand-made tidy results."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from kernreg.results.tables import build_table2, paper_table2, render_table2
+
+
+def _results() -> pd.DataFrame:
+    rows = []
+    for algo, times, rmses, pars in (("nkrls", [2.0, 4.0], [0.50, 0.52], [1e-6, 3e-6]),
+                                     ("nytro", [1.0, 1.0], [0.55, 0.55], [40, 50])):
+        for t in range(2):
+            rows.append({"dataset": "adult", "algorithm": algo, "label": algo, "trial": t,
+                         "m": 1000, "model_selection_time": times[t], "test_rmse": rmses[t],
+                         "selected": pars[t]})
+    return pd.DataFrame(rows)
+
+
+def test_mean_std_bold_and_na() -> None:
+    table = build_table2(_results(), not_run=[{"dataset": "adult", "algorithm": "krls",
+                                               "reason": "too slow"}])
+    assert table.algorithms == ["krls", "nkrls", "nytro"]
+    nkrls_rmse = table.cells[("adult", "nkrls", "rmse")]
+    assert nkrls_rmse.mean == 0.51 and abs(nkrls_rmse.std - 0.01) < 1e-12 and nkrls_rmse.bold
+    assert table.cells[("adult", "nytro", "time")].bold
+    text = render_table2(table, "md")
+    assert "| Adult m=1000 | time (s) | NA | 3.00±1.00 | **1.00±0.00** |" in text
+    assert "|  | RMSE | NA | **0.5100±0.0100** | 0.5500±0.0000 |" in text
+    assert "|  | Par. | NA | 2.00e-06±1.00e-06 | 45.0±5.0 |" in text
+    assert "- Adult m=1000, KRLS: NA — too slow" in text
+
+
+def test_compare_paper_and_latex() -> None:
+    paper = paper_table2()
+    assert paper[("adult", "nytro", "time")] == "0.85±0.05"
+    assert paper[("insurance", "kols", "time")] == "1.04"
+    text = render_table2(build_table2(_results(), compare_paper=True), "latex", with_paper=True)
+    assert r"\textbf{1.00$\pm$0.00} (paper 0.85$\pm$0.05)" in text
+    assert r"\begin{tabular}{llcc}" in text
