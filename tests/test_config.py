@@ -45,6 +45,9 @@ def test_config_hash_tracks_results_relevant_changes(tmp_path: Path) -> None:
     other_seed = load_experiment(_write(tmp_path, GOOD.replace("trials: 2", "trials: 2, seed: 4"),
                                         "c.yaml"))
     assert other_seed.config_hash() != base
+    more_trials = load_experiment(_write(tmp_path, GOOD.replace("trials: 2", "trials: 9"),
+                                         "d.yaml"))
+    assert more_trials.config_hash() == base  # trial k depends only on (seed, k)
 
 
 def test_cli_override_is_validated(tmp_path: Path) -> None:

@@ -160,6 +160,14 @@ def test_only_then_resume_completes_the_run(mirror: Path, tmp_path: Path,
     table = pd.read_csv(out / "ci_cpusmall" / "results.csv")
     assert sorted(table["label"].unique()) == ["es", "kols", "krls", "nkrls", "nytro"]
     assert len(table) == 10
+    # More trials extend the run: trial k depends only on (seed, k).
+    main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "3", "--only", "nytro",
+          "--resume", "--no-progress"])
+    table = pd.read_csv(out / "ci_cpusmall" / "results.csv")
+    assert len(table) == 11 and table.loc[table["label"] == "nytro", "trial"].max() == 2
+    capsys.readouterr()
+    main(["table", str(out / "ci_cpusmall")])
+    assert "NYTRO: 3 trials (most cells: 2)" in capsys.readouterr().out
     with pytest.raises(SystemExit) as exit_info:
         main(["run", str(CI_CONFIG), "--out", str(out), "--only", "svm", "--resume"])
     assert exit_info.value.code == 2

@@ -163,8 +163,8 @@ def test_landweber_matches_manual_iteration(problem):
     assert _rel(fixed.predict(X_test), _gauss(X_test, X) @ alpha) < 1e-8
 
 
-@pytest.mark.parametrize("storage", ["memory", "blocked"])
-def test_nytro_matches_manual_alpha_iteration(problem, storage):
+@pytest.mark.parametrize("strategy", ["memory", "blocked", "gram"])
+def test_nytro_matches_manual_alpha_iteration(problem, strategy):
     """NYTRO with m < n against α_t = α − γ (K_mm+εI)⁻¹ K_nmᵀ(K_nm α − y), γ = 1/‖K_nm R⁻¹‖²."""
     X, y, _, _, X_test = problem
     m, eps = 30, 1e-10
@@ -174,7 +174,7 @@ def test_nytro_matches_manual_alpha_iteration(problem, storage):
         max_iter=40,
         epsilon=eps,
         random_state=2,
-        knm_storage=storage,
+        strategy=strategy,
         memory_budget=8 * m * 16,
     ).fit(X, y)
     C = X[ny.center_indices_]
@@ -188,6 +188,34 @@ def test_nytro_matches_manual_alpha_iteration(problem, storage):
         alpha = alpha - gamma * np.linalg.solve(K_mm, K_nm.T @ (K_nm @ alpha - y))
     assert _rel(ny.alpha_, alpha) < 1e-6
     assert _rel(ny.predict(X_test), _gauss(X_test, C) @ alpha) < 1e-6
+
+
+def test_nytro_strategies_give_the_same_path(problem):
+    """Validation path, t*, step and final model agree across the K_nm strategies."""
+    X, y, X_val, y_val, X_test = problem
+    fits = {
+        strategy: Nytro(sigma=SIGMA, m=40, max_iter=60, random_state=3, strategy=strategy,
+                        stopping_rule="window_averaged", window=6, threshold=0.01,
+                        memory_budget=4096).fit(X, y, X_val, y_val)
+        for strategy in ("memory", "blocked", "gram")
+    }
+    ref = fits["memory"]
+    for strategy, est in fits.items():
+        assert est.strategy_ == strategy
+        assert est.best_iter_ == ref.best_iter_ and est.n_iter_ == ref.n_iter_
+        assert est.step_size_ == pytest.approx(ref.step_size_, rel=1e-8)
+        np.testing.assert_allclose(est.path_["val_rmse"], ref.path_["val_rmse"], rtol=1e-9)
+        assert _rel(est.predict(X_test), ref.predict(X_test)) < 1e-6
+
+
+def test_nytro_auto_strategy_follows_cost_model(problem):
+    X, y, X_val, y_val, _ = problem
+    auto = Nytro(sigma=SIGMA, m=40, max_iter=50, random_state=3).fit(X, y, X_val, y_val)
+    assert auto.strategy_ == "gram"  # m² work per iteration beats n·m when m << n
+    assert set(auto.strategy_costs_) == {"memory", "blocked", "gram"}
+    fixed = Nytro(sigma=SIGMA, m=40, max_iter=50, random_state=3, strategy="memory")
+    np.testing.assert_allclose(fixed.fit(X, y, X_val, y_val).path_["val_rmse"],
+                               auto.path_["val_rmse"], rtol=1e-9)
 
 
 def test_kols_is_pseudo_inverse():

@@ -8,6 +8,7 @@ from kernreg.config.loader import (
     load_table_config,
     parse_experiment,
     read_yaml,
+    results_relevant,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "load_table_config",
     "parse_experiment",
     "read_yaml",
+    "results_relevant",
 ]

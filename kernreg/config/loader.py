@@ -33,7 +33,7 @@ ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
     "nkrls": {"lambdas": DEFAULT_LAMBDAS, "path_method": "eigh", "epsilon": 1e-10,
               "sampler": "uniform"},
     "nytro": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "epsilon": 1e-10,
-              "sampler": "uniform"},
+              "sampler": "uniform", "strategy": "auto"},
 }
 MAX_REPORTED = 10
 
@@ -175,12 +175,22 @@ class Experiment:
         }
 
     def config_hash(self) -> str:
-        """sha256 of the normalised config, excluding what cannot change results: the name, the
-        memory budget and block size (BLAS threads may change rounding and are included)."""
-        payload = self.as_dict()
-        del payload["name"]
-        payload["budget"] = {"blas_threads": self.budget["blas_threads"]}
+        """sha256 of the part of the config that determines each trial's numbers (see
+        :func:`results_relevant`)."""
+        payload = results_relevant(self.as_dict())
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
+    """A normalised config without what cannot change any trial's numbers: the name, the
+    memory budget and block size, and the number of trials (trial k depends only on the seed
+    and k, so a run can be extended with more trials). BLAS threads may change rounding and
+    stay."""
+    payload = copy.deepcopy(config)
+    payload.pop("name", None)
+    payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
+    payload.get("protocol", {}).pop("trials", None)
+    return payload
 
 
 def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None

@@ -68,7 +68,8 @@ ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
     "es": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING),
     "nkrls": _algorithm(lambdas=LAMBDAS, path_method={"enum": ["eigh", "cholesky"]},
                         **_NYSTROM),
-    "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING, **_NYSTROM),
+    "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
+                        strategy={"enum": ["auto", "memory", "blocked", "gram"]}, **_NYSTROM),
 }
 
 EXPERIMENT_SCHEMA: dict[str, Any] = {

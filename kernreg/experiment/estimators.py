@@ -21,6 +21,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
         "memory_budget": int(exp.budget["block_mb"] * 2**20),
         "refit": exp.protocol["refit"],
         "random_state": random_state,
+        "max_memory": int(exp.budget["memory_gb"] * 2**30),
     }
     if exp.kernel.get("sigma") is not None:
         kwargs["sigma"] = exp.kernel["sigma"]

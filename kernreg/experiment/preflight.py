@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kernreg.config import Algorithm, Experiment
 from kernreg.errors import KernregError
+from kernreg.solvers._strategy import choose_strategy, nytro_costs
 
 _F64 = 8
 
@@ -33,7 +34,7 @@ class Estimate:
 
 
 def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
-             block_bytes: int) -> Estimate:
+             block_bytes: int, memory_limit: int, dtype: str = "float64") -> Estimate:
     """Peak-memory estimate of ``algo`` on ``n_fit`` training and ``n_val`` validation rows."""
     n, m = n_fit, algo.params.get("m") or 0
     lambdas = len(algo.lambdas()) if "lambdas" in algo.params else 1
@@ -50,9 +51,13 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
         parts["m×m matrices"] = 5 * m * m * _F64
         parts["path"] = (m + n_val) * lambdas * _F64
     elif algo.name == "nytro":
-        parts["K_nm"] = n * m * _F64
-        parts["validation K_vm"] = n_val * m * _F64
-        parts["m×m matrices"] = 2 * m * m * _F64
+        # The estimator picks its K_nm strategy with the same cost model, within the budget.
+        itemsize = 4 if dtype == "float32" else 8
+        costs = nytro_costs(n, n_val, m, d, algo.params["max_iter"], itemsize, block_bytes)
+        strategy = algo.params["strategy"]
+        if strategy == "auto":
+            strategy = choose_strategy(costs, memory_limit)
+        parts[f"{strategy} strategy"] = costs[strategy].peak_bytes
     return Estimate(algo.label, sum(parts.values()), parts)
 
 
@@ -61,7 +66,8 @@ def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int,
     """Estimates of ``algorithms``; raise :class:`BudgetError` if one exceeds the budget."""
     budget = exp.budget["memory_gb"] * 2**30
     block = int(exp.budget["block_mb"] * 2**20)
-    estimates = [estimate(a, n_fit, n_val, n_test, d, block) for a in algorithms]
+    estimates = [estimate(a, n_fit, n_val, n_test, d, block, int(budget),
+                          exp.dataset["dtype"]) for a in algorithms]
     over = [e for e in estimates if e.peak_bytes > budget]
     if over:
         lines = "\n  ".join(e.describe() for e in over)

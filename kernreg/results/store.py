@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from kernreg.atomic import atomic_path, write_text
+from kernreg.config import results_relevant
 from kernreg.errors import ConfigError, KernregError
 from kernreg.experiment.trial import TrialRecord
 
@@ -108,12 +109,13 @@ class RunStore:
                     "or --force to delete them and start again"
                 )
             elif self.manifest_path.exists():
-                old = self.manifest().get("config_hash")
-                if old != manifest["config_hash"]:
+                old = self.manifest()
+                if results_relevant(old["config"]) != results_relevant(manifest["config"]):
                     raise ConfigError(
                         f"cannot resume {self.run_dir}: its results come from a different config "
-                        f"(hash {str(old)[:12]}…, now {manifest['config_hash'][:12]}…); use "
-                        "--force to start again or --out for another folder"
+                        f"(hash {old.get('config_hash', '?')[:12]}…, now "
+                        f"{manifest['config_hash'][:12]}…); use --force to start again or "
+                        "--out for another folder"
                     )
         self.trials_dir.mkdir(parents=True, exist_ok=True)
         write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")

@@ -122,6 +122,15 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, str]] = (),
                         if cells[(ds, a, q)].mean is not None]
             if len(measured) > 1:
                 min(measured, key=lambda c: c.mean).bold = True
+    counts = [c.n for (_, _, q), c in cells.items() if q == "time" and c.n]
+    if counts:  # cells averaged over another number of trials than most get a note
+        usual = max(set(counts), key=counts.count)
+        for ds in datasets:
+            for algo in algorithms:
+                n = cells[(ds, algo, "time")].n
+                if n and n != usual:
+                    notes.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: "
+                                 f"{n} trial{'s' if n > 1 else ''} (most cells: {usual})")
     return Table2(datasets, algorithms, row_titles, cells, notes)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from kernreg.solvers._metrics import rmse
 from kernreg.stopping import StoppingRule
 
-__all__ = ["IterativePath", "run_fixed", "run_validated"]
+__all__ = ["IterativePath", "prediction_rmse", "run_fixed", "run_validated"]
 
 
 @dataclass
@@ -51,19 +51,25 @@ class IterativePath:
         }
 
 
+def prediction_rmse(
+    predict_val: Callable[[np.ndarray], np.ndarray], y_val: np.ndarray
+) -> Callable[[np.ndarray], float]:
+    """Validation RMSE of coefficients through explicit validation predictions."""
+    return lambda coef: float(rmse(y_val, predict_val(coef)))
+
+
 def run_validated(
     step: Callable[[], np.ndarray],
-    predict_val: Callable[[np.ndarray], np.ndarray],
-    y_val: np.ndarray,
+    val_rmse: Callable[[np.ndarray], float],
     rule: StoppingRule,
     max_iter: int,
 ) -> IterativePath:
     """Iterate ``step`` up to ``max_iter`` times, scoring every iterate on validation data.
 
     ``step()`` advances the solver and returns the current coefficients (it may return the same
-    array object each time; the best iterate is copied). After each iteration the validation
-    RMSE is appended and ``rule`` is asked whether to stop. A non-finite error (divergent step
-    size) also ends the loop.
+    array object each time; the best iterate is copied); ``val_rmse(coef)`` is their validation
+    RMSE. After each iteration the error is appended and ``rule`` is asked whether to stop. A
+    non-finite error (divergent step size) also ends the loop.
     """
     errors: list[float] = []
     best_err, best_iter, best_coef = np.inf, 1, None
@@ -71,7 +77,7 @@ def run_validated(
     for t in range(1, max_iter + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below
             coef = step()
-            err = float(rmse(y_val, predict_val(coef)))
+            err = val_rmse(coef)
         errors.append(err)
         if err < best_err or best_coef is None:
             best_err, best_iter, best_coef = err, t, coef.copy()

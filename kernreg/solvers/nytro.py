@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import psutil
 from scipy.sparse.linalg import LinearOperator
 
 from kernreg._validation import check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._iterative import run_fixed, run_validated
-from kernreg.solvers._knm import KNM_STORAGES, KnmOperator, make_knm
+from kernreg.solvers._iterative import prediction_rmse, run_fixed, run_validated
+from kernreg.solvers._knm import KnmOperator, make_knm
 from kernreg.solvers._linalg import NystromFactor, top_eigenvalue
 from kernreg.solvers._nystrom import nystrom_setup
+from kernreg.solvers._strategy import STRATEGIES, choose_strategy, nytro_costs
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
 __all__ = ["Nytro", "nytro_step_size"]
@@ -65,9 +68,14 @@ class Nytro(KernelEstimator):
     sampler : str or CenterSampler, default "uniform"
     random_state : None, int or numpy.random.Generator
         Seed of the center selection.
-    knm_storage : {"memory", "blocked"}, default "memory"
-        Keep ``K_nm`` (and ``K_val,m``) in memory, or recompute them block-wise for every
-        product (see :mod:`kernreg.solvers._knm`).
+    strategy : {"auto", "memory", "blocked", "gram"}, default "auto"
+        How ``K_nm`` is used (see :mod:`kernreg.solvers._strategy`): kept in memory,
+        re-evaluated block-wise every iteration, or reduced once to ``m × m`` Gram matrices.
+        All give the same iterates; ``"auto"`` picks the fastest by a cost model among those
+        fitting ``max_memory``, and ``strategy_`` records the choice.
+    max_memory : int, optional
+        Bytes the strategy's kernel arrays may take under ``"auto"`` (default: 80% of the
+        memory available when ``fit`` starts).
     refit : bool, default False
         After selecting t*, rerun t* iterations on training + validation rows with the same
         centers (``γ`` recomputed unless ``step_size`` is given).
@@ -86,6 +94,8 @@ class Nytro(KernelEstimator):
         Iterations run.
     step_size_ : float
         ``γ`` used.
+    strategy_ : str
+        The strategy used; with ``"auto"``, ``strategy_costs_`` holds the cost model's estimates.
     factor_info_ : dict
         ``{"epsilon_requested", "epsilon_used", "retries"}``.
     path_ : dict or None
@@ -105,7 +115,8 @@ class Nytro(KernelEstimator):
         epsilon: float = 1e-10,
         sampler: Any = "uniform",
         random_state: Any = None,
-        knm_storage: str = "memory",
+        strategy: str = "auto",
+        max_memory: int | None = None,
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
@@ -121,14 +132,29 @@ class Nytro(KernelEstimator):
         self.epsilon = epsilon
         self.sampler = sampler
         self.random_state = random_state
-        self.knm_storage = knm_storage
+        self.strategy = strategy
+        self.max_memory = max_memory
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
 
-    def _iteration(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor) -> tuple[Any, float]:
+    def _iteration(
+        self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor, strategy: str
+    ) -> tuple[Callable[[], np.ndarray], float]:
         """Return the ``step`` closure on data (X, y) with centers C, and its step size."""
-        knm = make_knm(self.knm_storage, self.kernel_, X, C)
+        if strategy == "gram":
+            # β ← β − γ (Mβ − c) with M = AᵀA = R⁻ᵀ K_nmᵀK_nm R⁻¹ and c = Aᵀy = R⁻ᵀ K_nmᵀy.
+            G, b = self.kernel_.gram_products(X, C, y)
+            M, c = factor.congruence(G), factor.solve_t(b)
+            gamma = self.step_size if self.step_size is not None else 1.0 / top_eigenvalue(M)
+            beta = np.zeros(M.shape[0])
+
+            def gram_step() -> np.ndarray:
+                beta[:] -= gamma * (M @ beta - c)
+                return factor.solve(beta)
+
+            return gram_step, float(gamma)
+        knm = make_knm(strategy, self.kernel_, X, C)
         gamma = self.step_size
         if gamma is None:
             gamma = nytro_step_size(knm, factor)
@@ -142,6 +168,32 @@ class Nytro(KernelEstimator):
             return alpha
 
         return step, float(gamma)
+
+    def _validation_rmse(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
+                         ) -> Callable[[np.ndarray], float]:
+        """Validation RMSE of coefficients α, computed as the strategy dictates."""
+        if strategy == "gram":
+            # ‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v: O(m²) per iteration, no K_vm kept.
+            G_v, b_v = self.kernel_.gram_products(X_val, C, y_val)
+            yy, n_val = float(y_val @ y_val), y_val.shape[0]
+
+            def quadratic(alpha: np.ndarray) -> float:
+                sq = alpha @ (G_v @ alpha) - 2.0 * (alpha @ b_v) + yy
+                return float(np.sqrt(max(sq, 0.0) / n_val))
+
+            return quadratic
+        return prediction_rmse(make_knm(strategy, self.kernel_, X_val, C).matvec, y_val)
+
+    def _choose_strategy(self, n: int, n_val: int, m: int, d: int, max_iter: int) -> str:
+        """The configured strategy, or under ``"auto"`` the cost model's choice."""
+        if self.strategy != "auto":
+            return self.strategy
+        limit = self.max_memory
+        if limit is None:
+            limit = int(0.8 * psutil.virtual_memory().available)
+        self.strategy_costs_ = nytro_costs(n, n_val, m, d, max_iter, self.kernel_.itemsize,
+                                           self.memory_budget)
+        return choose_strategy(self.strategy_costs_, limit)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Nytro:
         """Run NYTRO; with validation data select t* by the stopping rule.
@@ -162,9 +214,10 @@ class Nytro(KernelEstimator):
         rule = self._check_rule()
         refit = self._check_refit()
         check_positive(self.step_size, "step_size", allow_none=True)
-        if self.knm_storage not in KNM_STORAGES:
+        check_positive(self.max_memory, "max_memory", allow_none=True)
+        if self.strategy not in ("auto", *STRATEGIES):
             raise ValueError(
-                f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {self.knm_storage!r}"
+                f"strategy must be one of {['auto', *STRATEGIES]}, got {self.strategy!r}"
             )
         setup = nystrom_setup(
             X,
@@ -176,18 +229,22 @@ class Nytro(KernelEstimator):
         )
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info
-        step, self.step_size_ = self._iteration(X, y, setup.centers, setup.factor)
+        n_val = 0 if X_val is None else X_val.shape[0]
+        self.strategy_ = self._choose_strategy(X.shape[0], n_val, m, X.shape[1], max_iter)
+        step, self.step_size_ = self._iteration(X, y, setup.centers, setup.factor,
+                                                self.strategy_)
         if X_val is None:
             self.alpha_ = run_fixed(step, max_iter)
             self.best_iter_ = self.n_iter_ = max_iter
             self.path_ = None
             return self
-        kval = make_knm(self.knm_storage, self.kernel_, X_val, setup.centers)
-        res = run_validated(step, kval.matvec, y_val, rule, max_iter)
+        val_rmse = self._validation_rmse(X_val, y_val, setup.centers, self.strategy_)
+        res = run_validated(step, val_rmse, rule, max_iter)
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
         self.alpha_ = res.best_coef
         if refit:
             Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            step, self.refit_step_size_ = self._iteration(Xa, ya, setup.centers, setup.factor)
+            step, self.refit_step_size_ = self._iteration(Xa, ya, setup.centers, setup.factor,
+                                                          self.strategy_)
             self.alpha_ = run_fixed(step, self.best_iter_)
         return self
