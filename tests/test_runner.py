@@ -172,3 +172,18 @@ def test_only_then_resume_completes_the_run(mirror: Path, tmp_path: Path,
         main(["run", str(CI_CONFIG), "--out", str(out), "--only", "svm", "--resume"])
     assert exit_info.value.code == 2
     assert "--only: svm not in ci_cpusmall" in capsys.readouterr().err
+
+
+def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    text = CI_CONFIG.read_text().replace("trials: 2", "trials: 1")
+    (tmp_path / "small.yaml").write_text(text.replace("name: ci_cpusmall", "name: small"))
+    (tmp_path / "huge.yaml").write_text(text.replace("name: ci_cpusmall", "name: huge")
+                                        .replace("blas_threads: 1", "memory_gb: 0.01"))
+    (tmp_path / "t.yaml").write_text("table: t\nruns: [small.yaml, huge.yaml]\n")
+    main(["run", str(tmp_path / "t.yaml"), "--out", str(tmp_path / "out"), "--no-progress"])
+    captured = capsys.readouterr()
+    assert "huge: not run: huge: estimated peak memory exceeds the budget" in captured.err
+    assert "| cpuSmall m=150 | time (s) |" in captured.out
+    assert (tmp_path / "out" / "small" / "results.csv").is_file()
+    assert not (tmp_path / "out" / "huge").exists()

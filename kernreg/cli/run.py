@@ -45,12 +45,33 @@ def _export_data_settings(mirror: str | None, cache_dir: str | None, offline: bo
 def run(config: str, trials: int | None, seed: int | None, out: str, resume: bool, force: bool,
         only: tuple[str, ...], no_progress: bool, mirror: str | None, cache_dir: str | None,
         offline: bool | None) -> None:
-    """Run the experiment of CONFIG (YAML): every algorithm, every trial."""
+    """Run the experiment of CONFIG (YAML): every algorithm, every trial.
+
+    CONFIG may also be a table config (`table:` and `runs:`): each listed experiment is then
+    run in turn, resuming its finished trials; one that cannot run here (memory budget,
+    missing data) is reported and skipped, and the table is printed at the end.
+    """
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
     overrides = {"protocol": {k: v for k, v in (("trials", trials), ("seed", seed))
                               if v is not None}}
-    exp = load_experiment(config, overrides if overrides["protocol"] else None)
+    overrides = overrides if overrides["protocol"] else None
+    if is_table_config(config):
+        if only:
+            raise click.UsageError("--only applies to one experiment, not to a table config")
+        table = load_table_config(config)
+        experiments = [load_experiment(Path(config).parent / r, overrides) for r in table["runs"]]
+        _export_data_settings(mirror, cache_dir, offline)
+        for exp in experiments:
+            try:
+                run_experiment(exp, out, resume=not force, force=force,
+                               progress=not no_progress)
+            except KernregError as exc:
+                click.echo(f"{exp.name}: not run: {exc}", err=True)
+        results, not_run, _ = _collect((config,), out)
+        click.echo(render_table2(build_table2(results, not_run), "md"))
+        return
+    exp = load_experiment(config, overrides)
     _export_data_settings(mirror, cache_dir, offline)
     results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
                              only=only)

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +160,6 @@ class Experiment:
     protocol: dict[str, Any]
     budget: dict[str, Any]
     description: str = ""
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""
@@ -272,7 +271,6 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         protocol=protocol,
         budget=budget,
         description=data.get("description", ""),
-        raw=data,
     )
 
 

@@ -9,7 +9,7 @@ e.g. the canonical LIBSVM file and a verified derived copy); each source lists i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -154,7 +154,6 @@ class DatasetSpec:
     notes: str = ""
     #: Bumped whenever the reader or preprocessing changes meaning, to invalidate caches.
     version: int = 1
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 _REGISTRY: dict[str, DatasetSpec] = {}
