@@ -16,7 +16,7 @@ slightly negative), and the exponential is taken in place.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -203,12 +203,29 @@ class Kernel(ABC):
 
     # ----------------------------------------------------------------- fused products
     def gram_products(
-        self, X: Any, C: Any, y: Any = None, *, block_rows: int | None = None
+        self,
+        X: Any,
+        C: Any,
+        y: Any = None,
+        *,
+        right: Callable[[np.ndarray], np.ndarray] | None = None,
+        block_rows: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Return ``(K_nmᵀ K_nm, K_nmᵀ y)`` with ``K_nm = K(X, C)``, accumulated block-wise.
+        """Return ``(BᵀB, Bᵀy)`` with ``B = K(X, C)`` (or ``right(K(X, C))``), block-wise.
 
-        Each block's product is formed in the kernel dtype and summed into float64 outputs. Only
-        one ``(block_rows, m)`` kernel block exists at a time, plus the ``(m, m)`` outputs.
+        Each block's product is formed in the block's dtype and summed into float64 outputs.
+        Only one ``(block_rows, m)`` kernel block exists at a time, plus the ``(m, m)`` outputs.
+
+        Parameters
+        ----------
+        X, C : ndarray or sparse matrix of shape (n, d) and (m, d)
+        y : array-like of shape (n,) or (n, k), optional
+        right : callable, optional
+            Row-block map applied before the products, e.g. ``B ↦ B R⁻¹``. With it Nyström
+            solvers get ``AᵀA`` for ``A = K_nm R⁻¹`` directly: forming ``K_nmᵀK_nm`` first and
+            then ``R⁻ᵀ(·)R⁻¹`` magnifies the rounding of ``K_nmᵀK_nm`` by ``‖R⁻¹‖²`` (up to
+            ``1/ε``), enough to make small eigenvalues of ``AᵀA`` negative.
+        block_rows : int, optional
 
         Returns
         -------
@@ -221,12 +238,16 @@ class Kernel(ABC):
         if y is not None:
             y = np.asarray(y, dtype=np.float64)
             b = np.zeros((m, *y.shape[1:]))
-        tmp = np.empty((m, m), dtype=self.dtype)
+        tmp = None
         for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+            if right is not None:
+                Kb = right(Kb)
+            if tmp is None or tmp.dtype != Kb.dtype:
+                tmp = np.empty((m, m), dtype=Kb.dtype)
             np.matmul(Kb.T, Kb, out=tmp)  # numpy dispatches A.T @ A to BLAS syrk
             G += tmp
             if b is not None:
-                b += Kb.T @ y[sl].astype(self.dtype, copy=False)
+                b += Kb.T @ y[sl].astype(Kb.dtype, copy=False)
         # syrk fills one triangle and numpy mirrors it; enforce exact symmetry anyway
         G = 0.5 * (G + G.T)
         return G, b

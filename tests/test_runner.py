@@ -15,6 +15,7 @@ import kernreg.experiment.runner as runner_module
 from kernreg.cli import main
 from kernreg.config import load_experiment
 from kernreg.experiment import run_experiment
+from kernreg.solvers._strategy import STRATEGIES
 
 REPO = Path(__file__).resolve().parents[1]
 CI_CONFIG = REPO / "configs" / "ci_cpusmall.yaml"
@@ -113,6 +114,8 @@ def test_results_files_hold_paths_and_metadata(mirror: Path, tmp_path: Path) -> 
         nytro = f["nytro/trial_000"]
         best = int(nytro.attrs["selected"])
         assert nytro["val_rmse"][best - 1] == nytro["val_rmse"][()].min()
+        assert json.loads(nytro.attrs["info"])["strategy"] in STRATEGIES
+    assert set(table.loc[table["label"] == "nytro", "strategy"]) <= set(STRATEGIES)
     for column in ("model_selection_time", "peak_rss_mb", "blas_threads", "config_hash",
                    "dataset_sha256", "kernreg_version", "sigma"):
         assert table[column].notna().all(), column
@@ -187,3 +190,19 @@ def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,
     assert "| cpuSmall m=150 | time (s) |" in captured.out
     assert (tmp_path / "out" / "small" / "results.csv").is_file()
     assert not (tmp_path / "out" / "huge").exists()
+
+
+def test_force_with_only_redoes_just_those_algorithms(mirror: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--no-progress"]
+    main(args)
+    trials = out / "ci_cpusmall" / "trials"
+    before = {p.name: p.stat().st_mtime_ns for p in trials.glob("*.h5")}
+    main([*args, "--force", "--only", "nytro"])
+    after = {p.name: p.stat().st_mtime_ns for p in trials.glob("*.h5")}
+    assert after.keys() == before.keys()
+    changed = {name for name in after if after[name] != before[name]}
+    assert changed == {"nytro__t000.h5"}
+    # a changed config cannot keep the other algorithms' trials: everything goes
+    main([*args, "--seed", "3", "--force", "--only", "nytro"])
+    assert [p.name for p in trials.glob("*.h5")] == ["nytro__t000.h5"]

@@ -11,6 +11,7 @@ from sklearn.kernel_ridge import KernelRidge
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
 from kernreg.solvers._linalg import nystrom_factor
+from kernreg.solvers._nystrom import nystrom_products
 from kernreg.solvers.krls import eigen_path_coefs
 from kernreg.solvers.nkrls import nkrls_path
 
@@ -100,8 +101,9 @@ def test_nkrls_shared_path_equals_fresh_per_lambda_solves(problem):
     C = X[rng.choice(n, m, replace=False)]
     G, b = kern.gram_products(X, C, y)
     factor = nystrom_factor(kern(C), 1e-10)
-    eig, fb_eig = nkrls_path(G, b, factor, lambdas, n, "eigh")
-    chol, fb_chol = nkrls_path(G, b, factor, lambdas, n, "cholesky")
+    H, Aty = nystrom_products(kern, X, C, y, factor)
+    eig, fb_eig = nkrls_path(H, Aty, factor, lambdas, n, "eigh")
+    chol, fb_chol = nkrls_path(H, Aty, factor, lambdas, n, "cholesky")
     assert fb_eig == [] and fb_chol == []
     K_mm_eps = kern(C) + factor.epsilon * np.eye(m)
     for j, lam in enumerate(lambdas):
@@ -116,6 +118,29 @@ def test_nkrls_shared_path_equals_fresh_per_lambda_solves(problem):
         assert est.path_["val_rmse"][j] == pytest.approx(rmse(y_val, single.predict(X_val)), 1e-8)
     best = int(np.argmin(est.path_["val_rmse"]))
     assert est.best_lambda_ == lambdas[best]
+
+
+def test_nystrom_products_stay_psd_when_k_mm_is_near_singular():
+    # A wide kernel on many centers makes K_mm numerically singular (ε = 1e-10 decides R);
+    # AᵀA must still be AᵀA of the explicit A = K_nm R⁻¹ and positive semidefinite, which
+    # the shortcut R⁻ᵀ (K_nmᵀK_nm) R⁻¹ misses by orders of magnitude.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(3000, 3))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(3000)
+    kern = GaussianKernel(2.0)
+    C = X[:400]
+    factor = nystrom_factor(kern(C), 1e-10)
+    H, Aty = nystrom_products(kern, X, C, y, factor)
+    A = factor.right_solve(kern(X, C))
+    assert np.abs(H - A.T @ A).max() <= 1e-10 * np.abs(H).max()
+    assert np.allclose(Aty, A.T @ y, rtol=1e-10, atol=1e-10 * np.abs(Aty).max())
+    lowest = np.linalg.eigvalsh(H)[0]
+    G, _ = kern.gram_products(X, C)
+    W = factor.solve_t(G)
+    shortcut = factor.solve_t(W.T).T
+    shortcut_lowest = np.linalg.eigvalsh(0.5 * (shortcut + shortcut.T))[0]
+    assert lowest > -1e-9 * np.abs(H).max()
+    assert shortcut_lowest < 100 * min(lowest, -1e-9 * np.abs(H).max())
 
 
 @pytest.mark.parametrize("explicit_step", [True, False])

@@ -32,6 +32,15 @@ def test_mean_std_bold_and_na() -> None:
     assert "- Adult m=1000, KRLS: NA — too slow" in text
 
 
+def test_datasets_without_results_get_one_row_each() -> None:
+    not_run = [{"dataset": "covtype_binary", "algorithm": a, "reason": "later", "m": 10000}
+               for a in ("nkrls", "nytro")]
+    not_run.append({"dataset": "covtype_binary", "algorithm": "kols", "reason": "NA"})
+    text = render_table2(build_table2(_results(), not_run=not_run), "md")
+    assert text.count("| Covertype binary m=10000 | time (s) |") == 1
+    assert text.count("| Adult m=1000 | time (s) |") == 1
+
+
 def test_compare_paper_and_latex() -> None:
     paper = paper_table2()
     assert paper[("adult", "nytro", "time")] == "0.85±0.05"

@@ -37,7 +37,9 @@ def _export_data_settings(mirror: str | None, cache_dir: str | None, offline: bo
 @click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False),
               help="Folder of results; the run goes to OUT/<experiment name>.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run (same config).")
-@click.option("--force", is_flag=True, help="Delete earlier results of this run first.")
+@click.option("--force", is_flag=True,
+              help="Delete earlier results of this run first (with --only and an unchanged "
+                   "config: only those algorithms' trials).")
 @click.option("--only", multiple=True, metavar="LABEL",
               help="Run only these algorithms (repeatable); --resume adds the others later.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
@@ -105,7 +107,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, l
                 if algo.label not in done:
                     reason = f"not run yet (kernreg run {run_config} --resume)"
                     not_run.append({"dataset": exp.dataset["name"], "algorithm": algo.name,
-                                    "reason": reason})
+                                    "reason": reason, "m": algo.params.get("m")})
                     missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
     if not frames:
         raise KernregError("no results to tabulate:\n  " + "\n  ".join(missing))

@@ -47,8 +47,10 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
         parts["K"] = n * n * _F64
         parts["validation kernel"] = n_val * n * _F64
     elif algo.name == "nkrls":
-        # G = K_nmᵀK_nm, AᵀA, its eigenvectors, K_mm and R; coefficients and predictions per λ.
+        # AᵀA, its eigenvectors, K_mm, R and a product buffer; coefficients and predictions
+        # per λ; each kernel block's float64 copy and A_b = K_b R⁻¹.
         parts["m×m matrices"] = 5 * m * m * _F64
+        parts["A blocks"] = 2 * block_bytes * _F64 // (4 if dtype == "float32" else 8)
         parts["path"] = (m + n_val) * lambdas * _F64
     elif algo.name == "nytro":
         # The estimator picks its K_nm strategy with the same cost model, within the budget.

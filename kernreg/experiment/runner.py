@@ -45,7 +45,8 @@ def run_experiment(
 
     Finished trials are stored one file each as soon as they end, so an interrupted run
     continues with ``resume=True`` without redoing or losing any trial. ``only`` restricts the
-    run to the algorithms with these labels (the others can be run later with ``resume``).
+    run to the algorithms with these labels (the others can be run later with ``resume``);
+    with ``force`` only their earlier trials are deleted when the config is unchanged.
     Before anything runs, each algorithm's peak memory is estimated against
     ``budget.memory_gb``.
     """
@@ -66,7 +67,7 @@ def run_experiment(
             "dataset_source": data.source,
             "environment": environment(),
         }
-        store.open(manifest, resume=resume, force=force)
+        store.open(manifest, resume=resume, force=force, redo=only)
         todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
                 if not store.completed(algo.label, t)]
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)

@@ -65,6 +65,7 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["n_path_points"] = len(record.val_rmse)
     row["blas_threads"] = max(record.blas.values(), default=0)
     row["peak_rss_mb"] = record.peak_rss / 2**20
+    row["strategy"] = record.info.get("strategy", "")
     del row["peak_rss"]
     return row
 
@@ -91,8 +92,12 @@ class RunStore:
         except (OSError, ValueError) as exc:
             raise KernregError(f"cannot read {self.manifest_path}: {exc}") from None
 
-    def open(self, manifest: dict[str, Any], *, resume: bool, force: bool) -> None:
+    def open(self, manifest: dict[str, Any], *, resume: bool, force: bool,
+             redo: tuple[str, ...] = ()) -> None:
         """Start (or, with ``resume``, continue) the run described by ``manifest``.
+
+        ``force`` deletes earlier results; with ``redo`` labels and an unchanged config it
+        deletes only those algorithms' trials and keeps the others.
 
         Raises
         ------
@@ -101,7 +106,11 @@ class RunStore:
             given for results of a different config.
         """
         if self.has_results():
-            if force:
+            if force and redo and self._same_config(manifest):
+                for label in redo:
+                    for path in self.trials_dir.glob(f"{label}__t*.h5"):
+                        path.unlink()
+            elif force:
                 shutil.rmtree(self.run_dir)
             elif not resume:
                 raise ConfigError(
@@ -110,7 +119,7 @@ class RunStore:
                 )
             elif self.manifest_path.exists():
                 old = self.manifest()
-                if results_relevant(old["config"]) != results_relevant(manifest["config"]):
+                if not self._same_config(manifest):
                     raise ConfigError(
                         f"cannot resume {self.run_dir}: its results come from a different config "
                         f"(hash {old.get('config_hash', '?')[:12]}…, now "
@@ -119,6 +128,13 @@ class RunStore:
                     )
         self.trials_dir.mkdir(parents=True, exist_ok=True)
         write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+    def _same_config(self, manifest: dict[str, Any]) -> bool:
+        """Whether stored results come from a config with the same results-relevant fields."""
+        if not self.manifest_path.exists():
+            return False
+        old = self.manifest()
+        return results_relevant(old["config"]) == results_relevant(manifest["config"])
 
     def completed(self, label: str, trial: int) -> bool:
         """Whether a readable trial file exists (an unreadable one is redone)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -78,17 +79,17 @@ class Table2:
     notes: list[str]
 
 
-def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, str]] = (),
+def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                  compare_paper: bool = False) -> Table2:
     """Aggregate tidy results (rows of several runs) into Table 2.
 
     ``not_run`` lists cells shown as NA with their reason (``dataset``, ``algorithm``,
-    ``reason``). If an algorithm appears under several labels for one dataset, the label equal
+    ``reason``, optionally the configured ``m`` for the row title of a dataset without
+    results). If an algorithm appears under several labels for one dataset, the label equal
     to the algorithm name is used.
     """
     results = results[results["label"] == results["algorithm"]]
-    datasets = list(dict.fromkeys(results["dataset"]))
-    datasets += [c["dataset"] for c in not_run if c["dataset"] not in datasets]
+    datasets = list(dict.fromkeys([*results["dataset"], *(c["dataset"] for c in not_run)]))
     present = set(results["algorithm"]) | {c["algorithm"] for c in not_run}
     algorithms = [a for a in ALGORITHM_ORDER if a in present]
     paper = paper_table2() if compare_paper else {}
@@ -100,7 +101,8 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, str]] = (),
     row_titles = {}
     for ds in datasets:
         sub = results[results["dataset"] == ds]
-        ms = sorted({int(m) for m in sub.get("m", pd.Series(dtype=float)).dropna()})
+        ms = sorted({int(m) for m in sub.get("m", pd.Series(dtype=float)).dropna()}
+                    or {int(c["m"]) for c in not_run if c["dataset"] == ds and c.get("m")})
         title = get_spec(ds).title.split(" (")[0]
         row_titles[ds] = title + (f" m={'/'.join(map(str, ms))}" if ms else "")
         for algo in algorithms:

@@ -44,10 +44,10 @@ class NystromFactor:
         """``R⁻ᵀ B``."""
         return la.solve_triangular(self.R, B, trans="T", lower=False, check_finite=False)
 
-    def congruence(self, G: np.ndarray) -> np.ndarray:
-        """``R⁻ᵀ G R⁻¹`` for symmetric ``G`` (e.g. ``AᵀA`` from ``K_nmᵀK_nm``), symmetrized."""
-        W = self.solve_t(G)  # R⁻ᵀ G
-        return sym(self.solve_t(W.T).T)  # (R⁻ᵀ (R⁻ᵀ G)ᵀ)ᵀ = R⁻ᵀ G R⁻¹
+    def right_solve(self, B: np.ndarray) -> np.ndarray:
+        """``B R⁻¹`` in float64 (e.g. a row block of ``A = K_nm R⁻¹``)."""
+        B = np.asarray(B, dtype=np.float64)
+        return la.solve_triangular(self.R, B.T, trans="T", lower=False, check_finite=False).T
 
     @property
     def info(self) -> dict[str, float | int]:

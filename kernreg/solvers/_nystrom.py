@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from kernreg.centers import get_sampler
 from kernreg.kernels import Kernel
 from kernreg.solvers._linalg import NystromFactor, nystrom_factor
 
-__all__ = ["NystromSetup", "check_epsilon", "nystrom_setup"]
+__all__ = ["NystromSetup", "check_epsilon", "nystrom_products", "nystrom_setup"]
 
 
 def check_epsilon(epsilon: Any) -> float:
@@ -46,3 +46,16 @@ def nystrom_setup(
     C = X[idx]
     K_mm = np.asarray(kernel(C), dtype=np.float64)
     return NystromSetup(idx, C, nystrom_factor(K_mm, check_epsilon(epsilon)))
+
+
+def nystrom_products(
+    kernel: Kernel, X: Any, C: Any, y: np.ndarray, factor: NystromFactor
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(AᵀA, Aᵀy)`` with ``A = K(X, C) R⁻¹``, from row blocks ``A_b = K_b R⁻¹``.
+
+    The triangular solve per block costs about as much as the block's ``AᵀA`` update, but keeps
+    ``AᵀA`` accurate to its own rounding: the cheaper ``R⁻ᵀ(K_nmᵀK_nm)R⁻¹`` loses up to a
+    factor ``1/ε`` and gave eigenvalues of -0.05 (against λn ≈ 1e-3) on ijcnn1 at m = 5000.
+    """
+    H, Aty = kernel.gram_products(X, C, y, right=factor.right_solve)
+    return H, cast(np.ndarray, Aty)  # not None: y was given

@@ -12,7 +12,7 @@ from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
 from kernreg.solvers._linalg import NystromFactor
 from kernreg.solvers._metrics import rmse
-from kernreg.solvers._nystrom import nystrom_setup
+from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
 from kernreg.solvers.krls import eigen_path_coefs
 from kernreg.stopping import best_iteration
 
@@ -23,8 +23,8 @@ PATH_METHODS = ("eigh", "cholesky")
 
 
 def nkrls_path(
-    G: np.ndarray,
-    b: np.ndarray,
+    H: np.ndarray,
+    Aty: np.ndarray,
     factor: NystromFactor,
     lambdas: np.ndarray,
     n: int,
@@ -34,9 +34,9 @@ def nkrls_path(
 
     Parameters
     ----------
-    G, b : ndarray
-        ``K_nmᵀ K_nm`` (m, m) and ``K_nmᵀ y`` (m,), so that ``AᵀA = R⁻ᵀ G R⁻¹`` and
-        ``Aᵀy = R⁻ᵀ b`` with ``A = K_nm R⁻¹``.
+    H, Aty : ndarray
+        ``AᵀA`` (m, m) and ``Aᵀy`` (m,) with ``A = K_nm R⁻¹`` (see
+        :func:`nystrom_products`).
     factor : NystromFactor
         ``RᵀR = K_mm + εI``.
     lambdas : ndarray of shape (L,)
@@ -57,8 +57,6 @@ def nkrls_path(
     """
     if method not in PATH_METHODS:
         raise ValueError(f"path_method must be one of {list(PATH_METHODS)}, got {method!r}")
-    H = factor.congruence(G)
-    Aty = factor.solve_t(b)
     fallbacks: list[float] = []
     if method == "eigh":
         s, V = la.eigh(H, check_finite=False)
@@ -82,8 +80,9 @@ def nkrls_path(
 class NystromKRLS(KernelEstimator):
     """Nyström KRLS: ``α = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` with ``A = K_nm R⁻¹``, ``RᵀR = K_mm + εI``.
 
-    Predictions are ``K(X, centers) @ α``. ``K_nm`` is never stored: ``K_nmᵀK_nm`` and
-    ``K_nmᵀy`` are accumulated block-wise (memory ``O(m² + block·m)``, time ``O(nm(m + d))``).
+    Predictions are ``K(X, centers) @ α``. ``K_nm`` is never stored: ``AᵀA`` and ``Aᵀy`` are
+    accumulated block-wise from ``A_b = K_b R⁻¹`` (memory ``O(m² + block·m)``, time
+    ``O(nm(m + d))``).
     With validation data every λ of the grid is solved from the same ``m × m`` problem and the
     validation predictions of all λ come from one blocked product ``K(X_val, C) @ [α(λ_j)]_j``.
 
@@ -191,8 +190,8 @@ class NystromKRLS(KernelEstimator):
         )
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info
-        G, b = self.kernel_.gram_products(X, setup.centers, y)
-        alphas, fallbacks = nkrls_path(G, b, setup.factor, lambdas, n, self.path_method)
+        H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
+        alphas, fallbacks = nkrls_path(H, Aty, setup.factor, lambdas, n, self.path_method)
         if X_val is None:
             self.alpha_, self.best_lambda_, self.path_ = alphas[:, 0], float(lambdas[0]), None
             return self
@@ -204,9 +203,9 @@ class NystromKRLS(KernelEstimator):
         self.alpha_ = alphas[:, best].copy()
         if refit:
             Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            G, b = self.kernel_.gram_products(Xa, setup.centers, ya)
+            H, Aty = nystrom_products(self.kernel_, Xa, setup.centers, ya, setup.factor)
             alphas, _ = nkrls_path(
-                G, b, setup.factor, np.array([self.best_lambda_]), Xa.shape[0], self.path_method
+                H, Aty, setup.factor, np.array([self.best_lambda_]), Xa.shape[0], self.path_method
             )
             self.alpha_ = alphas[:, 0]
         return self

@@ -15,7 +15,7 @@ from kernreg.solvers._base import KernelEstimator, stack_rows
 from kernreg.solvers._iterative import prediction_rmse, run_fixed, run_validated
 from kernreg.solvers._knm import KnmOperator, make_knm
 from kernreg.solvers._linalg import NystromFactor, top_eigenvalue
-from kernreg.solvers._nystrom import nystrom_setup
+from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
 from kernreg.solvers._strategy import STRATEGIES, choose_strategy, nytro_costs
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
@@ -143,9 +143,8 @@ class Nytro(KernelEstimator):
     ) -> tuple[Callable[[], np.ndarray], float]:
         """Return the ``step`` closure on data (X, y) with centers C, and its step size."""
         if strategy == "gram":
-            # β ← β − γ (Mβ − c) with M = AᵀA = R⁻ᵀ K_nmᵀK_nm R⁻¹ and c = Aᵀy = R⁻ᵀ K_nmᵀy.
-            G, b = self.kernel_.gram_products(X, C, y)
-            M, c = factor.congruence(G), factor.solve_t(b)
+            # β ← β − γ (Mβ − c) with M = AᵀA and c = Aᵀy, A = K_nm R⁻¹.
+            M, c = nystrom_products(self.kernel_, X, C, y, factor)
             gamma = self.step_size if self.step_size is not None else 1.0 / top_eigenvalue(M)
             beta = np.zeros(M.shape[0])
 
