@@ -4,9 +4,9 @@
   every iteration streams them from memory twice (``K_nm v``, ``K_nmᵀ r``).
 * ``blocked`` — keep nothing; every iteration re-evaluates ``K_nm`` block by block (one fused
   forward/backward pass) and ``K_vm`` for the validation error.
-* ``gram``    — form ``AᵀA`` and ``Aᵀy`` (``A_b = K_b R⁻¹`` per block of training rows) and
-  ``K_vmᵀK_vm``, ``K_vmᵀy_v`` once, block by block; every iteration is then an ``m × m``
-  product, and the validation error is a quadratic form,
+* ``gram``    — form ``G = K_nmᵀK_nm``, ``K_nmᵀy`` (and the same for the validation rows) once,
+  block by block; every iteration is then an ``m × m`` product (``K_nmᵀK_nm α = G α``) and two
+  triangular solves, and the validation error is a quadratic form,
   ``‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v``.
 
 All three produce the same iterates (up to rounding). The model below estimates each one's time
@@ -56,11 +56,11 @@ def nytro_costs(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int
             block_bytes + 3 * m * m * F64,
         ),
         "gram": StrategyCost(
-            # per block a triangular solve (A_b = K_b R⁻¹, in float64) and syrk: 2·n·m² flops;
-            # then O(m³) for the factorizations and O(m²) per iteration.
-            "gram", kernel_once + n * m * m / GEMM_FLOPS + rows * m * m / gemm_rate
-            + 4.0 * m**3 / GEMM_FLOPS + max_iter * 4.0 * m * m * F64 / BANDWIDTH,
-            block_bytes * (1 + 2 * F64 // itemsize) + 6 * m * m * F64,
+            # syrk does n·m² flops; K_mm's Cholesky m³/3; an iteration a product and two
+            # triangular solves with m × m matrices.
+            "gram", kernel_once + rows * m * m / gemm_rate + m**3 / GEMM_FLOPS
+            + max_iter * 3.0 * m * m * F64 / BANDWIDTH,
+            block_bytes + 5 * m * m * F64,
         ),
     }
 

@@ -15,7 +15,7 @@ from kernreg.solvers._base import KernelEstimator, stack_rows
 from kernreg.solvers._iterative import prediction_rmse, run_fixed, run_validated
 from kernreg.solvers._knm import KnmOperator, make_knm
 from kernreg.solvers._linalg import NystromFactor, top_eigenvalue
-from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
+from kernreg.solvers._nystrom import nystrom_setup
 from kernreg.solvers._strategy import STRATEGIES, choose_strategy, nytro_costs
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
@@ -28,11 +28,12 @@ def nytro_step_size(knm: KnmOperator, factor: NystromFactor) -> float:
     ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ K_nmᵀ K_nm R⁻¹ v`` (``O(nm)`` per product;
     exact eigvalsh for small m).
     """
-    m = knm.shape[1]
+    return _inverse_top_eigenvalue(
+        lambda v: factor.solve_t(knm.rmatvec(knm.matvec(factor.solve(v)))), knm.shape[1]
+    )
 
-    def ata(v: np.ndarray) -> np.ndarray:
-        return factor.solve_t(knm.rmatvec(knm.matvec(factor.solve(v))))
 
+def _inverse_top_eigenvalue(ata: Callable[[np.ndarray], np.ndarray], m: int) -> float:
     op = LinearOperator((m, m), matvec=ata, matmat=ata, dtype=np.float64)
     return 1.0 / top_eigenvalue(op)
 
@@ -143,14 +144,22 @@ class Nytro(KernelEstimator):
     ) -> tuple[Callable[[], np.ndarray], float]:
         """Return the ``step`` closure on data (X, y) with centers C, and its step size."""
         if strategy == "gram":
-            # β ← β − γ (Mβ − c) with M = AᵀA and c = Aᵀy, A = K_nm R⁻¹.
-            M, c = nystrom_products(self.kernel_, X, C, y, factor)
-            gamma = self.step_size if self.step_size is not None else 1.0 / top_eigenvalue(M)
-            beta = np.zeros(M.shape[0])
+            # The update of the other strategies with K_nmᵀ(K_nm α − y) = Gα − b, G = K_nmᵀK_nm,
+            # b = K_nmᵀy formed once. AᵀA = R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for
+            # its tiny λ (see nystrom_products), a gradient step only needs these products.
+            G, b = self.kernel_.gram_products(X, C, y)
+            m = G.shape[0]
+            gamma = self.step_size
+            if gamma is None:
+                gamma = _inverse_top_eigenvalue(
+                    lambda v: factor.solve_t(G @ factor.solve(v)), m
+                )
+            beta, alpha = np.zeros(m), np.zeros(m)
 
             def gram_step() -> np.ndarray:
-                beta[:] -= gamma * (M @ beta - c)
-                return factor.solve(beta)
+                beta[:] -= gamma * factor.solve_t(G @ alpha - b)
+                alpha[:] = factor.solve(beta)
+                return alpha
 
             return gram_step, float(gamma)
         knm = make_knm(strategy, self.kernel_, X, C)
