@@ -40,9 +40,10 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
     lambdas = len(algo.lambdas()) if "lambdas" in algo.params else 1
     parts = {"data": (n + n_val + n_test) * d * _F64 * 2, "kernel block": block_bytes}
     if algo.name in ("kols", "krls"):
-        # K, its eigenvectors and LAPACK's workspace; validation kernel K(X_val, X).
-        parts["K + eigenvectors"] = 3 * n * n * _F64
-        parts["validation kernel"] = n_val * n * _F64
+        # K and its eigenvectors (LAPACK works in K's memory: see eigh_inplace); coefficients
+        # of every λ; validation predictions are blocked.
+        parts["K + eigenvectors"] = 2 * n * n * _F64
+        parts["path"] = n * lambdas * _F64
     elif algo.name == "es":
         parts["K"] = n * n * _F64
         parts["validation kernel"] = n_val * n * _F64

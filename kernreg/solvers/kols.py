@@ -6,11 +6,10 @@ import numbers
 from typing import Any
 
 import numpy as np
-import scipy.linalg as la
 
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator
-from kernreg.solvers._linalg import sym
+from kernreg.solvers._linalg import eigh_inplace, sym_inplace
 from kernreg.solvers._metrics import rmse
 
 __all__ = ["KOLS"]
@@ -76,10 +75,12 @@ class KOLS(KernelEstimator):
         rcond = n * np.finfo(np.float64).eps if self.rcond is None else self.rcond
         if not isinstance(rcond, numbers.Real) or not np.isfinite(rcond) or rcond < 0:
             raise ValueError(f"rcond must be a finite number >= 0, got {self.rcond!r}")
-        K = sym(np.asarray(self.kernel_(X), dtype=np.float64))
-        s, U = la.eigh(K, overwrite_a=True, check_finite=False)
+        K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
+        s, U = eigh_inplace(K)
         keep = np.abs(s) > rcond * np.max(np.abs(s))
-        self.alpha_ = U[:, keep] @ ((U[:, keep].T @ y) / s[keep])
+        # zero weights instead of U[:, keep], which would copy the n × n eigenvectors twice
+        weights = np.divide(U.T @ y, s, out=np.zeros_like(s), where=keep)
+        self.alpha_ = U @ weights
         self.rank_ = int(keep.sum())
         self.centers_ = X
         self.path_ = None

@@ -10,7 +10,7 @@ import scipy.linalg as la
 from kernreg._validation import check_lambdas
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers._linalg import sym
+from kernreg.solvers._linalg import eigh_inplace, sym_inplace
 from kernreg.solvers._metrics import rmse
 from kernreg.stopping import best_iteration
 
@@ -32,7 +32,8 @@ def eigen_path_coefs(
 
 def _solve_shifted(K: np.ndarray, y: np.ndarray, shift: float) -> np.ndarray:
     """``(K + shift·I)⁻¹ y`` by Cholesky; eigendecomposition if Cholesky fails."""
-    A = K + shift * np.eye(K.shape[0])
+    A = K.copy()
+    A.flat[:: K.shape[0] + 1] += shift  # no n × n identity
     try:
         return la.cho_solve(la.cho_factor(A, check_finite=False), y, check_finite=False)
     except la.LinAlgError:
@@ -111,14 +112,14 @@ class KRLS(KernelEstimator):
         lam = self._check_lam(self.lam)
         n = X.shape[0]
         if X_val is None:
-            K = sym(np.asarray(self.kernel_(X), dtype=np.float64))
+            K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
             self.alpha_, self.centers_ = _solve_shifted(K, y, lam * n), X
             self.best_lambda_, self.path_ = lam, None
             return self
 
         lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
-        K = sym(np.asarray(self.kernel_(X), dtype=np.float64))
-        s, U = la.eigh(K, overwrite_a=True, check_finite=False)
+        K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
+        s, U = eigh_inplace(K)
         del K
         alphas = eigen_path_coefs(s, U, y, lambdas * n)
         del U
@@ -128,7 +129,7 @@ class KRLS(KernelEstimator):
         self.path_ = {"lambdas": lambdas, "val_rmse": val_rmse}
         if refit:
             Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            Ka = sym(np.asarray(self.kernel_(Xa), dtype=np.float64))
+            Ka = sym_inplace(np.asarray(self.kernel_(Xa), dtype=np.float64))
             self.alpha_ = _solve_shifted(Ka, ya, self.best_lambda_ * Xa.shape[0])
             self.centers_ = Xa
         else:

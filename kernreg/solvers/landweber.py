@@ -10,7 +10,7 @@ from kernreg._validation import check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator, stack_rows
 from kernreg.solvers._iterative import prediction_rmse, run_fixed, run_validated
-from kernreg.solvers._linalg import sym, top_eigenvalue
+from kernreg.solvers._linalg import sym_inplace, top_eigenvalue
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
 __all__ = ["KernelLandweber"]
@@ -85,7 +85,7 @@ class KernelLandweber(KernelEstimator):
 
     def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
         """Return the ``step`` closure for data (X, y) and the step size it uses."""
-        K = sym(np.asarray(self.kernel_(X), dtype=np.float64))
+        K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
         eta = self.step_size
         if eta is None:
             eta = 1.0 / top_eigenvalue(K)
