@@ -16,6 +16,7 @@ from kernreg.kernels import (
     LinearKernel,
     make_kernel,
 )
+from kernreg.solvers._knm import InMemoryKnm, make_knm
 
 
 def _reference(name: str, X: np.ndarray, Y: np.ndarray, sigma: float) -> np.ndarray:
@@ -184,3 +185,25 @@ def test_custom_sampler_is_checked():
 
     with pytest.raises(RuntimeError, match="invalid index set"):
         Bad().select(np.zeros((10, 1)), 3, 0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("storage", ["memory", "blocked"])
+def test_knm_operators_equal_dense(storage, dtype, monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(203, 5))
+    C = X[rng.choice(203, 31, replace=False)]
+    y, v, V = rng.normal(size=203), rng.normal(size=31), rng.normal(size=(31, 3))
+    K = _reference("gaussian", X, C, 0.8)
+    # 7 rows per fused block (float64), so the gradient is summed over many blocks
+    monkeypatch.setattr(InMemoryKnm, "fused_block_bytes", 8 * 31 * 7)
+    op = make_knm(storage, GaussianKernel(0.8, dtype=dtype, memory_budget=8 * 31 * 9), X, C)
+    if storage == "memory":
+        assert op.K.dtype == np.dtype(dtype)  # float32 storage halves memory and bandwidth
+    tol = 1e-11 if dtype == "float64" else 2e-5
+    for got, want in [(op.matvec(v), K @ v), (op.matvec(V), K @ V), (op.rmatvec(y), K.T @ y)]:
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    grad, resid = op.normal_matvec(v, y)
+    np.testing.assert_allclose(resid, K @ v - y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(grad, K.T @ (K @ v - y), rtol=10 * tol, atol=10 * tol)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -12,6 +14,7 @@ from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
 from kernreg.solvers._linalg import nystrom_factor
 from kernreg.solvers._nystrom import nystrom_products
+from kernreg.solvers._strategy import STRATEGIES
 from kernreg.solvers.krls import eigen_path_coefs
 from kernreg.solvers.nkrls import nkrls_path
 
@@ -219,14 +222,14 @@ def test_nytro_strategies_give_the_same_path(problem):
     """Validation path, t*, step and final model agree across the K_nm strategies."""
     X, y, X_val, y_val, X_test = problem
     fits = {
-        strategy: Nytro(sigma=SIGMA, m=40, max_iter=60, random_state=3, strategy=strategy,
-                        stopping_rule="window_averaged", window=6, threshold=0.01,
-                        memory_budget=4096).fit(X, y, X_val, y_val)
-        for strategy in ("memory", "blocked", "gram")
+        pair: Nytro(sigma=SIGMA, m=40, max_iter=60, random_state=3, strategy=pair[0],
+                    validation_strategy=pair[1], stopping_rule="window_averaged", window=6,
+                    threshold=0.01, memory_budget=4096).fit(X, y, X_val, y_val)
+        for pair in itertools.product(STRATEGIES, STRATEGIES)
     }
-    ref = fits["memory"]
-    for strategy, est in fits.items():
-        assert est.strategy_ == strategy
+    ref = fits["memory", "memory"]
+    for pair, est in fits.items():
+        assert (est.strategy_, est.validation_strategy_) == pair
         assert est.best_iter_ == ref.best_iter_ and est.n_iter_ == ref.n_iter_
         assert est.step_size_ == pytest.approx(ref.step_size_, rel=1e-8)
         np.testing.assert_allclose(est.path_["val_rmse"], ref.path_["val_rmse"], rtol=1e-9)
@@ -240,7 +243,7 @@ def test_nytro_strategies_agree_when_k_mm_is_near_singular():
     y, y_val = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(2000), np.sin(3 * X_val[:, 0])
     fits = {
         strategy: Nytro(sigma=2.0, m=300, max_iter=200, random_state=0, strategy=strategy,
-                        stopping_rule="none").fit(X, y, X_val, y_val)
+                        validation_strategy=strategy, stopping_rule="none").fit(X, y, X_val, y_val)
         for strategy in ("memory", "blocked", "gram")
     }
     ref = fits["memory"]
@@ -253,7 +256,8 @@ def test_nytro_auto_strategy_follows_cost_model(problem):
     X, y, X_val, y_val, _ = problem
     auto = Nytro(sigma=SIGMA, m=40, max_iter=50, random_state=3).fit(X, y, X_val, y_val)
     assert auto.strategy_ == "gram"  # m² work per iteration beats n·m when m << n
-    assert set(auto.strategy_costs_) == {"memory", "blocked", "gram"}
+    assert auto.validation_strategy_ in STRATEGIES
+    assert len(auto.strategy_costs_) == len(STRATEGIES) ** 2  # every (training, validation) pair
     fixed = Nytro(sigma=SIGMA, m=40, max_iter=50, random_state=3, strategy="memory")
     np.testing.assert_allclose(fixed.fit(X, y, X_val, y_val).path_["val_rmse"],
                                auto.path_["val_rmse"], rtol=1e-9)
@@ -291,3 +295,17 @@ def test_float32_kernel_close_to_float64(problem):
     est = NystromKRLS(sigma=SIGMA, m=40, lam=1e-2, random_state=0, dtype="float32")
     p32 = est.fit(X, y).predict(X_test)
     assert _rel(p32, p64) < 1e-3
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_float32_nytro_close_to_float64(problem, strategy):
+    X, y, X_val, y_val, X_test = problem
+    fits = {
+        dtype: Nytro(sigma=SIGMA, m=40, max_iter=80, random_state=0, dtype=dtype,
+                     strategy=strategy, validation_strategy=strategy, stopping_rule="none"
+                     ).fit(X, y, X_val, y_val)
+        for dtype in ("float64", "float32")
+    }
+    np.testing.assert_allclose(fits["float32"].path_["val_rmse"],
+                               fits["float64"].path_["val_rmse"], rtol=1e-4)
+    assert _rel(fits["float32"].predict(X_test), fits["float64"].predict(X_test)) < 1e-3

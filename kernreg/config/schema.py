@@ -62,6 +62,8 @@ _NYSTROM = {
     "sampler": {"enum": ["uniform"]},
 }
 
+_STRATEGY = {"enum": ["auto", "memory", "blocked", "gram"]}
+
 ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
     "kols": _algorithm(),
     "krls": _algorithm(lambdas=LAMBDAS),
@@ -69,7 +71,7 @@ ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
     "nkrls": _algorithm(lambdas=LAMBDAS, path_method={"enum": ["eigh", "cholesky"]},
                         **_NYSTROM),
     "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
-                        strategy={"enum": ["auto", "memory", "blocked", "gram"]}, **_NYSTROM),
+                        strategy=_STRATEGY, validation_strategy=_STRATEGY, **_NYSTROM),
 }
 
 EXPERIMENT_SCHEMA: dict[str, Any] = {

@@ -54,13 +54,13 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
         parts["A blocks"] = 2 * block_bytes * _F64 // (4 if dtype == "float32" else 8)
         parts["path"] = (m + n_val) * lambdas * _F64
     elif algo.name == "nytro":
-        # The estimator picks its K_nm strategy with the same cost model, within the budget.
+        # The estimator picks its K_nm strategies with the same cost model, within the budget.
         itemsize = 4 if dtype == "float32" else 8
-        costs = nytro_costs(n, n_val, m, d, algo.params["max_iter"], itemsize, block_bytes)
-        strategy = algo.params["strategy"]
-        if strategy == "auto":
-            strategy = choose_strategy(costs, memory_limit)
-        parts[f"{strategy} strategy"] = costs[strategy].peak_bytes
+        costs = nytro_costs(n, max(n_val, 1), m, d, algo.params["max_iter"], itemsize,
+                            block_bytes)
+        chosen = choose_strategy(costs, memory_limit, algo.params["strategy"],
+                                 algo.params.get("validation_strategy", "auto"))
+        parts[f"{chosen.label} strategy"] = chosen.peak_bytes
     return Estimate(algo.label, sum(parts.values()), parts)
 
 

@@ -105,6 +105,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) 
     info.update({f"factor_{k}": v for k, v in getattr(estimator, "factor_info_", {}).items()})
     if hasattr(estimator, "strategy_"):  # how NYTRO touched K_nm, for reading its timings
         info["strategy"] = estimator.strategy_
+        info["validation_strategy"] = estimator.validation_strategy_
     return TrialRecord(
         algorithm=algo.name,
         label=algo.label,

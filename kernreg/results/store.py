@@ -66,6 +66,7 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["blas_threads"] = max(record.blas.values(), default=0)
     row["peak_rss_mb"] = record.peak_rss / 2**20
     row["strategy"] = record.info.get("strategy", "")
+    row["validation_strategy"] = record.info.get("validation_strategy", "")
     del row["peak_rss"]
     return row
 

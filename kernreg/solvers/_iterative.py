@@ -11,7 +11,18 @@ import numpy as np
 from kernreg.solvers._metrics import rmse
 from kernreg.stopping import StoppingRule
 
-__all__ = ["IterativePath", "prediction_rmse", "run_fixed", "run_validated"]
+__all__ = [
+    "VALIDATION_CHUNK",
+    "IterativePath",
+    "prediction_rmse",
+    "run_fixed",
+    "run_validated",
+]
+
+#: Iterates scored together when validation predictions read a stored or re-evaluated kernel
+#: block: one read/evaluation per chunk, and at most ``chunk − 1`` iterations past the stop
+#: computed in vain (see :func:`run_validated`).
+VALIDATION_CHUNK = 10
 
 
 @dataclass
@@ -53,46 +64,60 @@ class IterativePath:
 
 def prediction_rmse(
     predict_val: Callable[[np.ndarray], np.ndarray], y_val: np.ndarray
-) -> Callable[[np.ndarray], float]:
-    """Validation RMSE of coefficients through explicit validation predictions."""
-    return lambda coef: float(rmse(y_val, predict_val(coef)))
+) -> Callable[[np.ndarray], np.ndarray]:
+    """Validation RMSE of coefficient columns ``(m, c)`` through explicit predictions."""
+    return lambda coefs: np.atleast_1d(rmse(y_val, predict_val(coefs)))
 
 
 def run_validated(
     step: Callable[[], np.ndarray],
-    val_rmse: Callable[[np.ndarray], float],
+    val_rmse: Callable[[np.ndarray], np.ndarray],
     rule: StoppingRule,
     max_iter: int,
+    chunk: int = 1,
 ) -> IterativePath:
     """Iterate ``step`` up to ``max_iter`` times, scoring every iterate on validation data.
 
     ``step()`` advances the solver and returns the current coefficients (it may return the same
-    array object each time; the best iterate is copied); ``val_rmse(coef)`` is their validation
-    RMSE. After each iteration the error is appended and ``rule`` is asked whether to stop. A
-    non-finite error (divergent step size) also ends the loop.
+    array object each time; iterates are copied). ``val_rmse(coefs)`` gives the validation RMSE
+    of each column of ``coefs`` ``(m, c)``. The iterates are scored ``chunk`` at a time, so that
+    validation products read their kernel once per chunk (one GEMM instead of ``chunk`` GEMVs, or
+    one re-evaluation of a blocked kernel); the errors are then handed to ``rule`` one by one
+    exactly as without chunks, so the result does not depend on ``chunk`` — only up to
+    ``chunk − 1`` iterations past the stop are computed in vain. A non-finite error (divergent
+    step size) also ends the loop.
     """
     errors: list[float] = []
     best_err, best_iter, best_coef = np.inf, 1, None
     stopped = diverged = False
-    for t in range(1, max_iter + 1):
+    buffer: np.ndarray | None = None
+    t = 0
+    while t < max_iter and not (stopped or diverged):
+        size = min(chunk, max_iter - t)
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below
-            coef = step()
-            err = val_rmse(coef)
-        errors.append(err)
-        if err < best_err or best_coef is None:
-            best_err, best_iter, best_coef = err, t, coef.copy()
-        if not np.isfinite(err):
-            diverged = True
-            warnings.warn(
-                f"validation error became non-finite at iteration {t}; the step size is too "
-                "large for this kernel matrix (the path was stopped there)",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            break
-        if rule.should_stop(errors):
-            stopped = True
-            break
+            for j in range(size):
+                coef = step()
+                if buffer is None:
+                    buffer = np.empty((coef.shape[0], chunk), dtype=coef.dtype)
+                buffer[:, j] = coef
+            chunk_errors = np.asarray(val_rmse(buffer[:, :size]), dtype=np.float64)
+        for j, err in enumerate(chunk_errors):
+            t += 1
+            errors.append(float(err))
+            if err < best_err or best_coef is None:
+                best_err, best_iter, best_coef = err, t, buffer[:, j].copy()
+            if not np.isfinite(err):
+                diverged = True
+                warnings.warn(
+                    f"validation error became non-finite at iteration {t}; the step size is too "
+                    "large for this kernel matrix (the path was stopped there)",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                break
+            if rule.should_stop(errors):
+                stopped = True
+                break
     return IterativePath(
         best_coef=best_coef,
         best_iter=best_iter if np.isfinite(best_err) else 1,

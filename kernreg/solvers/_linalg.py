@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as la
+from scipy.linalg import blas
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 __all__ = [
@@ -73,11 +74,18 @@ class NystromFactor:
 
     def solve(self, B: np.ndarray) -> np.ndarray:
         """``R⁻¹ B``."""
-        return la.solve_triangular(self.R, B, lower=False, check_finite=False)
+        return self._solve(B, trans=0)
 
     def solve_t(self, B: np.ndarray) -> np.ndarray:
         """``R⁻ᵀ B``."""
-        return la.solve_triangular(self.R, B, trans="T", lower=False, check_finite=False)
+        return self._solve(B, trans=1)
+
+    def _solve(self, B: np.ndarray, trans: int) -> np.ndarray:
+        if B.ndim == 1 and B.dtype == np.float64 and self.R.flags.f_contiguous:
+            # BLAS trsv directly: an iteration of NYTRO's gram strategy does two solves with
+            # one vector each, where solve_triangular's checks cost as much as the solve.
+            return blas.dtrsv(self.R, B, lower=0, trans=trans)
+        return la.solve_triangular(self.R, B, trans=trans, lower=False, check_finite=False)
 
     def right_solve(self, B: np.ndarray) -> np.ndarray:
         """``B R⁻¹`` in float64 (e.g. a row block of ``A = K_nm R⁻¹``)."""

@@ -1,73 +1,114 @@
 """How NYTRO touches ``K_nm``: a cost model choosing among three equivalent strategies.
 
-* ``memory``  — compute ``K_nm`` (and ``K_vm`` of the validation rows) once and keep them;
-  every iteration streams them from memory twice (``K_nm v``, ``K_nmᵀ r``).
-* ``blocked`` — keep nothing; every iteration re-evaluates ``K_nm`` block by block (one fused
-  forward/backward pass) and ``K_vm`` for the validation error.
-* ``gram``    — form ``G = K_nmᵀK_nm``, ``K_nmᵀy`` (and the same for the validation rows) once,
-  block by block; every iteration is then an ``m × m`` product (``K_nmᵀK_nm α = G α``) and two
-  triangular solves, and the validation error is a quadratic form,
-  ``‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v``.
+The training rows and the validation rows each get one of:
 
-All three produce the same iterates (up to rounding). The model below estimates each one's time
-from flop and byte counts at nominal machine rates and its peak memory; :func:`choose_strategy`
-takes the fastest that fits the memory limit. Only the ratios between strategies matter for the
-choice, so the nominal rates need not match a given machine closely.
+* ``memory``  — compute the kernel block (``K_nm``, resp. ``K_vm``) once and keep it, in the
+  kernel's dtype; every iteration streams it from memory (one fused forward/backward pass for
+  ``K_nmᵀ(K_nm α − y)``; one read of ``K_vm`` per chunk of iterates for validation).
+* ``blocked`` — keep nothing; re-evaluate the kernel block by block: every iteration for the
+  training rows, once per chunk of :data:`VALIDATION_CHUNK` iterates for the validation rows.
+* ``gram``    — form ``G = K_nmᵀK_nm`` and ``K_nmᵀy`` once, block by block; an iteration is then
+  an ``m × m`` product and two triangular solves. For the validation rows the error becomes a
+  quadratic form, ``‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v``.
+
+All choices produce the same iterates (up to rounding). The model below estimates each one's
+time from flop and byte counts at nominal machine rates, and its peak memory;
+:func:`choose_strategy` takes the fastest pair that fits the memory limit. Only the ratios between
+strategies matter for the choice, so the nominal rates need not match a given machine closely.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 
-#: Nominal rates of a small machine: dense GEMM flop/s, exp/s, and streaming bytes/s.
-GEMM_FLOPS = 4e10
-EXP_PER_S = 4e8
-BANDWIDTH = 8e9
+from kernreg.solvers._iterative import VALIDATION_CHUNK
+
+#: Nominal rates of a small machine (2 cores, AVX-512): float64 GEMM flop/s (float32 runs at
+#: twice this), exp/s, and streaming bytes/s.
+GEMM_FLOPS = 1e11
+EXP_PER_S = 2e9
+BANDWIDTH = 3e10
 F64 = 8
+#: Products with a few vectors (GEMV, or GEMM with a chunk of iterates) run far below the GEMM
+#: rate; m × m matrices that stay in the last-level cache stream several times faster.
+SKINNY_FLOPS = GEMM_FLOPS / 4
+CACHE_BYTES = 32 * 2**20
+CACHE_SPEEDUP = 4.0
 
 STRATEGIES = ("memory", "blocked", "gram")
 
 
 @dataclass(frozen=True)
 class StrategyCost:
-    """Estimated seconds and peak bytes (of the K-related arrays) of one strategy."""
+    """Estimated seconds and peak bytes (of the kernel-related arrays) of a strategy pair."""
 
     name: str
+    validation: str
     seconds: float
     peak_bytes: int
 
+    @property
+    def label(self) -> str:
+        """``"memory"`` when both parts agree, else ``"memory/blocked"`` (training/validation)."""
+        return self.name if self.name == self.validation else f"{self.name}/{self.validation}"
+
 
 def _kernel_seconds(rows: int, m: int, d: int, gemm_rate: float) -> float:
-    return 2.0 * rows * m * d / gemm_rate + rows * m / EXP_PER_S
+    # the GEMM of the distance expansion, the exponential, ~5 elementwise passes over the block
+    return 2.0 * rows * m * d / gemm_rate + rows * m / EXP_PER_S + 5 * rows * m * F64 / BANDWIDTH
 
 
-def nytro_costs(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
-                block_bytes: int) -> dict[str, StrategyCost]:
-    """Cost of each strategy for ``n`` training and ``n_val`` validation rows, ``m`` centers,
-    ``d`` features and at most ``max_iter`` iterations (``itemsize``: kernel dtype bytes)."""
-    rows = n + n_val
+def _part_costs(rows: int, m: int, d: int, iters: float, itemsize: int, block_bytes: int,
+                training: bool) -> dict[str, tuple[float, int]]:
+    """(seconds, peak bytes) of each strategy for ``rows`` rows scored ``iters`` times."""
     gemm_rate = GEMM_FLOPS * F64 / itemsize  # single precision runs about twice as fast
-    kernel_once = _kernel_seconds(rows, m, d, gemm_rate)
-    stream = (2 * n + n_val) * m * F64 / BANDWIDTH  # one iteration over stored float64 blocks
+    once = _kernel_seconds(rows, m, d, gemm_rate)
+    stored = rows * m * itemsize
+    # G, G_v and R together in cache make each m × m pass cheaper
+    mm_pass = m * m * F64 / BANDWIDTH
+    if 3 * m * m * F64 <= CACHE_BYTES:
+        mm_pass /= CACHE_SPEEDUP
+    skinny = 2.0 * rows * m / SKINNY_FLOPS  # one product of the rows' kernel with a vector
+    if training:  # K_nm v and K_nmᵀ r every iteration
+        memory_iter, blocked_iter = stored / BANDWIDTH, once + 2.0 * skinny
+        gram_iter, gram_bytes = 3.0 * mm_pass, 4 * m * m * F64
+    else:  # K_vm α for a chunk of iterates; the quadratic form costs one m × m product
+        memory_iter = stored / BANDWIDTH / VALIDATION_CHUNK + skinny
+        blocked_iter = once / VALIDATION_CHUNK + skinny
+        gram_iter, gram_bytes = mm_pass, m * m * F64
     return {
-        "memory": StrategyCost("memory", kernel_once + max_iter * stream, rows * m * F64),
-        "blocked": StrategyCost(
-            "blocked", max_iter * (kernel_once + 2.0 * rows * m / gemm_rate),
-            block_bytes + 3 * m * m * F64,
-        ),
-        "gram": StrategyCost(
-            # syrk does n·m² flops; K_mm's Cholesky m³/3; an iteration a product and two
-            # triangular solves with m × m matrices.
-            "gram", kernel_once + rows * m * m / gemm_rate + m**3 / GEMM_FLOPS
-            + max_iter * 3.0 * m * m * F64 / BANDWIDTH,
-            block_bytes + 5 * m * m * F64,
-        ),
+        "memory": (once + iters * memory_iter, stored),
+        "blocked": (iters * blocked_iter, 0),
+        # syrk does rows·m² flops in the kernel's dtype, accumulated in float64
+        "gram": (once + rows * m * m / gemm_rate + iters * gram_iter, gram_bytes),
     }
 
 
-def choose_strategy(costs: dict[str, StrategyCost], memory_limit: int) -> str:
-    """The fastest strategy whose peak fits ``memory_limit`` (else the smallest one)."""
-    fitting = [c for c in costs.values() if c.peak_bytes <= memory_limit]
+def nytro_costs(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
+                block_bytes: int) -> dict[tuple[str, str], StrategyCost]:
+    """Cost of each (training, validation) strategy pair for ``n`` training and ``n_val``
+    validation rows, ``m`` centers, ``d`` features and at most ``max_iter`` iterations
+    (``itemsize``: kernel dtype bytes; ``block_bytes``: one kernel block)."""
+    train = _part_costs(n, m, d, max_iter, itemsize, block_bytes, training=True)
+    val = _part_costs(n_val, m, d, max_iter, itemsize, block_bytes, training=False)
+    # K_mm, R and their work buffers (m × m, float64) and one kernel block exist in every case
+    common = m**3 / 3.0 / GEMM_FLOPS, 2 * m * m * F64 + block_bytes
+    costs = {}
+    for t_name, v_name in product(STRATEGIES, STRATEGIES):
+        (t_s, t_b), (v_s, v_b) = train[t_name], val[v_name]
+        costs[t_name, v_name] = StrategyCost(t_name, v_name, common[0] + t_s + v_s,
+                                             common[1] + t_b + v_b)
+    return costs
+
+
+def choose_strategy(costs: dict[tuple[str, str], StrategyCost], memory_limit: int,
+                    training: str = "auto", validation: str = "auto") -> StrategyCost:
+    """The fastest pair whose peak fits ``memory_limit`` (else the smallest one), among those
+    that agree with the given ``training`` and ``validation`` strategies (``"auto"``: any)."""
+    allowed = [c for c in costs.values()
+               if training in ("auto", c.name) and validation in ("auto", c.validation)]
+    fitting = [c for c in allowed if c.peak_bytes <= memory_limit]
     if fitting:
-        return min(fitting, key=lambda c: c.seconds).name
-    return min(costs.values(), key=lambda c: c.peak_bytes).name
+        return min(fitting, key=lambda c: c.seconds)
+    return min(allowed, key=lambda c: c.peak_bytes)

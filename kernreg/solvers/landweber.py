@@ -9,7 +9,12 @@ import numpy as np
 from kernreg._validation import check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._iterative import prediction_rmse, run_fixed, run_validated
+from kernreg.solvers._iterative import (
+    VALIDATION_CHUNK,
+    prediction_rmse,
+    run_fixed,
+    run_validated,
+)
 from kernreg.solvers._linalg import sym_inplace, top_eigenvalue
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
@@ -123,7 +128,9 @@ class KernelLandweber(KernelEstimator):
             self.path_ = None
             return self
         K_val = np.asarray(self.kernel_(X_val, X), dtype=np.float64)
-        res = run_validated(step, prediction_rmse(lambda a: K_val @ a, y_val), rule, max_iter)
+        # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
+        res = run_validated(step, prediction_rmse(lambda a: K_val @ a, y_val), rule, max_iter,
+                            VALIDATION_CHUNK)
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
         self.alpha_ = res.best_coef
         if refit:

@@ -12,11 +12,21 @@ from scipy.sparse.linalg import LinearOperator
 from kernreg._validation import check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._iterative import prediction_rmse, run_fixed, run_validated
+from kernreg.solvers._iterative import (
+    VALIDATION_CHUNK,
+    prediction_rmse,
+    run_fixed,
+    run_validated,
+)
 from kernreg.solvers._knm import KnmOperator, make_knm
 from kernreg.solvers._linalg import NystromFactor, top_eigenvalue
 from kernreg.solvers._nystrom import nystrom_setup
-from kernreg.solvers._strategy import STRATEGIES, choose_strategy, nytro_costs
+from kernreg.solvers._strategy import (
+    STRATEGIES,
+    StrategyCost,
+    choose_strategy,
+    nytro_costs,
+)
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
 __all__ = ["Nytro", "nytro_step_size"]
@@ -70,12 +80,15 @@ class Nytro(KernelEstimator):
     random_state : None, int or numpy.random.Generator
         Seed of the center selection.
     strategy : {"auto", "memory", "blocked", "gram"}, default "auto"
-        How ``K_nm`` is used (see :mod:`kernreg.solvers._strategy`): kept in memory,
-        re-evaluated block-wise every iteration, or reduced once to ``m × m`` Gram matrices.
-        All give the same iterates; ``"auto"`` picks the fastest by a cost model among those
-        fitting ``max_memory``, and ``strategy_`` records the choice.
+        How ``K_nm`` is used (see :mod:`kernreg.solvers._strategy`): kept in memory (in the
+        kernel's dtype), re-evaluated block-wise every iteration, or reduced once to ``m × m``
+        Gram matrices. All give the same iterates; ``"auto"`` picks the fastest by a cost model
+        among those fitting ``max_memory``, and ``strategy_`` records the choice.
+    validation_strategy : {"auto", "memory", "blocked", "gram"}, default "auto"
+        The same choice for the validation rows' ``K_vm`` (recorded in
+        ``validation_strategy_``).
     max_memory : int, optional
-        Bytes the strategy's kernel arrays may take under ``"auto"`` (default: 80% of the
+        Bytes the strategies' kernel arrays may take under ``"auto"`` (default: 80% of the
         memory available when ``fit`` starts).
     refit : bool, default False
         After selecting t*, rerun t* iterations on training + validation rows with the same
@@ -95,8 +108,9 @@ class Nytro(KernelEstimator):
         Iterations run.
     step_size_ : float
         ``γ`` used.
-    strategy_ : str
-        The strategy used; with ``"auto"``, ``strategy_costs_`` holds the cost model's estimates.
+    strategy_, validation_strategy_ : str
+        The strategies used for ``K_nm`` and ``K_vm``; ``strategy_costs_`` holds the cost
+        model's estimates for every pair.
     factor_info_ : dict
         ``{"epsilon_requested", "epsilon_used", "retries"}``.
     path_ : dict or None
@@ -117,6 +131,7 @@ class Nytro(KernelEstimator):
         sampler: Any = "uniform",
         random_state: Any = None,
         strategy: str = "auto",
+        validation_strategy: str = "auto",
         max_memory: int | None = None,
         refit: bool = False,
         dtype: str = "float64",
@@ -134,6 +149,7 @@ class Nytro(KernelEstimator):
         self.sampler = sampler
         self.random_state = random_state
         self.strategy = strategy
+        self.validation_strategy = validation_strategy
         self.max_memory = max_memory
         self.refit = refit
         self.dtype = dtype
@@ -178,30 +194,33 @@ class Nytro(KernelEstimator):
         return step, float(gamma)
 
     def _validation_rmse(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
-                         ) -> Callable[[np.ndarray], float]:
-        """Validation RMSE of coefficients α, computed as the strategy dictates."""
+                         ) -> tuple[Callable[[np.ndarray], np.ndarray], int]:
+        """Validation RMSE of coefficient columns, computed as the strategy dictates, and the
+        number of iterates to score together (see :func:`run_validated`)."""
         if strategy == "gram":
-            # ‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v: O(m²) per iteration, no K_vm kept.
+            # ‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v: O(m²) per iterate, no K_vm kept.
             G_v, b_v = self.kernel_.gram_products(X_val, C, y_val)
             yy, n_val = float(y_val @ y_val), y_val.shape[0]
 
-            def quadratic(alpha: np.ndarray) -> float:
-                sq = alpha @ (G_v @ alpha) - 2.0 * (alpha @ b_v) + yy
-                return float(np.sqrt(max(sq, 0.0) / n_val))
+            def quadratic(alphas: np.ndarray) -> np.ndarray:
+                sq = np.array([a @ (G_v @ a) for a in alphas.T]) - 2.0 * (b_v @ alphas) + yy
+                return np.sqrt(np.maximum(sq, 0.0) / n_val)
 
-            return quadratic
-        return prediction_rmse(make_knm(strategy, self.kernel_, X_val, C).matvec, y_val)
+            return quadratic, 1
+        knm = make_knm(strategy, self.kernel_, X_val, C)
+        return prediction_rmse(knm.matvec, y_val), VALIDATION_CHUNK
 
-    def _choose_strategy(self, n: int, n_val: int, m: int, d: int, max_iter: int) -> str:
-        """The configured strategy, or under ``"auto"`` the cost model's choice."""
-        if self.strategy != "auto":
-            return self.strategy
+    def _choose_strategy(self, n: int, n_val: int, m: int, d: int, max_iter: int
+                         ) -> StrategyCost:
+        """The (training, validation) strategies: the configured ones, with ``"auto"`` parts
+        filled in by the cost model within ``max_memory``."""
         limit = self.max_memory
         if limit is None:
             limit = int(0.8 * psutil.virtual_memory().available)
-        self.strategy_costs_ = nytro_costs(n, n_val, m, d, max_iter, self.kernel_.itemsize,
-                                           self.memory_budget)
-        return choose_strategy(self.strategy_costs_, limit)
+        costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, self.kernel_.itemsize,
+                            self.memory_budget)
+        self.strategy_costs_ = {c.label: c for c in costs.values()}
+        return choose_strategy(costs, limit, self.strategy, self.validation_strategy)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Nytro:
         """Run NYTRO; with validation data select t* by the stopping rule.
@@ -223,10 +242,10 @@ class Nytro(KernelEstimator):
         refit = self._check_refit()
         check_positive(self.step_size, "step_size", allow_none=True)
         check_positive(self.max_memory, "max_memory", allow_none=True)
-        if self.strategy not in ("auto", *STRATEGIES):
-            raise ValueError(
-                f"strategy must be one of {['auto', *STRATEGIES]}, got {self.strategy!r}"
-            )
+        for name in ("strategy", "validation_strategy"):
+            if getattr(self, name) not in ("auto", *STRATEGIES):
+                raise ValueError(f"{name} must be one of {['auto', *STRATEGIES]}, "
+                                 f"got {getattr(self, name)!r}")
         setup = nystrom_setup(
             X,
             m,
@@ -238,7 +257,8 @@ class Nytro(KernelEstimator):
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info
         n_val = 0 if X_val is None else X_val.shape[0]
-        self.strategy_ = self._choose_strategy(X.shape[0], n_val, m, X.shape[1], max_iter)
+        chosen = self._choose_strategy(X.shape[0], n_val, m, X.shape[1], max_iter)
+        self.strategy_, self.validation_strategy_ = chosen.name, chosen.validation
         step, self.step_size_ = self._iteration(X, y, setup.centers, setup.factor,
                                                 self.strategy_)
         if X_val is None:
@@ -246,8 +266,9 @@ class Nytro(KernelEstimator):
             self.best_iter_ = self.n_iter_ = max_iter
             self.path_ = None
             return self
-        val_rmse = self._validation_rmse(X_val, y_val, setup.centers, self.strategy_)
-        res = run_validated(step, val_rmse, rule, max_iter)
+        val_rmse, chunk = self._validation_rmse(X_val, y_val, setup.centers,
+                                                self.validation_strategy_)
+        res = run_validated(step, val_rmse, rule, max_iter, chunk)
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
         self.alpha_ = res.best_coef
         if refit:

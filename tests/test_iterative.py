@@ -1,0 +1,53 @@
+"""The shared validation loop: chunked scoring gives exactly the unchunked path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernreg.solvers._iterative import run_validated
+from kernreg.stopping import get_stopping_rule
+
+# Validation errors that fall, then rise from iteration 13 on: window_simple (w = 5) fires at 15.
+ERRORS = np.concatenate([np.linspace(1.0, 0.5, 12), np.linspace(0.52, 0.8, 20)])
+
+
+def _counter():
+    """A 'solver' whose coefficient after t steps is [t, 0] (so iterates are identifiable)."""
+    coef = np.zeros(2)
+
+    def step() -> np.ndarray:
+        coef[0] += 1
+        return coef  # the same array every time, as the real solvers do
+
+    return step
+
+
+def _errors_of(coefs: np.ndarray) -> np.ndarray:
+    return ERRORS[coefs[0].astype(int) - 1]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 10, 50])
+def test_chunked_scoring_gives_the_unchunked_path(chunk: int) -> None:
+    rule = get_stopping_rule("window_simple", window=5, threshold=0.0)
+    res = run_validated(_counter(), _errors_of, rule, max_iter=len(ERRORS), chunk=chunk)
+    assert res.stopped and res.n_iter == 15  # mid-chunk for chunk = 10 and 50
+    np.testing.assert_array_equal(res.val_rmse, ERRORS[:15])
+    assert res.best_iter == 12 and res.best_coef[0] == 12
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 10])
+def test_chunked_scoring_runs_to_max_iter_without_a_rule(chunk: int) -> None:
+    res = run_validated(_counter(), _errors_of, get_stopping_rule("none"), max_iter=23,
+                        chunk=chunk)
+    assert not res.stopped and res.n_iter == 23
+    np.testing.assert_array_equal(res.val_rmse, ERRORS[:23])
+
+
+def test_divergence_inside_a_chunk_stops_there() -> None:
+    errors = np.array([1.0, 0.9, np.inf, 0.1, 0.1])
+
+    with pytest.warns(RuntimeWarning, match="iteration 3"):
+        res = run_validated(_counter(), lambda c: errors[c[0].astype(int) - 1],
+                            get_stopping_rule("none"), max_iter=5, chunk=4)
+    assert res.diverged and res.n_iter == 3 and res.best_iter == 2
