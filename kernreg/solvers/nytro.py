@@ -35,12 +35,18 @@ __all__ = ["Nytro", "nytro_step_size"]
 def nytro_step_size(knm: KnmOperator, factor: NystromFactor) -> float:
     """``γ = 1 / ‖K_nm R⁻¹‖₂²`` = ``1 / λ_max(AᵀA)``, from products with ``A`` only.
 
-    ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ K_nmᵀ K_nm R⁻¹ v`` (``O(nm)`` per product;
-    exact eigvalsh for small m).
+    ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ K_nmᵀ K_nm R⁻¹ v`` (one fused pass over
+    ``K_nm`` per product; exact eigvalsh for small m).
     """
-    return _inverse_top_eigenvalue(
-        lambda v: factor.solve_t(knm.rmatvec(knm.matvec(factor.solve(v)))), knm.shape[1]
-    )
+    zeros = np.zeros(knm.shape[0])
+
+    def ata(v: np.ndarray) -> np.ndarray:
+        u = factor.solve(v)
+        if u.ndim == 1:
+            return factor.solve_t(knm.normal_matvec(u, zeros)[0])  # K_nmᵀ(K_nm u − 0)
+        return factor.solve_t(knm.rmatvec(knm.matvec(u)))
+
+    return _inverse_top_eigenvalue(ata, knm.shape[1])
 
 
 def _inverse_top_eigenvalue(ata: Callable[[np.ndarray], np.ndarray], m: int) -> float:
