@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint data smoke table1 table2 bench-data clean
+.PHONY: help install test lint data smoke table1 table2 bench-table2 bench-data clean
 
 help:
 	@echo "make install     create $(VENV) and install kernreg with its dev tools"
@@ -16,6 +16,7 @@ help:
 	@echo "make data        fetch, verify and cache every dataset that can be had"
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
+	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
 	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
 	@echo "make clean       remove caches of prepared data and build artefacts"
@@ -47,6 +48,11 @@ table1:
 table2:
 	$(BIN)/kernreg run configs/table2.yaml --no-progress
 	$(BIN)/kernreg table configs/table2.yaml --compare-paper -o results/table2.md
+
+bench-table2:
+	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --baseline
+	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --dtype float32
+	$(BIN)/python scripts/bench_table2.py covtype_binary yearprediction --repeats 1 --dtype float32
 
 bench-data:
 	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5

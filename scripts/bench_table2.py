@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 from kernreg.config import load_experiment
 from kernreg.errors import KernregError
 from kernreg.experiment.estimators import make_estimator
-from kernreg.experiment.resources import PeakMemory, blas_threads
+from kernreg.experiment.resources import PeakMemory, blas_description
 from kernreg.experiment.trial import prepare_data, trial_seed
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import holdout_split, rmse
@@ -86,13 +86,15 @@ def _kernel_ridge(X_fit, y_fit, X_val, y_val, X_test, y_test, sigma, lambdas):
 
 
 def bench(name: str, repeats: int, baseline: bool, paper: dict, dtype: str | None,
-          algorithms: tuple[str, ...]) -> None:
+          algorithms: tuple[str, ...], max_iter: int | None = None) -> None:
     for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
         if label not in algorithms:
             continue
         overrides = {"dataset": {"dtype": dtype}} if dtype else None
         exp = load_experiment(CONFIGS / config, overrides)
         algo = next(a for a in exp.algorithms if a.name == label)
+        if max_iter is not None and "max_iter" in algo.params:
+            algo.params["max_iter"] = max_iter  # e.g. the paper's t* + window, for comparison
         with threadpool_limits(limits=exp.budget["blas_threads"]):
             try:
                 data = prepare_data(exp)
@@ -114,7 +116,7 @@ def bench(name: str, repeats: int, baseline: bool, paper: dict, dtype: str | Non
             print(f"{name:15s} {label:5s} m={algo.params['m']:<6d} {exp.dataset['dtype']} "
                   f"median {median:8.2f} s (n={repeats}), peak RSS {peak / 2**30:5.2f} GiB, "
                   f"paper {paper_time:g} s, ratio ours/paper {median / paper_time:.3f}; "
-                  f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_threads()}",
+                  f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_description()}",
                   flush=True)
             if baseline and label == "nkrls":
                 lambdas = algo.lambdas()
@@ -142,10 +144,13 @@ def main() -> None:
                         help="override the configs' kernel dtype")
     parser.add_argument("--algorithms", nargs="+", default=["nkrls", "nytro"],
                         choices=["nkrls", "nytro"])
+    parser.add_argument("--max-iter", type=int,
+                        help="override NYTRO's max_iter (e.g. to time the paper's t* + window)")
     args = parser.parse_args()
     paper = paper_table2()
     for name in args.datasets:
-        bench(name, args.repeats, args.baseline, paper, args.dtype, tuple(args.algorithms))
+        bench(name, args.repeats, args.baseline, paper, args.dtype, tuple(args.algorithms),
+              args.max_iter)
 
 
 if __name__ == "__main__":

@@ -207,3 +207,23 @@ def test_knm_operators_equal_dense(storage, dtype, monkeypatch):
     grad, resid = op.normal_matvec(v, y)
     np.testing.assert_allclose(resid, K @ v - y, rtol=tol, atol=tol)
     np.testing.assert_allclose(grad, K.T @ (K @ v - y), rtol=10 * tol, atol=10 * tol)
+
+
+@pytest.mark.parametrize("density", [0.3, 0.005])  # densified block / kept sparse
+def test_sparse_rows_densified_or_not_give_the_same_kernel(density):
+    Xs = sp.random(400, 20, density=density, format="csr", random_state=4)
+    Y = np.random.default_rng(5).normal(size=(50, 20))  # d = 20 <= 50 columns per block
+    kern = make_kernel("gaussian", 1.1, memory_budget=8 * 50 * 64)
+    ref = _reference("gaussian", Xs.toarray(), Y, 1.1)
+    np.testing.assert_allclose(kern(Xs, Y), ref, rtol=1e-12, atol=1e-12)
+    for sl, block in kern.blocks(Xs, Y):
+        np.testing.assert_allclose(block, ref[sl], rtol=1e-12, atol=1e-12)
+
+
+def test_with_dtype_copies_the_kernel():
+    kern = make_kernel("gaussian", 0.7, dtype="float32")
+    k64 = kern.with_dtype("float64")
+    assert k64 is not kern and kern.dtype == np.float32 and k64.dtype == np.float64
+    assert k64.sigma == 0.7 and k64.memory_budget == kern.memory_budget
+    X = np.random.default_rng(0).normal(size=(9, 4))
+    assert k64(X).dtype == np.float64 and kern(X).dtype == np.float32

@@ -309,3 +309,27 @@ def test_float32_nytro_close_to_float64(problem, strategy):
     np.testing.assert_allclose(fits["float32"].path_["val_rmse"],
                                fits["float64"].path_["val_rmse"], rtol=1e-4)
     assert _rel(fits["float32"].predict(X_test), fits["float64"].predict(X_test)) < 1e-3
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_float32_nytro_with_ill_conditioned_kmm(strategy):
+    """Centers so close (σ large against the data's spread) that K_mm's spectrum falls far below
+    float32 rounding. The gram strategy used to form G in float32 and R⁻¹ magnified its rounding
+    into a step size ~0 (adult: test RMSE 0.999 instead of 0.670); with a float64 K_mm beside
+    a float32 K_nm the memory strategy's step was 7% off."""
+    rng = np.random.default_rng(3)
+    X, X_val = rng.uniform(size=(1500, 3)), rng.uniform(size=(300, 3))
+    f = lambda Z: np.sin(4 * Z[:, 0]) + Z[:, 1]  # noqa: E731
+    y, y_val = f(X), f(X_val)
+    fits = {
+        dtype: Nytro(sigma=2.0, m=300, max_iter=100, random_state=0, dtype=dtype,
+                     strategy=strategy, validation_strategy=strategy, stopping_rule="none"
+                     ).fit(X, y, X_val, y_val)
+        for dtype in ("float64", "float32")
+    }
+    info = fits["float32"].factor_info_
+    assert info["epsilon_requested"] == 1e-10 and info["retries"] <= 3  # starts near 1e-7
+    np.testing.assert_allclose(fits["float32"].step_size_, fits["float64"].step_size_,
+                               rtol=1e-3)
+    np.testing.assert_allclose(fits["float32"].path_["val_rmse"],
+                               fits["float64"].path_["val_rmse"], rtol=1e-3)

@@ -103,30 +103,37 @@ class NystromFactor:
 
 
 def nystrom_factor(
-    K_mm: np.ndarray, epsilon: float = 1e-10, *, growth: float = 10.0, max_retries: int = 20
+    K_mm: np.ndarray,
+    epsilon: float = 1e-10,
+    *,
+    floor: float = 0.0,
+    growth: float = 10.0,
+    max_retries: int = 20,
 ) -> NystromFactor:
     """Cholesky factor of ``K_mm + εI``, increasing ε geometrically if Cholesky fails.
 
     ``K_mm`` of a smooth kernel is often numerically singular (duplicate or close centers); the
     ridge ``εI`` makes it positive definite. If the factorization still fails, ε is multiplied by
-    ``growth`` (up to ``max_retries`` times) and the final ε is recorded in the result.
+    ``growth`` (up to ``max_retries`` times) and the final ε is recorded in the result. The
+    first attempt uses ``max(epsilon, floor)`` (e.g. the rounding level of a float32 ``K_mm``).
 
     Raises
     ------
     numpy.linalg.LinAlgError
         If no ε tried gives a factorization (e.g. ``K_mm`` not symmetric PSD at all).
     """
-    K_mm = sym(np.asarray(K_mm, dtype=np.float64))
-    eps = float(epsilon)
+    K = sym_inplace(np.array(K_mm, dtype=np.float64))  # own copy: ε goes on its diagonal
+    diag = K.diagonal().copy()
+    eps = max(float(epsilon), float(floor))
     if eps == 0.0:
         # a zero ridge cannot grow geometrically; start retries from a scale-aware value
-        fallback = np.finfo(np.float64).eps * max(1.0, float(np.max(np.diag(K_mm))))
+        fallback = np.finfo(np.float64).eps * max(1.0, float(np.max(diag)))
     else:
         fallback = eps
-    eye = np.eye(K_mm.shape[0])
     for retry in range(max_retries + 1):
+        np.fill_diagonal(K, diag + eps)
         try:
-            R = la.cholesky(K_mm + eps * eye, lower=False, check_finite=False)
+            R = la.cholesky(K, lower=False, check_finite=False)
             return NystromFactor(R, eps, float(epsilon), retry)
         except la.LinAlgError:
             eps = fallback * growth if eps == 0.0 else eps * growth
@@ -148,7 +155,11 @@ def top_eigenvalue(
     if dim > exact_max_dim:
         v0 = np.full(dim, 1.0 / np.sqrt(dim))
         try:
-            vals = eigsh(A, k=1, which="LA", tol=tol, v0=v0, return_eigenvectors=False)
+            # A small Krylov basis: kernel spectra have a wide gap below the top eigenvalue,
+            # so 6 vectors converge in ~7 products where ARPACK's default 20 costs 21 (each a
+            # full pass over K_nm for NYTRO).
+            vals = eigsh(A, k=1, which="LA", tol=tol, v0=v0, ncv=min(dim, 6),
+                         return_eigenvectors=False)
             return float(vals[0])
         except ArpackNoConvergence:
             pass  # rare; fall through to the exact computation

@@ -44,8 +44,14 @@ def nystrom_setup(
     rng = check_random_state(random_state)
     idx = get_sampler(sampler).select(X, m, rng)
     C = X[idx]
+    # K_mm in the kernel's dtype, so that it equals the centers' rows of K_nm: R⁻¹ maps them
+    # back to Rᵀ. A float64 K_mm beside a float32 K_nm lets R⁻¹ magnify K_nm's rounding by up
+    # to 1/√ε (7% off in the step size, tests/test_solver_equivalence.py). A float32 K_mm is
+    # indefinite at its rounding level, so ε starts there: each Cholesky attempt bound to fail
+    # below it costs 2.5 s at m = 10000.
     K_mm = np.asarray(kernel(C), dtype=np.float64)
-    return NystromSetup(idx, C, nystrom_factor(K_mm, check_epsilon(epsilon)))
+    floor = float(np.finfo(kernel.dtype).eps * np.max(np.diag(K_mm), initial=0.0))
+    return NystromSetup(idx, C, nystrom_factor(K_mm, check_epsilon(epsilon), floor=floor))
 
 
 def nystrom_products(

@@ -36,6 +36,9 @@ SKINNY_FLOPS = GEMM_FLOPS / 4
 CACHE_BYTES = 32 * 2**20
 CACHE_SPEEDUP = 4.0
 
+#: Lanczos products for the step size (top_eigenvalue's small Krylov basis converges in ~7).
+STEP_SIZE_PRODUCTS = 8
+
 STRATEGIES = ("memory", "blocked", "gram")
 
 
@@ -80,8 +83,9 @@ def _part_costs(rows: int, m: int, d: int, iters: float, itemsize: int, block_by
     return {
         "memory": (once + iters * memory_iter, stored),
         "blocked": (iters * blocked_iter, 0),
-        # syrk does rows·m² flops in the kernel's dtype, accumulated in float64
-        "gram": (once + rows * m * m / gemm_rate + iters * gram_iter, gram_bytes),
+        # always float64 (see Nytro._gram_kernel): kernel evaluation, then syrk's rows·m² flops
+        "gram": (_kernel_seconds(rows, m, d, GEMM_FLOPS) + rows * m * m / GEMM_FLOPS
+                 + iters * gram_iter, gram_bytes),
     }
 
 
@@ -90,7 +94,9 @@ def nytro_costs(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int
     """Cost of each (training, validation) strategy pair for ``n`` training and ``n_val``
     validation rows, ``m`` centers, ``d`` features and at most ``max_iter`` iterations
     (``itemsize``: kernel dtype bytes; ``block_bytes``: one kernel block)."""
-    train = _part_costs(n, m, d, max_iter, itemsize, block_bytes, training=True)
+    # the step size γ = 1/‖A‖² costs about STEP_SIZE_PRODUCTS more training iterations
+    train = _part_costs(n, m, d, max_iter + STEP_SIZE_PRODUCTS, itemsize, block_bytes,
+                        training=True)
     val = _part_costs(n_val, m, d, max_iter, itemsize, block_bytes, training=False)
     # K_mm, R and their work buffers (m × m, float64) and one kernel block exist in every case
     common = m**3 / 3.0 / GEMM_FLOPS, 2 * m * m * F64 + block_bytes
