@@ -136,7 +136,7 @@ class Kernel(ABC):
 
     # ----------------------------------------------------------------- block machinery
     def with_dtype(self, dtype: Any) -> Kernel:
-        """A copy of this kernel evaluating in ``dtype`` (e.g. float64 for a small ``K_mm``)."""
+        """A copy of this kernel evaluating in ``dtype`` (e.g. float64 for NYTRO's Gram)."""
         new = copy.copy(self)
         new.dtype = check_dtype(dtype, "dtype")
         return new

@@ -48,3 +48,13 @@ def test_compare_paper_and_latex() -> None:
     text = render_table2(build_table2(_results(), compare_paper=True), "latex", with_paper=True)
     assert r"\textbf{1.00$\pm$0.00} (paper 0.85$\pm$0.05)" in text
     assert r"\begin{tabular}{llcc}" in text
+
+
+def test_a_variant_label_is_used_only_without_the_algorithms_own() -> None:
+    variant = _results().query("algorithm == 'nytro'").assign(label="nytro_49",
+                                                              model_selection_time=9.0)
+    both = pd.concat([_results(), variant])
+    assert build_table2(both).cells[("adult", "nytro", "time")].mean == 1.0
+    alone = build_table2(variant)  # e.g. a run whose only algorithm carries a label
+    assert alone.algorithms == ["nytro"]
+    assert alone.cells[("adult", "nytro", "time")].mean == 9.0

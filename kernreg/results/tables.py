@@ -79,6 +79,16 @@ class Table2:
     notes: list[str]
 
 
+def _one_label_per_cell(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of one label per (dataset, algorithm): the algorithm's own name if present."""
+    keep = []
+    for _, group in results.groupby(["dataset", "algorithm"], sort=False):
+        labels = list(dict.fromkeys(group["label"]))
+        label = group["algorithm"].iloc[0] if group["algorithm"].iloc[0] in labels else labels[0]
+        keep.append(group[group["label"] == label])
+    return pd.concat(keep) if keep else results
+
+
 def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                  compare_paper: bool = False) -> Table2:
     """Aggregate tidy results (rows of several runs) into Table 2.
@@ -86,9 +96,9 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     ``not_run`` lists cells shown as NA with their reason (``dataset``, ``algorithm``,
     ``reason``, optionally the configured ``m`` for the row title of a dataset without
     results). If an algorithm appears under several labels for one dataset, the label equal
-    to the algorithm name is used.
+    to the algorithm name is used, else the first label met (e.g. ``nytro_49`` alone).
     """
-    results = results[results["label"] == results["algorithm"]]
+    results = _one_label_per_cell(results)
     datasets = list(dict.fromkeys([*results["dataset"], *(c["dataset"] for c in not_run)]))
     present = set(results["algorithm"]) | {c["algorithm"] for c in not_run}
     algorithms = [a for a in ALGORITHM_ORDER if a in present]

@@ -100,7 +100,8 @@ class Nytro(KernelEstimator):
         After selecting t*, rerun t* iterations on training + validation rows with the same
         centers (``γ`` recomputed unless ``step_size`` is given).
     dtype : {"float64", "float32"}, default "float64"
-        Kernel evaluation precision (iterations run in float64).
+        Kernel evaluation precision (iterations run in float64; the ``gram`` strategy
+        evaluates in float64 whatever this says, since ``R⁻¹`` magnifies ``G``'s rounding).
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
 
