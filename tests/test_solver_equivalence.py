@@ -297,15 +297,19 @@ def test_float32_kernel_close_to_float64(problem):
     assert _rel(p32, p64) < 1e-3
 
 
+def _nytro_per_dtype(X, y, X_val, y_val, strategy, **params):
+    """NYTRO fitted with float64 and float32 kernels, same strategy for both parts, no stop."""
+    return {
+        dtype: Nytro(random_state=0, dtype=dtype, strategy=strategy, validation_strategy=strategy,
+                     stopping_rule="none", **params).fit(X, y, X_val, y_val)
+        for dtype in ("float64", "float32")
+    }
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_float32_nytro_close_to_float64(problem, strategy):
     X, y, X_val, y_val, X_test = problem
-    fits = {
-        dtype: Nytro(sigma=SIGMA, m=40, max_iter=80, random_state=0, dtype=dtype,
-                     strategy=strategy, validation_strategy=strategy, stopping_rule="none"
-                     ).fit(X, y, X_val, y_val)
-        for dtype in ("float64", "float32")
-    }
+    fits = _nytro_per_dtype(X, y, X_val, y_val, strategy, sigma=SIGMA, m=40, max_iter=80)
     np.testing.assert_allclose(fits["float32"].path_["val_rmse"],
                                fits["float64"].path_["val_rmse"], rtol=1e-4)
     assert _rel(fits["float32"].predict(X_test), fits["float64"].predict(X_test)) < 1e-3
@@ -321,12 +325,7 @@ def test_float32_nytro_with_ill_conditioned_kmm(strategy):
     X, X_val = rng.uniform(size=(1500, 3)), rng.uniform(size=(300, 3))
     f = lambda Z: np.sin(4 * Z[:, 0]) + Z[:, 1]  # noqa: E731
     y, y_val = f(X), f(X_val)
-    fits = {
-        dtype: Nytro(sigma=2.0, m=300, max_iter=100, random_state=0, dtype=dtype,
-                     strategy=strategy, validation_strategy=strategy, stopping_rule="none"
-                     ).fit(X, y, X_val, y_val)
-        for dtype in ("float64", "float32")
-    }
+    fits = _nytro_per_dtype(X, y, X_val, y_val, strategy, sigma=2.0, m=300, max_iter=100)
     info = fits["float32"].factor_info_
     assert info["epsilon_requested"] == 1e-10 and info["retries"] <= 3  # starts near 1e-7
     np.testing.assert_allclose(fits["float32"].step_size_, fits["float64"].step_size_,
