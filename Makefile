@@ -7,7 +7,11 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint data smoke table1 table2 bench-table2 bench-data clean
+.PHONY: help install test lint data smoke table1 table2 lim-table1 figures bench-table2 bench-data clean
+
+# The runs behind the four paper figures (LiM Figure 1 has three panels).
+FIGURE_RUNS := lim_fig1_pumadyn32nh lim_fig1_breast_cancer lim_fig1_cpusmall lim_fig2_cpusmall \
+               nytro_fig2_cpusmall
 
 help:
 	@echo "make install     create $(VENV) and install kernreg with its dev tools"
@@ -16,6 +20,8 @@ help:
 	@echo "make data        fetch, verify and cache every dataset that can be had"
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
+	@echo "make lim-table1  LiM Table 1 (incremental Nyström; ~25 min) -> results/lim_table1.md"
+	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
 	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
@@ -48,6 +54,24 @@ table1:
 table2:
 	$(BIN)/kernreg run configs/table2.yaml --no-progress
 	$(BIN)/kernreg table configs/table2.yaml --compare-paper -o results/table2.md
+
+lim-table1:
+	$(BIN)/kernreg run configs/lim_table1.yaml --no-progress
+	$(BIN)/kernreg table configs/lim_table1.yaml --table lim1 -o results/lim_table1.md
+
+# Each run resumes its finished trials; its figures go to results/<run>/figures (PNG + PDF),
+# and the PNGs are gathered in results/figures/ for the README.
+figures:
+	@rm -f results/figures/*.png
+	@for run in $(FIGURE_RUNS); do \
+	  $(BIN)/kernreg run configs/$$run.yaml --resume --no-progress > /dev/null || exit 1; \
+	  figs=$$($(BIN)/kernreg plot results/$$run) || exit 1; \
+	  mkdir -p results/figures; \
+	  for f in $$figs; do case $$f in *.png) cp $$f results/figures/$${run}__$$(basename $$f);; esac; done; \
+	done
+	$(BIN)/kernreg report $(addprefix results/,$(FIGURE_RUNS)) --title "kernreg: paper figures" \
+	  -o results/figures/report.html
+	@ls results/figures
 
 bench-table2:
 	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --baseline

@@ -60,7 +60,8 @@ BAD_CONFIGS = {
     "unknown top-level key": (GOOD + "trails: 3\n",
                               "(top level): unknown key 'trails'; allowed keys: algorithms"),
     "unknown algorithm": (GOOD.replace("name: nytro", "name: svm"),
-                          "algorithms[1].name: 'svm' is not allowed; allowed values: es, kols"),
+                          "algorithms[1].name: 'svm' is not allowed; allowed values: es, "
+                          "inkrls, kols"),
     "unknown algorithm key": (GOOD.replace("max_iter: 20", "max_iters: 20"),
                               "algorithms[1]: unknown key 'max_iters'; allowed keys:"),
     "wrong type": (GOOD.replace("max_iter: 20", "max_iter: many"),
@@ -86,6 +87,14 @@ BAD_CONFIGS = {
                      "kernel.sigma: required, dataset cpu_act has no paper default"),
     "duplicate label": (GOOD.replace("{name: nytro, m: 50, max_iter: 20}", "{name: nkrls}"),
                         "algorithms[1].label: 'nkrls' is used twice"),
+    "levels above m": (GOOD.replace("{name: nytro, m: 50, max_iter: 20}",
+                                    "{name: inkrls, m: 50, m_values: [10, 60]}"),
+                       "algorithms[1].m_values: levels up to 60 exceed m = 50"),
+    "swept m too large": (GOOD.replace("m: 50, max_iter",
+                                       "m: {range: [100, 900, 400]}, max_iter"),
+                          "algorithms[1].m: 900 exceeds the 800 rows left for fitting"),
+    "empty m range": (GOOD.replace("m: 50, max_iter", "m: {range: [300, 100, 100]}, max_iter"),
+                      "algorithms[1].m.range: start exceeds stop"),
     "bad dtype": (GOOD.replace("n_train: 1000", "n_train: 1000, dtype: float16"),
                   "dataset.dtype: 'float16' is not allowed; allowed values: float64, float32"),
 }
@@ -113,6 +122,17 @@ def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         main(["run", str(tmp_path / "nope.yaml")])
     assert exit_info.value.code == 2
     assert "config file" in capsys.readouterr().err
+
+
+def test_m_sweep_expands_into_labelled_entries(tmp_path: Path) -> None:
+    text = GOOD.replace("m: 50, max_iter", "m: {range: [100, 300, 100]}, max_iter")
+    text = text.replace("{name: nkrls, m: 50,", "{name: inkrls, m: [40, 80], m_values: "
+                        "{linspace: [10, 40, 4]},")
+    exp = load_experiment(_write(tmp_path, text))
+    assert [(a.label, a.params["m"]) for a in exp.algorithms] == [
+        ("inkrls_m40", 40), ("inkrls_m80", 80),
+        ("nytro_m100", 100), ("nytro_m200", 200), ("nytro_m300", 300)]
+    assert exp.algorithms[0].m_levels() == [10, 20, 30, 40]
 
 
 def test_every_shipped_config_is_valid() -> None:

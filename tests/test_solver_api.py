@@ -12,6 +12,7 @@ from kernreg.solvers import (
     DEFAULT_LAMBDAS,
     KOLS,
     KRLS,
+    IncrementalNystromKRLS,
     KernelLandweber,
     NystromKRLS,
     Nytro,
@@ -22,7 +23,7 @@ from kernreg.solvers import (
 )
 from kernreg.stopping import StoppingRule, select_iteration
 
-ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro]
+ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, IncrementalNystromKRLS]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def data():
 
 def _small(cls, **kw):
     params = {"sigma": 0.7}
-    if cls in (NystromKRLS, Nytro):
+    if cls in (NystromKRLS, Nytro, IncrementalNystromKRLS):
         params["m"] = 20
         params["random_state"] = 0
     if cls in (KernelLandweber, Nytro):
@@ -53,9 +54,10 @@ def test_registry():
         "es": KernelLandweber,
         "nkrls": NystromKRLS,
         "nytro": Nytro,
+        "inkrls": IncrementalNystromKRLS,
     }
     assert get_algorithm("NYTRO") is Nytro
-    with pytest.raises(ValueError, match=r"algorithm must be one of \['es', 'kols'"):
+    with pytest.raises(ValueError, match=r"algorithm must be one of \['es', 'inkrls', 'kols'"):
         get_algorithm("falkon")
 
 
@@ -91,6 +93,11 @@ def test_fit_with_validation_records_path(cls, data):
         np.testing.assert_array_equal(est.path_["lambdas"], DEFAULT_LAMBDAS)
         assert errors.shape == (100,)
         assert est.best_lambda_ == DEFAULT_LAMBDAS[np.argmin(errors)]
+    elif cls is IncrementalNystromKRLS:
+        assert errors.shape == (100, 20) and list(est.path_["m_values"]) == list(range(1, 21))
+        j, k = np.unravel_index(np.nanargmin(errors), errors.shape)
+        assert (est.best_lambda_, est.best_m_) == (DEFAULT_LAMBDAS[j], k + 1)
+        errors = errors[np.isfinite(errors)]
     else:
         rule = StoppingRule(est.stopping_rule, est.window, est.threshold)
         t_star, t_stop, fired = select_iteration(errors, rule)

@@ -63,3 +63,12 @@ def test_few_iterations_favour_memory_over_gram() -> None:
     costs = nytro_costs(n=100000, n_val=25000, m=5000, d=20, max_iter=5, itemsize=8,
                         block_bytes=BLOCK)
     assert choose_strategy(costs, 20 * GiB).name == "memory"
+
+
+@pytest.mark.parametrize(("n", "m"), [(4657, 2000), (5243, 1600)])
+def test_gram_chosen_while_m_is_well_below_n(n: int, m: int) -> None:
+    # Insurance (m = 2000) and cpuSmall (m = 1600) at 500 iterations: `gram` measured 1.9× and
+    # 2.9× faster than `memory` (README, speed section); the model once picked `memory`.
+    costs = nytro_costs(n=n, n_val=n // 4, m=m, d=85, max_iter=500, itemsize=8,
+                        block_bytes=BLOCK)
+    assert choose_strategy(costs, 20 * GiB).name == "gram"

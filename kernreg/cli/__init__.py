@@ -10,6 +10,7 @@ import click
 
 from kernreg import __version__
 from kernreg.cli.data import data
+from kernreg.cli.plot import plot, report
 from kernreg.cli.run import run, table
 from kernreg.errors import KernregError
 
@@ -29,6 +30,8 @@ def cli(verbose: bool) -> None:
 cli.add_command(data)
 cli.add_command(run)
 cli.add_command(table)
+cli.add_command(plot)
+cli.add_command(report)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

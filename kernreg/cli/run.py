@@ -15,7 +15,14 @@ from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
 from kernreg.errors import KernregError
 from kernreg.experiment import run_dir_for, run_experiment
 from kernreg.results.store import read_results_csv
-from kernreg.results.tables import build_table2, render_table1, render_table2
+from kernreg.results.tables import (
+    build_lim_table1,
+    build_table2,
+    render_frame,
+    render_table1,
+    render_table2,
+    summary_table,
+)
 
 DEFAULT_OUT = "results"
 
@@ -71,13 +78,20 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
         results, not_run, _ = _collect((config,), out)
-        click.echo(render_table2(build_table2(results, not_run), "md"))
+        if table["table"] == "lim_table1":
+            click.echo(render_frame(build_lim_table1(results, not_run), "md"))
+        else:
+            click.echo(render_table2(build_table2(results, not_run), "md"))
         return
     exp = load_experiment(config, overrides)
     _export_data_settings(mirror, cache_dir, offline)
     results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
                              only=only)
-    click.echo(render_table2(build_table2(results), "md"))
+    one_label_each = results.groupby("algorithm")["label"].nunique().max() == 1
+    if one_label_each and "inkrls" not in set(results["algorithm"]):
+        click.echo(render_table2(build_table2(results), "md"))
+    else:  # m sweeps and (λ, m) paths: one row per label
+        click.echo(render_frame(summary_table(results), "md"))
     click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
 
 
@@ -116,8 +130,9 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, l
 
 @click.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--table", "which", type=click.Choice(["1", "2"]), default="2", show_default=True,
-              help="NYTRO Table 1 (datasets) or Table 2 (time / RMSE / Par.).")
+@click.option("--table", "which", type=click.Choice(["1", "2", "lim1"]), default="2",
+              show_default=True, help="NYTRO Table 1 (datasets), NYTRO Table 2 (time / RMSE / "
+              "Par.) or LiM Table 1 (incremental Nyström, paper RMSE beside).")
 @click.option("--format", "fmt", type=click.Choice(["md", "latex", "csv"]), default="md",
               show_default=True)
 @click.option("--compare-paper", is_flag=True, help="Show the paper's value beside each cell.")
@@ -126,14 +141,16 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, l
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
 def table(inputs: tuple[str, ...], which: str, fmt: str, compare_paper: bool, results_dir: str,
           output: str | None) -> None:
-    """Render NYTRO Table 1 or 2 from INPUTS: table configs, experiment configs, run folders
-    or results.csv files."""
+    """Render NYTRO Table 1 or 2, or LiM Table 1, from INPUTS: table configs, experiment
+    configs, run folders or results.csv files."""
     results, not_run, missing = _collect(inputs, results_dir)
     if which == "1":
         ms: dict[str, list[int]] = {}
         for ds, sub in results.groupby("dataset", sort=False):
             ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
         text = render_table1(list(ms), ms, fmt)
+    elif which == "lim1":
+        text = render_frame(build_lim_table1(results, not_run), fmt)
     else:
         text = render_table2(build_table2(results, not_run, compare_paper), fmt, compare_paper)
     for line in missing:

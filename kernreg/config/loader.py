@@ -34,6 +34,8 @@ ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
               "sampler": "uniform"},
     "nytro": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "epsilon": 1e-10,
               "sampler": "uniform", "strategy": "auto"},
+    "inkrls": {"lambdas": DEFAULT_LAMBDAS, "m_values": None, "update": "block",
+               "epsilon": 1e-10, "sampler": "uniform"},
 }
 MAX_REPORTED = 10
 
@@ -147,6 +149,24 @@ class Algorithm:
             return np.logspace(np.log10(low), np.log10(high), int(count))
         return np.asarray(spec, dtype=np.float64)
 
+    def m_levels(self) -> list[int] | None:
+        """The levels m' of ``inkrls`` as a list (None: the estimator's default)."""
+        spec = self.params.get("m_values")
+        if isinstance(spec, dict):
+            start, stop, count = spec["linspace"]
+            return sorted({round(float(v)) for v in np.linspace(start, stop, count)})
+        return None if spec is None else [int(v) for v in spec]
+
+
+def expand_m(value: Any) -> list[int] | None:
+    """The values of an ``m`` entry: one, a list, or ``{range: [start, stop, step]}``."""
+    if isinstance(value, dict):
+        start, stop, step = value["range"]
+        return list(range(start, stop + 1, step))
+    if isinstance(value, list):
+        return [int(v) for v in value]
+    return None if value is None else [int(value)]
+
 
 @dataclass(frozen=True)
 class Experiment:
@@ -242,25 +262,40 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         name, label = params.pop("name"), params.pop("label", entry["name"])
         if "stopping" in entry:
             params["stopping"] = {**DEFAULT_STOPPING, **entry["stopping"]}
-        if label in labels:
-            problems.append(f"algorithms[{i}].label: {label!r} is used twice; give each entry "
-                            f"a distinct label")
-        labels.add(label)
         if "lambdas" in params and isinstance(params["lambdas"], dict):
             low, high, _ = params["lambdas"]["logspace"]
             if low >= high:
                 problems.append(f"algorithms[{i}].lambdas.logspace: low ({low:g}) must be "
                                 f"smaller than high ({high:g})")
-        if name in ("nkrls", "nytro"):
+        ms: list[int | None] = [None]
+        if name in ("nkrls", "nytro", "inkrls"):
             if "m" not in params:
                 if spec.m is None:
                     problems.append(f"algorithms[{i}].m: required, dataset {spec.name} has no "
                                     f"paper default")
                 params["m"] = spec.m
-            if params["m"] is not None and params["m"] > n_fit:
-                problems.append(f"algorithms[{i}].m: {params['m']} exceeds the {n_fit} rows "
-                                f"left for fitting after the validation split")
-        algorithms.append(Algorithm(name, label, params))
+            values = expand_m(params["m"])
+            if values == []:
+                problems.append(f"algorithms[{i}].m.range: start exceeds stop, no value")
+            ms = values or [None]
+            for m in ms:
+                if m is not None and m > n_fit:
+                    problems.append(f"algorithms[{i}].m: {m} exceeds the {n_fit} rows left "
+                                    f"for fitting after the validation split")
+            problems += _check_levels(params, ms, f"algorithms[{i}].m_values")
+        sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
+        for m in ms:
+            one = {**params, "m": m} if m is not None else params
+            if sweep and name == "inkrls" and params.get("m_values") is not None:
+                # each swept m validates the shared levels it reaches
+                levels = Algorithm(name, label, params).m_levels() or []
+                one["m_values"] = [v for v in levels if v <= m] or [m]
+            one_label = f"{label}_m{m}" if sweep else label
+            if one_label in labels:
+                problems.append(f"algorithms[{i}].label: {one_label!r} is used twice; give "
+                                f"each entry a distinct label")
+            labels.add(one_label)
+            algorithms.append(Algorithm(name, one_label, one))
     _raise(path, problems)
     return Experiment(
         name=data.get("name") or path.stem,
@@ -272,6 +307,22 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         budget=budget,
         description=data.get("description", ""),
     )
+
+
+def _check_levels(params: dict[str, Any], ms: list[int | None], where: str) -> list[str]:
+    """``m_values`` of ``inkrls`` must lie in ``[1, m]`` for every swept ``m``."""
+    spec = params.get("m_values")
+    if spec is None:
+        return []
+    levels = Algorithm("inkrls", "", params).m_levels() or []
+    if isinstance(spec, dict) and spec["linspace"][0] > spec["linspace"][1]:
+        return [f"{where}.linspace: start ({spec['linspace'][0]}) must not exceed stop "
+                f"({spec['linspace'][1]})"]
+    # a single m must reach every level; a sweep gives each m the levels it reaches
+    top = max((m for m in ms if m is not None), default=None)
+    if top is not None and levels and max(levels) > top:
+        return [f"{where}: levels up to {max(levels)} exceed m = {top}"]
+    return []
 
 
 def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None

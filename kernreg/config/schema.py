@@ -14,23 +14,25 @@ from kernreg.stopping import STOPPING_RULES
 POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 POSITIVE_INT = {"type": "integer", "minimum": 1}
 
+
+def _triple(key: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """``{key: [a, b, count]}``, e.g. ``{logspace: [1e-12, 1, 13]}``."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": [key],
+        "properties": {
+            key: {"type": "array", "prefixItems": [first, second, POSITIVE_INT],
+                  "minItems": 3, "maxItems": 3}
+        },
+    }
+
+
 LAMBDAS = {
     "description": "λ grid: a list of positive values, or {logspace: [low, high, count]}",
     "oneOf": [
         {"type": "array", "items": POSITIVE, "minItems": 1},
-        {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["logspace"],
-            "properties": {
-                "logspace": {
-                    "type": "array",
-                    "prefixItems": [POSITIVE, POSITIVE, POSITIVE_INT],
-                    "minItems": 3,
-                    "maxItems": 3,
-                }
-            },
-        },
+        _triple("logspace", POSITIVE, POSITIVE),
     ],
 }
 
@@ -56,8 +58,27 @@ def _algorithm(**properties: Any) -> dict[str, Any]:
     }
 
 
+M_SWEEP = {
+    "description": "a number of centers, a list of them, or {range: [start, stop, step]} "
+                   "(stop included); a list or range runs one entry per value, labelled "
+                   "<label>_m<value>",
+    "oneOf": [
+        POSITIVE_INT,
+        {"type": "array", "items": POSITIVE_INT, "minItems": 1, "uniqueItems": True},
+        _triple("range", POSITIVE_INT, POSITIVE_INT),
+    ],
+}
+
+M_LEVELS = {
+    "description": "levels m' ≤ m: a list of integers, or {linspace: [start, stop, count]}",
+    "oneOf": [
+        {"type": "array", "items": POSITIVE_INT, "minItems": 1},
+        _triple("linspace", POSITIVE_INT, POSITIVE_INT),
+    ],
+}
+
 _NYSTROM = {
-    "m": POSITIVE_INT,
+    "m": M_SWEEP,
     "epsilon": POSITIVE,
     "sampler": {"enum": ["uniform"]},
 }
@@ -72,6 +93,8 @@ ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
                         **_NYSTROM),
     "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
                         strategy=_STRATEGY, validation_strategy=_STRATEGY, **_NYSTROM),
+    "inkrls": _algorithm(lambdas=LAMBDAS, m_values=M_LEVELS,
+                         update={"enum": ["block", "rank_one"]}, **_NYSTROM),
 }
 
 EXPERIMENT_SCHEMA: dict[str, Any] = {
@@ -154,6 +177,7 @@ TABLE_SCHEMA: dict[str, Any] = {
                     "dataset": {"type": "string"},
                     "algorithm": {"enum": sorted(ALGORITHM_SCHEMAS)},
                     "reason": {"type": "string", "minLength": 1},
+                    "m": POSITIVE_INT,
                 },
             },
         },

@@ -9,7 +9,7 @@ from kernreg.solvers import KernelEstimator, get_algorithm
 
 #: Path parameter reported as "Par." in the tables, per algorithm.
 PATH_PARAMETER = {"kols": None, "krls": "lambda", "es": "iterations", "nkrls": "lambda",
-                  "nytro": "iterations"}
+                  "nytro": "iterations", "inkrls": "lambda"}
 
 
 def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dict[str, Any]:
@@ -28,6 +28,9 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
     if "lambdas" in params:
         params.pop("lambdas")
         kwargs["lambdas"] = algo.lambdas()
+    if "m_values" in params:
+        params.pop("m_values")
+        kwargs["m_values"] = algo.m_levels()
     if "stopping" in params:
         stopping = params.pop("stopping")
         kwargs.update(stopping_rule=stopping["rule"], window=stopping["window"],

@@ -53,6 +53,15 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
         parts["m×m matrices"] = 5 * m * m * _F64
         parts["A blocks"] = 2 * block_bytes * _F64 // (4 if dtype == "float32" else 8)
         parts["path"] = (m + n_val) * lambdas * _F64
+    elif algo.name == "inkrls":
+        # AᵀA, K_mm, R and the growing factor of AᵀA + λnI; coefficients of every (λ, m')
+        # pair and one validation block of predictions for all of them.
+        levels = len(algo.m_levels() or range(min(m, 50)))
+        parts["m×m matrices"] = 5 * m * m * _F64
+        parts["A blocks"] = 2 * block_bytes * _F64 // (4 if dtype == "float32" else 8)
+        parts["path"] = m * lambdas * levels * _F64 * 2
+        if algo.params.get("update") == "rank_one":  # every λ's factor exists at once
+            parts["factors"] = lambdas * m * m * _F64
     elif algo.name == "nytro":
         # The estimator picks its K_nm strategies with the same cost model, within the budget.
         itemsize = 4 if dtype == "float32" else 8

@@ -70,6 +70,8 @@ class TrialRecord:
     n_test: int
     blas: dict[str, int] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+    #: Levels m' of a two-parameter path; ``val_rmse`` is then (len(path_values), len(m_values)).
+    m_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) -> TrialRecord:
@@ -98,7 +100,9 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) 
     else:
         selected, values = float("nan"), np.zeros(len(path.get("val_rmse", [])))
     info = {k: v for k, v in path.items()
-            if k not in ("lambdas", "iterations", "val_rmse") and np.isscalar(v)}
+            if k not in ("lambdas", "iterations", "val_rmse", "m_values") and np.isscalar(v)}
+    if hasattr(estimator, "best_m_"):
+        info["m_selected"] = int(estimator.best_m_)
     for attr in ("step_size_", "n_iter_", "rank_"):
         if hasattr(estimator, attr):
             info[attr.rstrip("_")] = float(getattr(estimator, attr))
@@ -126,4 +130,5 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) 
         n_test=len(data.y_test),
         blas=blas_threads(),
         info=info,
+        m_values=np.asarray(path.get("m_values", []), dtype=np.int64),
     )

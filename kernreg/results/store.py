@@ -29,7 +29,7 @@ from kernreg.config import results_relevant
 from kernreg.errors import ConfigError, KernregError
 from kernreg.experiment.trial import TrialRecord
 
-_ARRAYS = ("path_values", "val_rmse")
+_ARRAYS = ("path_values", "val_rmse", "m_values")
 _JSON = ("blas", "info")
 
 
@@ -48,7 +48,8 @@ def _read_record(group: h5py.Group) -> TrialRecord:
     values: dict[str, Any] = {}
     for field in fields(TrialRecord):
         if field.name in _ARRAYS:
-            values[field.name] = group[field.name][()]
+            if field.name in group:  # m_values is absent from trials stored before it existed
+                values[field.name] = group[field.name][()]
         elif field.name in _JSON:
             values[field.name] = json.loads(group.attrs[field.name])
         else:
@@ -62,7 +63,8 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     """One CSV row: the run's context columns, then the trial's scalar measurements."""
     row = dict(context)
     row.update({k: v for k, v in asdict(record).items() if k not in (*_ARRAYS, *_JSON)})
-    row["n_path_points"] = len(record.val_rmse)
+    row["n_path_points"] = record.val_rmse.size
+    row["m_selected"] = record.info.get("m_selected", np.nan)
     row["blas_threads"] = max(record.blas.values(), default=0)
     row["peak_rss_mb"] = record.peak_rss / 2**20
     row["strategy"] = record.info.get("strategy", "")

@@ -16,14 +16,17 @@ import numpy as np
 import pandas as pd
 
 from kernreg.datasets import get_spec
+from kernreg.errors import DataError
 
-ALGORITHM_ORDER = ("kols", "krls", "es", "nkrls", "nytro")
+ALGORITHM_ORDER = ("kols", "krls", "es", "nkrls", "nytro", "inkrls")
 ALGORITHM_TITLES = {"kols": "KOLS", "krls": "KRLS", "es": "ES", "nkrls": "NKRLS",
-                    "nytro": "NYTRO"}
+                    "nytro": "NYTRO", "inkrls": "Incremental NKRLS"}
 QUANTITIES = (("time", "model_selection_time", "time (s)"),
               ("rmse", "test_rmse", "RMSE"),
               ("par", "selected", "Par."))
-PAPER_TABLE2 = Path(__file__).resolve().parents[2] / "results" / "paper" / "nytro_table2.csv"
+PAPER_DIR = Path(__file__).resolve().parents[2] / "results" / "paper"
+PAPER_TABLE2 = PAPER_DIR / "nytro_table2.csv"
+PAPER_LIM_TABLE1 = PAPER_DIR / "lim_table1.csv"
 
 
 @dataclass
@@ -193,11 +196,81 @@ def render_table1(datasets: Sequence[str], ms: dict[str, list[int]], fmt: str = 
                      "—" if spec.sigma is None else f"{spec.sigma:g}",
                      "/".join(map(str, ms.get(name, []))) or "—"])
     header = ["dataset", "n_train", "n_test", "d", "task", "σ", "m"]
+    return render_frame(pd.DataFrame(rows, columns=header), fmt)
+
+
+def _mean_std(values: pd.Series, fmt: str) -> str:
+    v = values.astype(float)
+    return format(v.mean(), fmt) + (f" ± {format(v.std(ddof=0), fmt)}" if len(v) > 1 else "")
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per label: algorithm, m, trials, time, test RMSE and the selected parameters."""
+    rows = []
+    for label, g in table.groupby("label", sort=False):
+        algo = g["algorithm"].iloc[0]
+        row = {"label": label, "algorithm": ALGORITHM_TITLES.get(algo, algo),
+               "m": "" if pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
+               "trials": len(g),
+               "time (s)": _mean_std(g["model_selection_time"], ".3g"),
+               "test RMSE": _mean_std(g["test_rmse"], ".4g")}
+        if g["test_error"].notna().any():
+            row["test error"] = _mean_std(g["test_error"], ".4f")
+        param = g["param_name"].iloc[0]
+        if isinstance(param, str) and param:
+            row["λ* / t* (median)"] = format(float(np.median(g["selected"])), ".3g")
+        if "m_selected" in g and g["m_selected"].notna().any():
+            row["m* (median)"] = int(np.median(g["m_selected"]))
+        rows.append(row)
+    return pd.DataFrame(rows).astype(object).fillna("")
+
+
+def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
+                     path: Path = PAPER_LIM_TABLE1) -> pd.DataFrame:
+    """LiM Table 1: per dataset, incremental Nyström's selected m* and λ*, model-selection
+    time and test RMSE (mean ± std over trials) beside the paper's RMSE; datasets in
+    ``not_run`` get NA and the reason."""
+    paper = pd.read_csv(path, keep_default_na=False).set_index("dataset")
+    rows = []
+    inc = results[results["algorithm"] == "inkrls"]
+    for ds, g in inc.groupby("dataset", sort=False):
+        spec = get_spec(str(ds))
+        rows.append({"dataset": spec.title.split(" (")[0], "n_fit": int(g["n_fit"].iloc[0]),
+                     "d": spec.d, "m": int(g["m"].max()), "trials": len(g),
+                     "m* (median)": int(np.median(g["m_selected"])),
+                     "λ* (median)": f"{np.median(g['selected']):.1e}",
+                     "time (s)": _mean_std(g["model_selection_time"], ".3g"),
+                     "test RMSE": _mean_std(g["test_rmse"], ".4f"),
+                     "paper RMSE": _paper_rmse(paper, str(ds))})
+    for c in not_run:
+        if c["algorithm"] == "inkrls" and c["dataset"] not in set(inc["dataset"]):
+            try:
+                title, d = get_spec(c["dataset"]).title.split(" (")[0], get_spec(c["dataset"]).d
+            except DataError:  # a dataset kernreg does not provide (yet)
+                title, d = c["dataset"], ""
+            rows.append({"dataset": title, "n_fit": "", "d": d,
+                         "m": c.get("m") or "", "trials": 0, "m* (median)": "",
+                         "λ* (median)": "", "time (s)": "NA", "test RMSE": f"NA — {c['reason']}",
+                         "paper RMSE": _paper_rmse(paper, c["dataset"])})
+    return pd.DataFrame(rows)
+
+
+def _paper_rmse(paper: pd.DataFrame, dataset: str) -> str:
+    if dataset not in paper.index:
+        return ""
+    row = paper.loc[dataset]
+    return f"{row['rmse_mean']}±{row['rmse_std']}" + (f" ({row['note']})" if row["note"] else "")
+
+
+def render_frame(frame: pd.DataFrame, fmt: str = "md") -> str:
+    """A plain table as Markdown, LaTeX (booktabs) or CSV text."""
     if fmt == "csv":
-        return pd.DataFrame(rows, columns=header).to_csv(index=False)
+        return frame.to_csv(index=False)
+    cells = [[str(v) for v in row] for row in frame.itertuples(index=False)]
     if fmt == "latex":
-        body = [" & ".join(r) + r" \\" for r in rows]
-        return "\n".join([r"\begin{tabular}{lrrrlrr}", r"\toprule", " & ".join(header) + r" \\",
-                          r"\midrule", *body, r"\bottomrule", r"\end{tabular}"]) + "\n"
-    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-                      *["| " + " | ".join(r) + " |" for r in rows]]) + "\n"
+        body = [" & ".join(r).replace("±", r"$\pm$") + r" \\" for r in cells]
+        return "\n".join([r"\begin{tabular}{" + "l" * len(frame.columns) + "}", r"\toprule",
+                          " & ".join(frame.columns) + r" \\", r"\midrule", *body,
+                          r"\bottomrule", r"\end{tabular}"]) + "\n"
+    return "\n".join(["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns),
+                      *["| " + " | ".join(r) + " |" for r in cells]]) + "\n"

@@ -8,6 +8,7 @@ name       class                      solution                        path param
 ``es``     :class:`KernelLandweber`   Landweber on ``K``              iteration t
 ``nkrls``  :class:`NystromKRLS`       ``α = R⁻¹(AᵀA + λnI)⁻¹Aᵀy``     λ
 ``nytro``  :class:`Nytro`             Landweber on ``A = K_nm R⁻¹``   iteration t
+``inkrls`` :class:`IncrementalNys…`   NKRLS on the first m' centers   λ and m'
 =========  =========================  ==============================  ==================
 
 Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data: the whole path,
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator
 from kernreg.solvers._metrics import misclassification_rate, rmse
+from kernreg.solvers.incremental import IncrementalNystromKRLS
 from kernreg.solvers.kols import KOLS
 from kernreg.solvers.krls import KRLS
 from kernreg.solvers.landweber import KernelLandweber
@@ -30,6 +32,7 @@ __all__ = [
     "DEFAULT_LAMBDAS",
     "KOLS",
     "KRLS",
+    "IncrementalNystromKRLS",
     "KernelEstimator",
     "KernelLandweber",
     "NystromKRLS",
@@ -47,6 +50,7 @@ ALGORITHMS: dict[str, type[KernelEstimator]] = {
     "es": KernelLandweber,
     "nkrls": NystromKRLS,
     "nytro": Nytro,
+    "inkrls": IncrementalNystromKRLS,
 }
 
 

@@ -73,9 +73,13 @@ def _part_costs(rows: int, m: int, d: int, iters: float, itemsize: int, block_by
     if 3 * m * m * F64 <= CACHE_BYTES:
         mm_pass /= CACHE_SPEEDUP
     skinny = 2.0 * rows * m / SKINNY_FLOPS  # one product of the rows' kernel with a vector
-    if training:  # K_nm v and K_nmᵀ r every iteration
-        memory_iter, blocked_iter = stored / BANDWIDTH, once + 2.0 * skinny
-        gram_iter, gram_bytes = 3.0 * mm_pass, 4 * m * m * F64
+    if training:
+        # Every strategy solves with R and Rᵀ once per iteration: two triangles, one m × m
+        # read. On top, K_nm v and K_nmᵀ r (one fused pass), or one read of G. (Counting G as
+        # three reads and the memory strategy's solves as free picked `memory` from m = 1600
+        # on cpuSmall (n = 5243), 2.4× slower than `gram` measured: NYTRO Figure 2.)
+        memory_iter, blocked_iter = stored / BANDWIDTH + mm_pass, once + 2.0 * skinny + mm_pass
+        gram_iter, gram_bytes = 2.0 * mm_pass, 4 * m * m * F64
     else:  # K_vm α for a chunk of iterates; the quadratic form costs one m × m product
         memory_iter = stored / BANDWIDTH / VALIDATION_CHUNK + skinny
         blocked_iter = once / VALIDATION_CHUNK + skinny

@@ -1,0 +1,43 @@
+"""``kernreg plot`` and ``kernreg report``: figures and a self-contained HTML report of runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kernreg.atomic import write_text
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--format", "formats", multiple=True, type=click.Choice(["png", "pdf", "svg"]),
+              default=("png", "pdf"), show_default=True, help="File formats (repeatable).")
+@click.option("--out-dir", type=click.Path(file_okay=False),
+              help="Write here instead of <run>/figures (one run only).")
+def plot(runs: tuple[str, ...], formats: tuple[str, ...], out_dir: str | None) -> None:
+    """Draw the figures of finished runs (paths, (m, λ) heat maps, time against m).
+
+    RUNS are run folders written by `kernreg run` (e.g. results/cpusmall_lim_fig1).
+    """
+    from kernreg.errors import ConfigError
+    from kernreg.figures import save_figures  # matplotlib loads only for this command
+
+    if out_dir and len(runs) > 1:
+        raise ConfigError("--out-dir takes one run; each run's figures go to <run>/figures")
+    for run in runs:
+        for path in save_figures(run, out_dir, formats):
+            click.echo(str(path))
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write.")
+@click.option("--title", default="kernreg report", show_default=True)
+def report(runs: tuple[str, ...], out: str, title: str) -> None:
+    """Write one HTML file with the tables and figures of RUNS (images inline)."""
+    from kernreg.results.report import build_report
+
+    write_text(out, build_report([Path(r) for r in runs], title))
+    click.echo(out)

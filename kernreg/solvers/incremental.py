@@ -1,0 +1,325 @@
+"""Incremental Nyström KRLS (LiM Algorithm 1): NKRLS for every number of centers m' ≤ m.
+
+With centers in selection order, NKRLS on the first ``m'`` centers needs ``A_{m'} = K_{nm'}
+R_{m'}⁻¹`` where ``R_{m'}`` — the Cholesky factor of ``K_{m'm'} + εI`` — is the leading block of
+the factor for all ``m`` centers; so ``A_{m'}ᵀA_{m'}`` is the leading block of ``AᵀA`` and the
+factor of ``A_{m'}ᵀA_{m'} + λnI`` grows by appending rows as centers are added. One pass over
+the data (``O(nm(m + d))``) gives ``AᵀA``; each λ then costs ``O(m³)`` for the whole m-path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg as la
+
+from kernreg._validation import check_lambdas
+from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
+from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
+from kernreg.solvers._cholupdate import cholesky_append_bordered, cholesky_append_rank_one
+from kernreg.solvers._linalg import NystromFactor
+from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
+from kernreg.solvers.nkrls import nkrls_path
+
+__all__ = [
+    "UPDATES",
+    "IncrementalNystromKRLS",
+    "check_m_levels",
+    "default_m_levels",
+    "incremental_nkrls_path",
+]
+
+#: How centers are appended to the factor of ``AᵀA + λnI``.
+UPDATES = ("block", "rank_one")
+
+#: Number of m-levels recorded when none are given (LiM Figure 2 uses 50).
+DEFAULT_LEVELS = 50
+
+
+def default_m_levels(m: int, count: int = DEFAULT_LEVELS) -> np.ndarray:
+    """``count`` evenly spaced levels ending at ``m`` (fewer when ``m < count``)."""
+    return np.unique(np.ceil(np.linspace(m / count, m, count)).astype(np.int64))
+
+
+def check_m_levels(levels: Any, m: int) -> np.ndarray:
+    """Sorted distinct integer levels in ``[1, m]``; ``None`` gives :func:`default_m_levels`."""
+    if levels is None:
+        return default_m_levels(m)
+    arr = np.atleast_1d(np.asarray(levels))
+    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"m_values must be a non-empty list of integers, got {levels!r}")
+    if arr.min() < 1 or arr.max() > m:
+        raise ValueError(f"m_values must lie in [1, m] = [1, {m}], got {levels!r}")
+    return np.unique(arr.astype(np.int64))
+
+
+def incremental_nkrls_path(
+    H: np.ndarray,
+    Aty: np.ndarray,
+    factor: NystromFactor,
+    lambdas: np.ndarray,
+    n: int,
+    levels: np.ndarray,
+    update: str = "block",
+) -> tuple[np.ndarray, np.ndarray]:
+    """NKRLS coefficients on the first ``m'`` centers for every λ and every level ``m'``.
+
+    Parameters
+    ----------
+    H, Aty : ndarray
+        ``AᵀA`` (m, m) and ``Aᵀy`` (m,) for all ``m`` centers (see :func:`nystrom_products`).
+    factor : NystromFactor
+        ``RᵀR = K_mm + εI`` for all ``m`` centers; its leading blocks serve every level.
+    lambdas : ndarray of shape (L,)
+    n : int
+        Number of training rows (the λ scaling).
+    levels : ndarray of shape (M,)
+        Increasing numbers of centers ``m'``.
+    update : {"block", "rank_one"}
+        ``"block"`` appends the centers between two levels at once (one triangular solve and
+        one small Cholesky); ``"rank_one"`` appends them one at a time by a rank-one update
+        and a downdate (LiM Algorithm 1 verbatim; the same factor, ``O(m²)`` Python-level
+        steps and all ``L`` factors in memory at once, for checking).
+
+    Returns
+    -------
+    coefs : ndarray of shape (m, L, M)
+        ``coefs[:m', j, k]`` = α of λ_j on the first ``m' = levels[k]`` centers, zero below.
+        NaN where ``AᵀA + λnI`` was not numerically positive definite at that level.
+    failed : ndarray of shape (L,), bool
+        λ values whose factorization failed at some level.
+    """
+    if update not in UPDATES:
+        raise ValueError(f"update must be one of {list(UPDATES)}, got {update!r}")
+    m = H.shape[0]
+    L, M = lambdas.size, levels.size
+    coefs = np.zeros((m, L, M))
+    failed = np.zeros(L, dtype=bool)
+    if update == "rank_one":  # all λ together: one rotation sweep updates every factor
+        steps = _rank_one_factors(H, lambdas * n, int(levels[-1]))
+    for j, lam in enumerate(lambdas):
+        R = np.zeros((m, m)) if update == "block" else steps[j]
+        w = np.zeros(m)  # w = R⁻ᵀ Aᵀy: forward substitution grows with R, prefix by prefix
+        start = done = 0
+        for stop in levels:
+            try:
+                if update == "block":
+                    D = H[start:stop, start:stop] + lam * n * np.eye(stop - start)
+                    cholesky_append_bordered(R, H[:start, start:stop], D, start)
+                elif not np.all(np.isfinite(np.diag(R)[start:stop])):
+                    raise la.LinAlgError("rank-one update failed")
+            except la.LinAlgError:
+                coefs[:, j, done:] = np.nan
+                failed[j] = True
+                break
+            rhs = Aty[start:stop] - R[:start, start:stop].T @ w[:start]
+            w[start:stop] = la.solve_triangular(R[start:stop, start:stop], rhs, trans="T",
+                                                check_finite=False)
+            start, done = stop, done + 1
+        if done:
+            coefs[:, j, :done] = _level_coefs(R, factor.R, w, levels[:done])
+    return coefs, failed
+
+
+def _level_coefs(R: np.ndarray, R_mm: np.ndarray, w: np.ndarray, levels: np.ndarray
+                 ) -> np.ndarray:
+    """``α_{m'} = R_mm⁻¹ R⁻¹ w`` restricted to the first ``m'`` centers, for every level at once.
+
+    Both factors are upper triangular, so their leading blocks invert the leading blocks:
+    solving with ``w`` cut to its first ``m'`` entries (zeros below) gives the level-``m'``
+    solution padded with zeros. Two triangular solves with one column per level (BLAS-3)
+    replace two matrix-vector solves per level, which re-read the factor each time.
+    """
+    top = int(levels[-1])
+    W = np.zeros((R.shape[0], levels.size))
+    for k, level in enumerate(levels):
+        W[:level, k] = w[:level]
+    B = la.solve_triangular(R[:top, :top], W[:top], check_finite=False)
+    W[:top] = la.solve_triangular(R_mm[:top, :top], B, check_finite=False)
+    return W
+
+
+def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int) -> np.ndarray:
+    """Factors of ``H[:m, :m] + sI`` for each shift ``s``, one center at a time (LiM Alg. 1).
+
+    A factor whose update broke down (not positive definite) has NaN on its diagonal from the
+    failing center on.
+    """
+    L = shifts.size
+    R = np.zeros((L, H.shape[0], H.shape[0]))
+    ok = np.ones(L, dtype=bool)
+    for t in range(m):
+        # a view while every factor is fine; a gathered copy once some have failed
+        sub = R[:, : t + 1, : t + 1] if ok.all() else R[ok, : t + 1, : t + 1]
+        try:
+            cholesky_append_rank_one(sub, np.broadcast_to(H[:t, t], (sub.shape[0], t)),
+                                     H[t, t] + shifts[ok])
+        except np.linalg.LinAlgError:
+            # find the failing λ one by one, keep the others going
+            for j in np.flatnonzero(ok):
+                one = R[j, : t + 1, : t + 1].copy()
+                try:
+                    cholesky_append_rank_one(one, H[:t, t], H[t, t] + shifts[j])
+                    R[j, : t + 1, : t + 1] = one
+                except np.linalg.LinAlgError:
+                    ok[j] = False
+                    R[j, range(t, m), range(t, m)] = np.nan
+            continue
+        R[ok, : t + 1, : t + 1] = sub
+    return R
+
+
+def _column_rmse(kernel: Kernel, X: Any, C: Any, coefs: np.ndarray, y: np.ndarray
+                 ) -> np.ndarray:
+    """RMSE of ``K(X, C) @ coefs[:, j]`` against ``y`` for every column ``j`` (NaN columns stay
+    NaN), accumulated over row blocks: the ``n × L·M`` predictions are never stored."""
+    bad = np.isnan(coefs).any(axis=0)
+    coefs = np.where(bad, 0.0, coefs).astype(kernel.dtype)
+    rows = kernel.block_rows(max(coefs.shape))
+    sq = np.zeros(coefs.shape[1])
+    for sl, Kb in kernel.blocks(X, C, block_rows=rows, reuse_buffer=True):
+        resid = Kb @ coefs - y[sl, None]
+        sq += np.einsum("ij,ij->j", resid, resid, dtype=np.float64)
+    out = np.sqrt(sq / y.shape[0])
+    out[bad] = np.nan
+    return out
+
+
+class IncrementalNystromKRLS(KernelEstimator):
+    """Incremental Nyström KRLS: the NKRLS path over both λ and the number of centers m'.
+
+    Selects the pair ``(λ, m')`` with the lowest validation RMSE (ties: the fewest centers).
+    At every level the solution equals :class:`NystromKRLS` fitted on the first ``m'`` centers
+    (same ``ε``); the whole grid costs one pass over the data plus ``O(m³)`` per λ.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
+    sigma : float, default 1.0
+    m : int, default 100
+        Largest number of centers.
+    lam : float, default 1e-6
+        λ used when ``fit`` gets no validation data (then at ``m`` centers).
+    lambdas : array-like, optional
+        λ grid; default 100 values log-spaced in ``[1e-15, 1]``.
+    m_values : array-like of int, optional
+        Levels ``m'`` at which solutions are validated; default 50 evenly spaced up to ``m``.
+    update : {"block", "rank_one"}, default "block"
+        See :func:`incremental_nkrls_path`.
+    epsilon : float, default 1e-10
+    sampler : str or CenterSampler, default "uniform"
+    random_state : None, int or numpy.random.Generator
+    refit : bool, default False
+        After selecting ``(λ*, m*)``, refit on training + validation rows with the first ``m*``
+        centers (LiM Table 1 does).
+    dtype : {"float64", "float32"}, default "float64"
+    memory_budget : int
+        Bytes per kernel block in blocked evaluation.
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (m*,)
+    centers_ : the first ``m*`` centers
+    center_indices_ : ndarray of shape (m,)
+        All ``m`` centers' indices into the training rows, in selection order.
+    best_lambda_ : float
+    best_m_ : int
+    factor_info_ : dict
+    path_ : dict or None
+        ``{"lambdas", "m_values", "val_rmse" (L, M), "failed_lambdas"}`` with validation data.
+    """
+
+    def __init__(
+        self,
+        kernel: str = "gaussian",
+        sigma: float = 1.0,
+        m: int = 100,
+        lam: float = 1e-6,
+        lambdas: Any = None,
+        m_values: Any = None,
+        update: str = "block",
+        epsilon: float = 1e-10,
+        sampler: Any = "uniform",
+        random_state: Any = None,
+        refit: bool = False,
+        dtype: str = "float64",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.m = m
+        self.lam = lam
+        self.lambdas = lambdas
+        self.m_values = m_values
+        self.update = update
+        self.epsilon = epsilon
+        self.sampler = sampler
+        self.random_state = random_state
+        self.refit = refit
+        self.dtype = dtype
+        self.memory_budget = memory_budget
+
+    def fit(self, X: Any, y: Any, X_val: Any = None,
+            y_val: Any = None) -> IncrementalNystromKRLS:
+        """Fit at ``(lam, m)``, or over the ``(lambdas, m_values)`` grid selecting on validation.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n,)
+        X_val, y_val : optional validation data (given together)
+
+        Returns
+        -------
+        self
+        """
+        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        n = X.shape[0]
+        m = self._check_m(n)
+        refit = self._check_refit()
+        lam = self._check_lam(self.lam)
+        if self.update not in UPDATES:
+            raise ValueError(f"update must be one of {list(UPDATES)}, got {self.update!r}")
+        levels = check_m_levels(self.m_values, m)
+        if X_val is None:
+            lambdas, levels = np.array([lam]), np.array([m])
+        else:
+            lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
+        setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
+                              random_state=self.random_state, epsilon=self.epsilon)
+        self.center_indices_ = setup.indices
+        self.factor_info_ = setup.factor.info
+        H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
+        coefs, failed = incremental_nkrls_path(H, Aty, setup.factor, lambdas, n, levels,
+                                               self.update)
+        if X_val is None:
+            self._set_solution(setup.centers, coefs[:, 0, 0], lam, m)
+            self.path_ = None
+            return self
+
+        L, M = lambdas.size, levels.size
+        val_rmse = _column_rmse(self.kernel_, X_val, setup.centers, coefs.reshape(m, L * M),
+                                y_val).reshape(L, M)
+        if np.all(np.isnan(val_rmse)):
+            raise np.linalg.LinAlgError("AᵀA + λnI was not positive definite for any λ")
+        # the fewest centers among ties: scan level-major
+        k, j = np.unravel_index(np.nanargmin(val_rmse.T), (M, L))
+        best_lam, best_m = float(lambdas[j]), int(levels[k])
+        self.path_ = {"lambdas": lambdas, "m_values": levels, "val_rmse": val_rmse,
+                      "failed_lambdas": int(failed.sum())}
+        alpha = coefs[:best_m, j, k]
+        if refit:
+            sub = NystromFactor(setup.factor.R[:best_m, :best_m], setup.factor.epsilon,
+                                setup.factor.epsilon_requested, setup.factor.retries)
+            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
+            Ha, Atya = nystrom_products(self.kernel_, Xa, setup.centers[:best_m], ya, sub)
+            alpha = nkrls_path(Ha, Atya, sub, np.array([best_lam]), Xa.shape[0])[0][:, 0]
+        self._set_solution(setup.centers, alpha, best_lam, best_m)
+        return self
+
+    def _set_solution(self, centers: Any, alpha: np.ndarray, lam: float, m: int) -> None:
+        self.centers_ = centers[:m]
+        self.alpha_ = np.ascontiguousarray(alpha[:m])
+        self.best_lambda_, self.best_m_ = lam, m
+
