@@ -1,7 +1,7 @@
 """Nyström center selection: which training points become the m centers.
 
-A sampler only chooses row indices; the solver gathers the rows. New samplers (e.g. approximate
-leverage scores) subclass :class:`CenterSampler` and register in :data:`SAMPLERS`.
+A sampler only chooses row indices; the solver gathers the rows. New samplers subclass
+:class:`CenterSampler` and register in :data:`SAMPLERS`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kernreg._validation import check_int, check_random_state
+from kernreg.kernels import Kernel
 
-__all__ = ["SAMPLERS", "CenterSampler", "UniformSampler", "get_sampler"]
+__all__ = ["SAMPLERS", "CenterSampler", "LeverageScoreSampler", "UniformSampler", "get_sampler"]
 
 
 class CenterSampler(ABC):
@@ -21,7 +22,8 @@ class CenterSampler(ABC):
 
     name: ClassVar[str] = ""
 
-    def select(self, X: Any, m: int, rng: Any = None) -> np.ndarray:
+    def select(self, X: Any, m: int, rng: Any = None, kernel: Kernel | None = None
+               ) -> np.ndarray:
         """Return ``m`` distinct indices into the rows of ``X``.
 
         Parameters
@@ -31,6 +33,8 @@ class CenterSampler(ABC):
             Number of centers, ``1 <= m <= n``.
         rng : None, int or numpy.random.Generator
             Source of randomness (an int is a seed).
+        kernel : Kernel, optional
+            The solver's kernel, for samplers that look at it (leverage scores).
 
         Returns
         -------
@@ -42,13 +46,15 @@ class CenterSampler(ABC):
         m = check_int(m, "m", minimum=1)
         if m > n:
             raise ValueError(f"m (={m}) must not exceed the number of training points n (={n})")
-        idx = np.asarray(self._select(X, m, check_random_state(rng, "rng")), dtype=np.int64)
+        idx = np.asarray(self._select(X, m, check_random_state(rng, "rng"), kernel),
+                         dtype=np.int64)
         if idx.shape != (m,) or np.unique(idx).size != m or idx.min() < 0 or idx.max() >= n:
             raise RuntimeError(f"{type(self).__name__} returned an invalid index set")
         return idx
 
     @abstractmethod
-    def _select(self, X: Any, m: int, rng: np.random.Generator) -> np.ndarray:
+    def _select(self, X: Any, m: int, rng: np.random.Generator,
+                kernel: Kernel | None) -> np.ndarray:
         """Return ``m`` distinct row indices (arguments already checked)."""
 
 
@@ -57,18 +63,60 @@ class UniformSampler(CenterSampler):
 
     name = "uniform"
 
-    def _select(self, X: Any, m: int, rng: np.random.Generator) -> np.ndarray:
+    def _select(self, X: Any, m: int, rng: np.random.Generator,
+                kernel: Kernel | None) -> np.ndarray:
         return rng.choice(X.shape[0], size=m, replace=False)
 
 
+class LeverageScoreSampler(CenterSampler):
+    """Sampling proportional to approximate λ-ridge leverage scores (LiM Definition 1).
+
+    Scores come from :func:`~kernreg.leverage.approximate_leverage_scores` on ``subsample``
+    uniformly drawn points (default ``min(n, max(2m, 1000))``); centers are then drawn without
+    replacement with probabilities proportional to them, in draw order.
+
+    Parameters
+    ----------
+    lam : float, default 1e-6
+        The λ of the scores; ideally near the λ the model will use.
+    subsample : int, optional
+    """
+
+    name = "leverage"
+
+    def __init__(self, lam: float = 1e-6, subsample: int | None = None) -> None:
+        self.lam = lam
+        self.subsample = subsample
+
+    def _select(self, X: Any, m: int, rng: np.random.Generator,
+                kernel: Kernel | None) -> np.ndarray:
+        from kernreg.leverage import approximate_leverage_scores
+
+        if kernel is None:
+            raise ValueError("the leverage sampler needs the solver's kernel")
+        s = self.subsample or max(2 * m, 1000)
+        s = check_int(s, "subsample", minimum=1)
+        scores = approximate_leverage_scores(X, kernel, self.lam, s, rng)
+        return rng.choice(X.shape[0], size=m, replace=False, p=scores / scores.sum())
+
+
 #: Center samplers by name.
-SAMPLERS: dict[str, type[CenterSampler]] = {"uniform": UniformSampler}
+SAMPLERS: dict[str, type[CenterSampler]] = {"uniform": UniformSampler,
+                                            "leverage": LeverageScoreSampler}
 
 
-def get_sampler(name: str | CenterSampler) -> CenterSampler:
-    """Return a sampler instance for ``name`` (one of :data:`SAMPLERS`) or pass one through."""
+def get_sampler(name: str | dict[str, Any] | CenterSampler) -> CenterSampler:
+    """A sampler instance: by name (one of :data:`SAMPLERS`), from ``{"name": ..., **params}``,
+    or passed through."""
     if isinstance(name, CenterSampler):
         return name
+    params: dict[str, Any] = {}
+    if isinstance(name, dict):
+        params = {k: v for k, v in name.items() if k != "name"}
+        name = name.get("name")
     if not isinstance(name, str) or name not in SAMPLERS:
         raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {name!r}")
-    return SAMPLERS[name]()
+    try:
+        return SAMPLERS[name](**params)
+    except TypeError as exc:
+        raise ValueError(f"sampler {name!r}: {exc}") from None

@@ -80,7 +80,8 @@ class _Fixed(CenterSampler):
     def __init__(self, indices: np.ndarray) -> None:
         self.indices = indices
 
-    def _select(self, X: object, m: int, rng: np.random.Generator) -> np.ndarray:
+    def _select(self, X: object, m: int, rng: np.random.Generator,
+                kernel: object) -> np.ndarray:
         return self.indices[:m]
 
 

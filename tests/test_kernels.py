@@ -164,7 +164,7 @@ def test_kernel_parameter_errors(data):
 def test_uniform_sampler_seeded_without_replacement():
     X = np.zeros((50, 2))
     sampler = get_sampler("uniform")
-    assert isinstance(sampler, UniformSampler) and set(SAMPLERS) == {"uniform"}
+    assert isinstance(sampler, UniformSampler) and set(SAMPLERS) == {"uniform", "leverage"}
     a = sampler.select(X, 20, 7)
     b = sampler.select(X, 20, np.random.default_rng(7))
     np.testing.assert_array_equal(a, b)
@@ -174,13 +174,13 @@ def test_uniform_sampler_seeded_without_replacement():
     with pytest.raises(ValueError, match="m"):
         sampler.select(X, 51, 0)
     with pytest.raises(ValueError, match="sampler must be one of"):
-        get_sampler("leverage")
+        get_sampler("kmeans")
     assert get_sampler(sampler) is sampler
 
 
 def test_custom_sampler_is_checked():
     class Bad(CenterSampler):
-        def _select(self, X, m, rng):
+        def _select(self, X, m, rng, kernel):
             return np.zeros(m, dtype=int)  # duplicates
 
     with pytest.raises(RuntimeError, match="invalid index set"):

@@ -202,7 +202,8 @@ BAD_PARAMS = [
     (KOLS, {"rcond": -1.0}, "rcond"),
     (KOLS, {"rcond": "tiny"}, "rcond"),
     (KRLS, {"refit": "yes"}, "refit"),
-    (NystromKRLS, {"sampler": "leverage"}, "sampler"),
+    (NystromKRLS, {"sampler": "kmeans"}, "sampler"),
+    (NystromKRLS, {"sampler": {"name": "leverage", "lam": -1.0}}, "lam"),
     (Nytro, {"random_state": -3}, "random_state"),
 ]
 

@@ -80,7 +80,19 @@ M_LEVELS = {
 _NYSTROM = {
     "m": M_SWEEP,
     "epsilon": POSITIVE,
-    "sampler": {"enum": ["uniform"]},
+    "sampler": {
+        "description": "uniform, leverage, or {name: leverage, lam: λ, subsample: s}",
+        "oneOf": [
+            {"enum": ["uniform", "leverage"]},
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name"],
+                "properties": {"name": {"enum": ["uniform", "leverage"]}, "lam": POSITIVE,
+                               "subsample": POSITIVE_INT},
+            },
+        ],
+    },
 }
 
 _STRATEGY = {"enum": ["auto", "memory", "blocked", "gram"]}

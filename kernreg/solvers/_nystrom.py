@@ -42,7 +42,7 @@ def nystrom_setup(
     ``random_state`` (None, int seed or Generator) drives the sampler.
     """
     rng = check_random_state(random_state)
-    idx = get_sampler(sampler).select(X, m, rng)
+    idx = get_sampler(sampler).select(X, m, rng, kernel)
     C = X[idx]
     # K_mm in the kernel's dtype, so that it equals the centers' rows of K_nm: R⁻¹ maps them
     # back to Rᵀ. A float64 K_mm beside a float32 K_nm lets R⁻¹ magnify K_nm's rounding by up
