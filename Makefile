@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint data smoke table1 table2 lim-table1 figures bench-table2 bench-data clean
+.PHONY: help install test lint data smoke table1 table2 lim-table1 figures bench-table2 bench-acceleration bench-data clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
 FIGURE_RUNS := lim_fig1_pumadyn32nh lim_fig1_breast_cancer lim_fig1_cpusmall lim_fig2_cpusmall \
@@ -24,6 +24,7 @@ help:
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
+	@echo "make bench-acceleration NYTRO vs the ν-method: iterations and time to the same error"
 	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
 	@echo "make clean       remove caches of prepared data and build artefacts"
 
@@ -77,6 +78,9 @@ bench-table2:
 	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --baseline
 	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --dtype float32
 	$(BIN)/python scripts/bench_table2.py covtype_binary yearprediction --repeats 1 --dtype float32
+
+bench-acceleration:
+	$(BIN)/python scripts/bench_acceleration.py cpusmall insurance adult ijcnn1 --repeats 3
 
 bench-data:
 	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5

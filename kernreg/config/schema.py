@@ -104,7 +104,8 @@ ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
     "nkrls": _algorithm(lambdas=LAMBDAS, path_method={"enum": ["eigh", "cholesky"]},
                         **_NYSTROM),
     "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
-                        strategy=_STRATEGY, validation_strategy=_STRATEGY, **_NYSTROM),
+                        strategy=_STRATEGY, validation_strategy=_STRATEGY,
+                        acceleration={"enum": ["none", "nu"]}, nu=POSITIVE, **_NYSTROM),
     "inkrls": _algorithm(lambdas=LAMBDAS, m_values=M_LEVELS,
                          update={"enum": ["block", "rank_one"]}, **_NYSTROM),
 }

@@ -11,6 +11,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from kernreg._validation import check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
+from kernreg.solvers._acceleration import make_update
 from kernreg.solvers._base import KernelEstimator, stack_rows
 from kernreg.solvers._iterative import (
     VALIDATION_CHUNK,
@@ -104,6 +105,12 @@ class Nytro(KernelEstimator):
         evaluates in float64 whatever this says, since ``R⁻¹`` magnifies ``G``'s rounding).
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
+    acceleration : {"none", "nu"}, default "none"
+        ``"nu"``: the ν-method instead of Landweber (same gradient, step size, strategies and
+        stopping rules; iterate t regularizes about like Landweber's t²), see
+        :mod:`kernreg.solvers._acceleration`.
+    nu : float, default 1.0
+        ν of the ν-method.
 
     Attributes
     ----------
@@ -143,6 +150,8 @@ class Nytro(KernelEstimator):
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        acceleration: str = "none",
+        nu: float = 1.0,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -161,6 +170,8 @@ class Nytro(KernelEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.acceleration = acceleration
+        self.nu = nu
 
     def _gram_kernel(self) -> Kernel:
         """The kernel for the gram strategy, always float64: G is used through R⁻¹ (up to
@@ -185,9 +196,10 @@ class Nytro(KernelEstimator):
                     lambda v: factor.solve_t(G @ factor.solve(v)), m
                 )
             beta, alpha = np.zeros(m), np.zeros(m)
+            update = make_update(self.acceleration, self.nu)
 
             def gram_step() -> np.ndarray:
-                beta[:] -= gamma * factor.solve_t(G @ alpha - b)
+                update(beta, gamma * factor.solve_t(G @ alpha - b))
                 alpha[:] = factor.solve(beta)
                 return alpha
 
@@ -198,10 +210,11 @@ class Nytro(KernelEstimator):
             gamma = nytro_step_size(knm, factor)
         m = knm.shape[1]
         beta, alpha = np.zeros(m), np.zeros(m)
+        update = make_update(self.acceleration, self.nu)
 
         def step() -> np.ndarray:
             grad, _ = knm.normal_matvec(alpha, y)  # K_nmᵀ (K_nm α − y), α = R⁻¹β
-            beta[:] -= gamma * factor.solve_t(grad)
+            update(beta, gamma * factor.solve_t(grad))
             alpha[:] = factor.solve(beta)
             return alpha
 
@@ -256,6 +269,7 @@ class Nytro(KernelEstimator):
         refit = self._check_refit()
         check_positive(self.step_size, "step_size", allow_none=True)
         check_positive(self.max_memory, "max_memory", allow_none=True)
+        make_update(self.acceleration, self.nu)  # checks both before any work
         for name in ("strategy", "validation_strategy"):
             if getattr(self, name) not in ("auto", *STRATEGIES):
                 raise ValueError(f"{name} must be one of {['auto', *STRATEGIES]}, "
