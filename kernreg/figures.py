@@ -123,7 +123,8 @@ def heatmap_figure(run: RunData, label: str) -> Figure | None:
     picks = [(r.info.get("m_selected"), r.selected) for r in recs]
     ax.plot(*zip(*picks, strict=True), "o", mfc="none", mec="red", ms=9,
             label="selected (m*, λ*) per trial")
-    ax.set_xlabel("number of Nyström centers m")
+    ax.set_xlabel("number of random features D" if recs[0].algorithm == "rf"
+                  else "number of Nyström centers m")
     ax.set_ylabel("λ")
     ax.set_title(_title(run, "validation error over (m, λ)"), fontsize=10)
     ax.legend(fontsize=8, loc="upper right")

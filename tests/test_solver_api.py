@@ -16,6 +16,7 @@ from kernreg.solvers import (
     KernelLandweber,
     NystromKRLS,
     Nytro,
+    RandomFeaturesKRLS,
     get_algorithm,
     holdout_split,
     misclassification_rate,
@@ -23,7 +24,8 @@ from kernreg.solvers import (
 )
 from kernreg.stopping import StoppingRule, select_iteration
 
-ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, IncrementalNystromKRLS]
+ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, IncrementalNystromKRLS,
+       RandomFeaturesKRLS]
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +43,9 @@ def _small(cls, **kw):
     if cls in (NystromKRLS, Nytro, IncrementalNystromKRLS):
         params["m"] = 20
         params["random_state"] = 0
+    if cls is RandomFeaturesKRLS:
+        params["n_features"] = 20
+        params["random_state"] = 0
     if cls in (KernelLandweber, Nytro):
         params["max_iter"] = 30
     params.update(kw)
@@ -55,6 +60,7 @@ def test_registry():
         "nkrls": NystromKRLS,
         "nytro": Nytro,
         "inkrls": IncrementalNystromKRLS,
+        "rf": RandomFeaturesKRLS,
     }
     assert get_algorithm("NYTRO") is Nytro
     with pytest.raises(ValueError, match=r"algorithm must be one of \['es', 'inkrls', 'kols'"):
@@ -93,7 +99,7 @@ def test_fit_with_validation_records_path(cls, data):
         np.testing.assert_array_equal(est.path_["lambdas"], DEFAULT_LAMBDAS)
         assert errors.shape == (100,)
         assert est.best_lambda_ == DEFAULT_LAMBDAS[np.argmin(errors)]
-    elif cls is IncrementalNystromKRLS:
+    elif cls in (IncrementalNystromKRLS, RandomFeaturesKRLS):
         assert errors.shape == (100, 20) and list(est.path_["m_values"]) == list(range(1, 21))
         j, k = np.unravel_index(np.nanargmin(errors), errors.shape)
         assert (est.best_lambda_, est.best_m_) == (DEFAULT_LAMBDAS[j], k + 1)

@@ -36,6 +36,7 @@ ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
               "sampler": "uniform", "strategy": "auto"},
     "inkrls": {"lambdas": DEFAULT_LAMBDAS, "m_values": None, "update": "block",
                "epsilon": 1e-10, "sampler": "uniform"},
+    "rf": {"lambdas": DEFAULT_LAMBDAS, "n_features": 1000, "d_values": None},
 }
 MAX_REPORTED = 10
 
@@ -149,9 +150,10 @@ class Algorithm:
             return np.logspace(np.log10(low), np.log10(high), int(count))
         return np.asarray(spec, dtype=np.float64)
 
-    def m_levels(self) -> list[int] | None:
-        """The levels m' of ``inkrls`` as a list (None: the estimator's default)."""
-        spec = self.params.get("m_values")
+    def m_levels(self, key: str = "m_values") -> list[int] | None:
+        """The levels of ``inkrls`` (``m_values``) or ``rf`` (``d_values``) as a list (None:
+        the estimator's default)."""
+        spec = self.params.get(key)
         if isinstance(spec, dict):
             start, stop, count = spec["linspace"]
             return sorted({round(float(v)) for v in np.linspace(start, stop, count)})
@@ -283,6 +285,14 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                     problems.append(f"algorithms[{i}].m: {m} exceeds the {n_fit} rows left "
                                     f"for fitting after the validation split")
             problems += _check_levels(params, ms, f"algorithms[{i}].m_values")
+        if name == "rf" and kernel["name"] != "gaussian":
+            problems.append(f"algorithms[{i}].name: rf (random Fourier features) needs the "
+                            f"gaussian kernel, not {kernel['name']}")
+        if name == "rf" and params.get("d_values") is not None:
+            levels = Algorithm(name, label, params).m_levels("d_values") or []
+            if levels and max(levels) > params["n_features"]:
+                problems.append(f"algorithms[{i}].d_values: levels up to {max(levels)} exceed "
+                                f"n_features = {params['n_features']}")
         sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
         for m in ms:
             one = {**params, "m": m} if m is not None else params

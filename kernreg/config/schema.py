@@ -106,6 +106,7 @@ ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
     "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
                         strategy=_STRATEGY, validation_strategy=_STRATEGY,
                         acceleration={"enum": ["none", "nu"]}, nu=POSITIVE, **_NYSTROM),
+    "rf": _algorithm(lambdas=LAMBDAS, n_features=POSITIVE_INT, d_values=M_LEVELS),
     "inkrls": _algorithm(lambdas=LAMBDAS, m_values=M_LEVELS,
                          update={"enum": ["block", "rank_one"]}, **_NYSTROM),
 }

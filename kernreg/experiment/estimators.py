@@ -9,7 +9,7 @@ from kernreg.solvers import KernelEstimator, get_algorithm
 
 #: Path parameter reported as "Par." in the tables, per algorithm.
 PATH_PARAMETER = {"kols": None, "krls": "lambda", "es": "iterations", "nkrls": "lambda",
-                  "nytro": "iterations", "inkrls": "lambda"}
+                  "nytro": "iterations", "inkrls": "lambda", "rf": "lambda"}
 
 
 def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dict[str, Any]:
@@ -28,9 +28,10 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
     if "lambdas" in params:
         params.pop("lambdas")
         kwargs["lambdas"] = algo.lambdas()
-    if "m_values" in params:
-        params.pop("m_values")
-        kwargs["m_values"] = algo.m_levels()
+    for key in ("m_values", "d_values"):
+        if key in params:
+            params.pop(key)
+            kwargs[key] = algo.m_levels(key)
     if "stopping" in params:
         stopping = params.pop("stopping")
         kwargs.update(stopping_rule=stopping["rule"], window=stopping["window"],

@@ -62,6 +62,14 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
         parts["path"] = m * lambdas * levels * _F64 * 2
         if algo.params.get("update") == "rank_one":  # every λ's factor exists at once
             parts["factors"] = lambdas * m * m * _F64
+    elif algo.name == "rf":
+        # the D × D Gram and its eigenvectors, coefficients of every (λ, D') pair, and the
+        # feature blocks (budget-sized) with their predictions for every pair
+        D = algo.params["n_features"]
+        levels = len(algo.m_levels("d_values") or range(min(D, 50)))
+        parts["D×D matrices"] = 3 * D * D * _F64
+        parts["path"] = 2 * D * lambdas * levels * _F64
+        parts["feature blocks"] = 2 * block_bytes
     elif algo.name == "nytro":
         # The estimator picks its K_nm strategies with the same cost model, within the budget.
         itemsize = 4 if dtype == "float32" else 8

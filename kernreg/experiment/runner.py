@@ -83,5 +83,7 @@ def run_experiment(
         "dataset_sha256": data.sha256,
         "kernreg_version": manifest["environment"]["kernreg"],
     }
-    per_label = {a.label: {"m": a.params.get("m")} for a in exp.algorithms}
+    # model size: Nyström centers, or random features
+    per_label = {a.label: {"m": a.params.get("m", a.params.get("n_features"))}
+                 for a in exp.algorithms}
     return store.finalize(context, per_label)

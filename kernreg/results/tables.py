@@ -18,9 +18,10 @@ import pandas as pd
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
 
-ALGORITHM_ORDER = ("kols", "krls", "es", "nkrls", "nytro", "inkrls")
+ALGORITHM_ORDER = ("kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf")
 ALGORITHM_TITLES = {"kols": "KOLS", "krls": "KRLS", "es": "ES", "nkrls": "NKRLS",
-                    "nytro": "NYTRO", "inkrls": "Incremental NKRLS"}
+                    "nytro": "NYTRO", "inkrls": "Incremental NKRLS",
+                    "rf": "Random features KRLS"}
 QUANTITIES = (("time", "model_selection_time", "time (s)"),
               ("rmse", "test_rmse", "RMSE"),
               ("par", "selected", "Par."))
@@ -222,7 +223,7 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
         if "m_selected" in g and g["m_selected"].notna().any():
             row["m* (median)"] = int(np.median(g["m_selected"]))
         rows.append(row)
-    return pd.DataFrame(rows).astype(object).fillna("")
+    return pd.DataFrame(rows, dtype=object).fillna("")
 
 
 def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),

@@ -9,6 +9,7 @@ name       class                      solution                        path param
 ``nkrls``  :class:`NystromKRLS`       ``α = R⁻¹(AᵀA + λnI)⁻¹Aᵀy``     λ
 ``nytro``  :class:`Nytro`             Landweber on ``A = K_nm R⁻¹``   iteration t
 ``inkrls`` :class:`IncrementalNys…`   NKRLS on the first m' centers   λ and m'
+``rf``     :class:`RandomFeatures…`   ridge on D' Fourier features    λ and D'
 =========  =========================  ==============================  ==================
 
 Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data: the whole path,
@@ -26,6 +27,7 @@ from kernreg.solvers.landweber import KernelLandweber
 from kernreg.solvers.model_selection import holdout_split
 from kernreg.solvers.nkrls import NystromKRLS
 from kernreg.solvers.nytro import Nytro
+from kernreg.solvers.random_features import RandomFeaturesKRLS
 
 __all__ = [
     "ALGORITHMS",
@@ -37,6 +39,7 @@ __all__ = [
     "KernelLandweber",
     "NystromKRLS",
     "Nytro",
+    "RandomFeaturesKRLS",
     "get_algorithm",
     "holdout_split",
     "misclassification_rate",
@@ -51,6 +54,7 @@ ALGORITHMS: dict[str, type[KernelEstimator]] = {
     "nkrls": NystromKRLS,
     "nytro": Nytro,
     "inkrls": IncrementalNystromKRLS,
+    "rf": RandomFeaturesKRLS,
 }
 
 

@@ -25,6 +25,7 @@ from kernreg.solvers.nkrls import nkrls_path
 __all__ = [
     "UPDATES",
     "IncrementalNystromKRLS",
+    "best_pair",
     "check_m_levels",
     "default_m_levels",
     "incremental_nkrls_path",
@@ -170,6 +171,13 @@ def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int) -> np.ndarray:
     return R
 
 
+def best_pair(val_rmse: np.ndarray) -> tuple[int, int]:
+    """``(j, k)`` of the lowest validation RMSE on an (L λ × M levels) grid, NaN ignored; among
+    ties the fewest centers or features ("less is more"): the grid is scanned level-major."""
+    k, j = np.unravel_index(np.nanargmin(val_rmse.T), val_rmse.T.shape)
+    return int(j), int(k)
+
+
 def _column_rmse(kernel: Kernel, X: Any, C: Any, coefs: np.ndarray, y: np.ndarray
                  ) -> np.ndarray:
     """RMSE of ``K(X, C) @ coefs[:, j]`` against ``y`` for every column ``j`` (NaN columns stay
@@ -303,8 +311,7 @@ class IncrementalNystromKRLS(KernelEstimator):
                                 y_val).reshape(L, M)
         if np.all(np.isnan(val_rmse)):
             raise np.linalg.LinAlgError("AᵀA + λnI was not positive definite for any λ")
-        # the fewest centers among ties: scan level-major
-        k, j = np.unravel_index(np.nanargmin(val_rmse.T), (M, L))
+        j, k = best_pair(val_rmse)
         best_lam, best_m = float(lambdas[j]), int(levels[k])
         self.path_ = {"lambdas": lambdas, "m_values": levels, "val_rmse": val_rmse,
                       "failed_lambdas": int(failed.sum())}
