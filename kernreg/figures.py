@@ -6,6 +6,7 @@ it can be redrawn at any time without recomputing anything.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +18,10 @@ matplotlib.use("Agg")  # files only: no display on servers and CI
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.colors import LogNorm
+from matplotlib.colors import ListedColormap, LogNorm
 from matplotlib.figure import Figure
 
+from kernreg.advise import REGIMES, Advice, c1_curve, c2_curve, predict_fastest
 from kernreg.atomic import atomic_path
 from kernreg.errors import KernregError
 from kernreg.experiment.trial import TrialRecord
@@ -27,7 +29,7 @@ from kernreg.results.store import RunStore, read_results_csv
 from kernreg.results.tables import ALGORITHM_TITLES
 
 __all__ = ["FORMATS", "RunData", "figures_of_run", "load_run", "loglog_slope",
-           "save_figures"]
+           "regime_map_figure", "save_figure", "save_figures"]
 
 FORMATS = ("png", "pdf")
 #: A run with more one-parameter paths than this (an m sweep) gets time-vs-m curves instead
@@ -195,6 +197,70 @@ def figures_of_run(run: RunData) -> dict[str, Figure]:
     return {k: f for k, f in figures.items() if f is not None}
 
 
+REGIME_COLOURS = {"krls": "#d9d9d9", "es": "#fdd0a2", "nkrls": "#c6dbef", "nytro": "#c7e9c0"}
+
+
+def regime_map_figure(advice: Advice, grid: int = 400) -> Figure:
+    """The NYTRO Figure 1 regime map at the dataset's ``n``, with its ``(SNR, d)`` point.
+
+    The coloured regions are :func:`kernreg.advise.predict_fastest` evaluated on a log grid, so
+    the picture and the prediction cannot disagree.
+    """
+    n = advice.n
+    x_hi = 10 ** math.ceil(math.log10(max(advice.snr, n) * 100))
+    snr = np.logspace(0.05, math.log10(x_hi), grid)
+    dof = np.logspace(0, math.log10(n), grid)
+    S, D = np.meshgrid(snr, dof)
+    codes = np.vectorize(REGIMES.index)(predict_fastest(S, D, n))
+    fig, ax = plt.subplots(figsize=(9.6, 4.8))
+    ax.pcolormesh(S, D, codes, cmap=ListedColormap([REGIME_COLOURS[r] for r in REGIMES]),
+                  vmin=-0.5, vmax=len(REGIMES) - 0.5, shading="auto", rasterized=True)
+    for code, name in enumerate(REGIMES):  # label each region at its log-space centre
+        where = codes == code
+        if where.sum() > grid:
+            ax.text(np.exp(np.log(S[where]).mean()), np.exp(np.log(D[where]).mean()),
+                    ALGORITHM_TITLES.get(name, name), ha="center", va="center", fontsize=11,
+                    weight="bold", alpha=0.6)
+    c1, c2 = c1_curve(snr, n), c2_curve(snr)
+    ax.plot(snr, np.clip(c1, 1, n), "k-", lw=1.2, label="c1 = n/|log(n·SNR)|")
+    # each boundary is drawn only where it separates two regions
+    ax.plot(snr, np.where(c2 < c1, c2, np.nan), "k--", lw=1.2, label="c2 = SNR/|log SNR|")
+    ax.plot([n, n], [float(c1_curve(n, n)), n], "k:", lw=1.0, label="SNR = n (ES | KRLS)")
+    relation = {True: "=", False: "≥"}  # ≥: a lower bound the subsample could not resolve
+    ax.plot(advice.snr, advice.d_eff, "o", color="C3", ms=9,
+            label=f"(SNR, d_eff {relation[advice.d_eff_converged]} {advice.d_eff:.3g})"
+                  f" → {advice.predicted.upper()}")
+    ax.plot(advice.snr, advice.d_max, "^" if advice.saturated else "s", mfc="none", color="C3",
+            ms=9, mew=1.8, label=f"(SNR, d̃ {relation[not advice.saturated]} "
+                                 f"{advice.d_max:.3g}) → {advice.predicted_worst_case.upper()}")
+    if advice.nytro_iterations is not None:
+        ax.plot(advice.t_measured, advice.d_eff, "D", color="C0", ms=8,
+                label=f"(t = {advice.nytro_iterations} NYTRO iterations measured, d_eff) → "
+                      f"{advice.predicted_measured_t.upper()}")
+    else:  # no point of its own: the theory's t ≈ SNR stands
+        ax.plot([], [], "D", color="C0", ms=8,
+                label=f"NYTRO does not reach NKRLS in {advice.max_iter} iterations")
+    ax.set(xscale="log", yscale="log", xlim=(snr[0], snr[-1]), ylim=(1, n),
+           xlabel="SNR ≈ 1/λ*   (◆ at the measured NYTRO iterations t)",
+           ylabel="degrees of freedom d",
+           title=f"{advice.dataset}: n = {n}, σ = {advice.sigma:g}, λ* = {advice.lam_star:.2g}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig: Figure, paths: Sequence[str | Path]) -> list[Path]:
+    """Save ``fig`` to each path (format from the suffix) and close it. Writes are atomic: a
+    killed process leaves no half-written figure."""
+    written = []
+    for path in map(Path, paths):
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=path.suffix.lstrip("."), dpi=150)
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
 def save_figures(run_dir: str | Path, out_dir: str | Path | None = None,
                  formats: Sequence[str] = FORMATS) -> list[Path]:
     """Draw every figure of a run into ``out_dir`` (default ``<run>/figures``); return the
@@ -202,12 +268,7 @@ def save_figures(run_dir: str | Path, out_dir: str | Path | None = None,
     run = load_run(run_dir)
     out = Path(out_dir) if out_dir else run.run_dir / "figures"
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[Path] = []
     for stem, fig in figures_of_run(run).items():
-        for fmt in formats:
-            path = out / f"{stem}.{fmt}"
-            with atomic_path(path) as tmp:  # a killed run leaves no half-written figure
-                fig.savefig(tmp, format=fmt, dpi=150)
-            written.append(path)
-        plt.close(fig)
+        written += save_figure(fig, [out / f"{stem}.{fmt}" for fmt in formats])
     return written

@@ -183,13 +183,29 @@ def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,
     (tmp_path / "small.yaml").write_text(text.replace("name: ci_cpusmall", "name: small"))
     (tmp_path / "huge.yaml").write_text(text.replace("name: ci_cpusmall", "name: huge")
                                         .replace("blas_threads: 1", "memory_gb: 0.01"))
-    (tmp_path / "t.yaml").write_text("table: t\nruns: [small.yaml, huge.yaml]\n")
+    (tmp_path / "t.yaml").write_text("table: table2\nruns: [small.yaml, huge.yaml]\n")
     main(["run", str(tmp_path / "t.yaml"), "--out", str(tmp_path / "out"), "--no-progress"])
     captured = capsys.readouterr()
     assert "huge: not run: huge: estimated peak memory exceeds the budget" in captured.err
     assert "| cpuSmall m=150 | time (s) |" in captured.out
     assert (tmp_path / "out" / "small" / "results.csv").is_file()
     assert not (tmp_path / "out" / "huge").exists()
+    # the same finished run, one row per dataset and label (nothing is recomputed)
+    (tmp_path / "s.yaml").write_text("table: summary\nruns: [small.yaml]\n")
+    main(["run", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "out"), "--no-progress"])
+    out = capsys.readouterr().out
+    assert out.startswith("| dataset | label | algorithm | m | trials | time (s) | test RMSE |")
+    assert out.count("| cpusmall |") == 5  # one per algorithm
+
+
+def test_table_config_of_unknown_kind_is_refused(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "t.yaml").write_text("table: t\nruns: [small.yaml]\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(tmp_path / "t.yaml"), "--out", str(tmp_path / "out")])
+    assert exit_info.value.code != 0
+    err = capsys.readouterr().err
+    assert "table" in err and "summary" in err and "Traceback" not in err
 
 
 def test_force_with_only_redoes_just_those_algorithms(mirror: Path, tmp_path: Path) -> None:

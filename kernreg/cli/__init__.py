@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import click
 
 from kernreg import __version__
+from kernreg.cli.advise import advise
 from kernreg.cli.data import data
 from kernreg.cli.plot import plot, report
 from kernreg.cli.run import run, table
@@ -32,6 +33,7 @@ cli.add_command(run)
 cli.add_command(table)
 cli.add_command(plot)
 cli.add_command(report)
+cli.add_command(advise)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -27,8 +27,8 @@ from kernreg.results.tables import (
 DEFAULT_OUT = "results"
 
 
-def _export_data_settings(mirror: str | None, cache_dir: str | None, offline: bool | None
-                          ) -> None:
+def export_data_settings(mirror: str | None, cache_dir: str | None, offline: bool | None
+                         ) -> None:
     # The data layer reads these variables; setting them here keeps one code path.
     for var, value in ((ENV_MIRROR, mirror), (ENV_CACHE, cache_dir)):
         if value:
@@ -70,7 +70,7 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
             raise click.UsageError("--only applies to one experiment, not to a table config")
         table = load_table_config(config)
         experiments = [load_experiment(Path(config).parent / r, overrides) for r in table["runs"]]
-        _export_data_settings(mirror, cache_dir, offline)
+        export_data_settings(mirror, cache_dir, offline)
         for exp in experiments:
             try:
                 run_experiment(exp, out, resume=not force, force=force,
@@ -80,11 +80,13 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
         results, not_run, _ = _collect((config,), out)
         if table["table"] == "lim_table1":
             click.echo(render_frame(build_lim_table1(results, not_run), "md"))
+        elif table["table"] == "summary":
+            click.echo(render_frame(summary_table(results), "md"))
         else:
             click.echo(render_table2(build_table2(results, not_run), "md"))
         return
     exp = load_experiment(config, overrides)
-    _export_data_settings(mirror, cache_dir, offline)
+    export_data_settings(mirror, cache_dir, offline)
     results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
                              only=only)
     one_label_each = results.groupby("algorithm")["label"].nunique().max() == 1
@@ -130,9 +132,10 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, l
 
 @click.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--table", "which", type=click.Choice(["1", "2", "lim1"]), default="2",
+@click.option("--table", "which", type=click.Choice(["1", "2", "lim1", "summary"]), default="2",
               show_default=True, help="NYTRO Table 1 (datasets), NYTRO Table 2 (time / RMSE / "
-              "Par.) or LiM Table 1 (incremental Nyström, paper RMSE beside).")
+              "Par.), LiM Table 1 (incremental Nyström, paper RMSE beside) or one row per "
+              "dataset and label (any runs side by side).")
 @click.option("--format", "fmt", type=click.Choice(["md", "latex", "csv"]), default="md",
               show_default=True)
 @click.option("--compare-paper", is_flag=True, help="Show the paper's value beside each cell.")
@@ -151,6 +154,8 @@ def table(inputs: tuple[str, ...], which: str, fmt: str, compare_paper: bool, re
         text = render_table1(list(ms), ms, fmt)
     elif which == "lim1":
         text = render_frame(build_lim_table1(results, not_run), fmt)
+    elif which == "summary":
+        text = render_frame(summary_table(results), fmt)
     else:
         text = render_table2(build_table2(results, not_run, compare_paper), fmt, compare_paper)
     for line in missing:

@@ -176,7 +176,8 @@ TABLE_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["table", "runs"],
     "properties": {
-        "table": {"type": "string"},
+        "table": {"description": "which table `kernreg run` prints",
+                  "enum": ["table2", "lim_table1", "summary"]},
         "title": {"type": "string"},
         "description": {"type": "string"},
         "runs": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},

@@ -206,11 +206,12 @@ def _mean_std(values: pd.Series, fmt: str) -> str:
 
 
 def summary_table(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per label: algorithm, m, trials, time, test RMSE and the selected parameters."""
+    """One row per (dataset, label): algorithm, m, trials, time, test RMSE and the selected
+    parameters (mean ± std over trials)."""
     rows = []
-    for label, g in table.groupby("label", sort=False):
+    for (dataset, label), g in table.groupby(["dataset", "label"], sort=False):
         algo = g["algorithm"].iloc[0]
-        row = {"label": label, "algorithm": ALGORITHM_TITLES.get(algo, algo),
+        row = {"dataset": dataset, "label": label, "algorithm": ALGORITHM_TITLES.get(algo, algo),
                "m": "" if pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
                "trials": len(g),
                "time (s)": _mean_std(g["model_selection_time"], ".3g"),

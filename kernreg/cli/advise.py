@@ -1,0 +1,86 @@
+"""``kernreg advise``: where a dataset sits on the NYTRO regime map, and the predicted fastest
+solver."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+import numpy as np
+
+from kernreg.atomic import write_text
+from kernreg.cli.data import data_options
+from kernreg.cli.run import DEFAULT_OUT, export_data_settings
+from kernreg.errors import ConfigError
+
+#: The quick NKRLS path uses the paper's m for the dataset, capped to stay quick.
+MAX_DEFAULT_M = 2000
+
+
+@click.command()
+@click.argument("dataset")
+@click.option("--sigma", type=float, help="Gaussian kernel width (default: the paper's σ).")
+@click.option("--m", type=int,
+              help=f"Centers of the quick NKRLS path (default: the paper's m, at most "
+                   f"{MAX_DEFAULT_M}).")
+@click.option("--subsample", default=3000, show_default=True, type=int,
+              help="Rows of the kernel matrix whose eigenvalues give d_eff and d̃.")
+@click.option("--tolerance", default=0.01, show_default=True, type=float,
+              help="λ* is the largest λ whose validation RMSE is within this fraction of the "
+                   "best.")
+@click.option("--max-iter", default=500, show_default=True, type=int,
+              help="Iterations of the NYTRO path that measures t.")
+@click.option("--max-n", type=int, help="Use at most this many training rows (drawn uniformly).")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--blas-threads", default=os.cpu_count() or 1, show_default=True, type=int)
+@click.option("--out", default=f"{DEFAULT_OUT}/advise", show_default=True,
+              type=click.Path(file_okay=False),
+              help="Folder for <dataset>.png (the map) and <dataset>.json.")
+@data_options
+def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tolerance: float,
+           max_iter: int, max_n: int | None, seed: int, blas_threads: int, out: str,
+           mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
+    """Estimate SNR ≈ 1/λ*, d_eff(λ*) and d̃(λ*) of DATASET's training set, place it on the
+    NYTRO paper's Figure 1 map and predict the fastest of KRLS, ES, NKRLS and NYTRO.
+
+    Also measures the iterations NYTRO needs to match NKRLS's validation RMSE and gives the
+    map's prediction with that t in place of SNR. Writes OUT/<dataset>.json and the map as
+    OUT/<dataset>.png.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from kernreg.advise import estimate_regime
+    from kernreg.datasets import get_spec, load_dataset
+    from kernreg.figures import regime_map_figure, save_figure
+
+    export_data_settings(mirror, cache_dir, offline)
+    spec = get_spec(dataset)
+    sigma = sigma if sigma is not None else spec.sigma
+    if sigma is None:
+        raise ConfigError(f"--sigma: dataset {spec.name!r} has no paper σ; give one")
+    m = m if m is not None else min(spec.m or MAX_DEFAULT_M, MAX_DEFAULT_M)
+    for name, value in (("--sigma", sigma), ("--m", m), ("--subsample", subsample),
+                        ("--tolerance", tolerance), ("--max-iter", max_iter),
+                        ("--blas-threads", blas_threads)):
+        if value <= 0:
+            raise ConfigError(f"{name} must be > 0, got {value}")
+    if max_n is not None and max_n < 10:
+        raise ConfigError(f"--max-n must be at least 10, got {max_n}")
+
+    ds = load_dataset(spec.name)
+    X, y = ds.X_train, ds.y_train
+    if max_n is not None and max_n < len(y):
+        keep = np.sort(np.random.default_rng([seed, 0xDA7A]).choice(len(y), max_n,
+                                                                     replace=False))
+        X, y = X[keep], y[keep]
+    with threadpool_limits(limits=blas_threads):
+        advice = estimate_regime(X, y, sigma=sigma, m=m, subsample=subsample,
+                                 tolerance=tolerance, seed=seed, dataset=spec.name,
+                                 max_iter=max_iter)
+    click.echo(advice.to_text(), nl=False)
+    folder = Path(out)
+    write_text(folder / f"{spec.name}.json", json.dumps(advice.to_dict(), indent=2) + "\n")
+    png, = save_figure(regime_map_figure(advice), [folder / f"{spec.name}.png"])
+    click.echo(f"map: {png}")

@@ -1,0 +1,114 @@
+"""The regime advisor: degrees of freedom, the map's regions, λ*, and `kernreg advise`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernreg.advise import (
+    REGIMES,
+    c1_curve,
+    c2_curve,
+    degrees_of_freedom,
+    estimate_regime,
+    flat_path_lambda,
+    iterations_to_reach,
+    predict_fastest,
+)
+from kernreg.cli import main
+from kernreg.kernels import make_kernel
+from kernreg.leverage import exact_leverage_scores
+
+
+@pytest.fixture
+def small_kernel() -> np.ndarray:
+    X = np.random.default_rng(0).uniform(size=(150, 3))
+    return make_kernel("gaussian", 0.3)(X)
+
+
+def test_degrees_of_freedom_match_their_definitions(small_kernel: np.ndarray) -> None:
+    K, n = small_kernel, small_kernel.shape[0]
+    lambdas = np.array([1e-7, 1e-4, 1e-2, 1.0])
+    d_eff, d_max = degrees_of_freedom(K, lambdas)
+    for j, lam in enumerate(lambdas):
+        hat = K @ np.linalg.inv(K + lam * n * np.eye(n))
+        assert d_eff[j] == pytest.approx(np.trace(hat), rel=1e-8)
+        assert d_max[j] == pytest.approx(n * exact_leverage_scores(K, lam).max(), rel=1e-8)
+    assert np.all(np.diff(d_eff) < 0) and np.all(d_eff <= d_max) and np.all(d_max <= n)
+
+
+def test_map_regions_follow_the_two_curves() -> None:
+    n = 10_000
+    snr = 1e3  # c1 = 1e4 / log(1e7) = 620.4, c2 = 1e3 / log(1e3) = 144.8
+    assert float(c1_curve(snr, n)) == pytest.approx(n / math.log(1e7))
+    assert float(c2_curve(snr)) == pytest.approx(1e3 / math.log(1e3))
+    assert list(predict_fastest(snr, [50, 300, 1000], n)) == ["nkrls", "nytro", "es"]
+    # beyond SNR = n the exact method is a factorization, not t ≈ SNR iterations
+    assert predict_fastest(1e6, n, n) == "krls"
+    # every point of a grid gets one of the four solvers
+    grid = predict_fastest(*np.meshgrid(np.logspace(0.1, 8, 30), np.logspace(0, 4, 30)), n)
+    assert set(grid.ravel()) == set(REGIMES)
+
+
+def test_flat_path_lambda_takes_the_largest_lambda_as_good_as_the_best() -> None:
+    lambdas = np.array([1e-8, 1e-6, 1e-4, 1e-2])
+    assert flat_path_lambda(lambdas, [1.0, 1.0, 1.005, 1.2], 0.01) == 1e-4
+    assert flat_path_lambda(lambdas, [1.0, 1.0, 1.005, 1.2], 0.0) == 1e-6
+    assert flat_path_lambda(lambdas, [np.nan, 2.0, 1.0, np.nan], 0.01) == 1e-4
+    with pytest.raises(ValueError, match="no finite value"):
+        flat_path_lambda(lambdas, [np.nan] * 4, 0.01)
+
+
+def test_noisier_targets_give_a_lower_snr() -> None:
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(1200, 2))
+    f = np.sin(4 * X[:, 0]) + np.cos(3 * X[:, 1])
+    clean = estimate_regime(X, f + 0.01 * rng.standard_normal(1200), sigma=0.3, m=200,
+                            subsample=400, seed=0)
+    noisy = estimate_regime(X, f + 1.0 * rng.standard_normal(1200), sigma=0.3, m=200,
+                            subsample=400, seed=0)
+    assert clean.snr > 100 * noisy.snr
+    # more regularization, fewer degrees of freedom
+    assert noisy.d_eff < clean.d_eff <= clean.subsample
+    assert clean.predicted in REGIMES and clean.n == 960
+    # and fewer iterations for NYTRO to match NKRLS
+    assert noisy.nytro_iterations is not None
+    assert noisy.t_measured < clean.t_measured
+
+
+def test_iterations_to_reach_is_the_first_iteration_at_or_below_target() -> None:
+    val = np.array([3.0, 2.0, 1.5, 1.6, 1.2])
+    assert iterations_to_reach(val, 1.5) == 3
+    assert iterations_to_reach(val, 3.0) == 1
+    assert iterations_to_reach(val, 1.0) is None
+
+
+def test_advise_command_writes_text_json_and_map(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    main(["advise", "breast_cancer", "--subsample", "200", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "predicted fastest:" in out and "SNR ≈ 1/λ*" in out
+    saved = json.loads((tmp_path / "breast_cancer.json").read_text())
+    assert saved["predicted"] in REGIMES and saved["sigma"] == 0.9
+    assert saved["subsample"] == 200 and saved["blas_threads"]
+    assert saved["predicted_measured_t"] in REGIMES and saved["t_measured"] >= 1
+    assert (tmp_path / "breast_cancer.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuchdata"], "nosuchdata"),
+    (["breast_cancer", "--m", "0"], "--m must be > 0"),
+    (["breast_cancer", "--tolerance", "-1"], "--tolerance must be > 0"),
+])
+def test_advise_rejects_bad_input_with_one_message(args: list[str], message: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["advise", *args, "--out", str(tmp_path)])
+    assert exit_info.value.code != 0
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
