@@ -112,3 +112,24 @@ def test_advise_rejects_bad_input_with_one_message(args: list[str], message: str
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not list(tmp_path.iterdir())
+
+
+def test_the_drawn_map_is_the_predictor_on_a_grid() -> None:
+    from kernreg.advise import Advice
+    from kernreg.figures import regime_map_figure
+
+    advice = Advice(dataset="toy", n=5000, d=3, sigma=1.0, m=100, lam_best=1e-4, lam_star=1e-3,
+                    tolerance=0.01, val_rmse=0.5, subsample=1000, d_eff=40.0, d_max=300.0,
+                    d_eff_half=39.0, nytro_iterations=20, max_iter=500, path_seconds=0.1,
+                    nytro_seconds=0.1, dof_seconds=0.1)
+    fig = regime_map_figure(advice, grid=60)
+    ax = fig.axes[0]
+    mesh = ax.collections[0]
+    snr, dof = np.logspace(0.05, 6, 60), np.logspace(0, np.log10(5000), 60)  # x up to 100·n
+    expected = np.vectorize(REGIMES.index)(predict_fastest(*np.meshgrid(snr, dof), 5000))
+    assert np.array_equal(np.asarray(mesh.get_array()).reshape(60, 60), expected)
+    # the advice's points sit where its predictions say
+    points = {line.get_marker(): line.get_xydata()[0] for line in ax.lines
+              if len(line.get_xydata()) == 1}
+    assert tuple(points["o"]) == (1e3, 40.0) and tuple(points["D"]) == (20.0, 40.0)
+    assert predict_fastest(1e3, 40.0, 5000) == advice.predicted
