@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import click
-import numpy as np
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
@@ -53,6 +52,7 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
 
     from kernreg.advise import estimate_regime
     from kernreg.datasets import get_spec, load_dataset
+    from kernreg.experiment.trial import subsample_rng, subsample_rows
     from kernreg.figures import regime_map_figure, save_figure
 
     export_data_settings(mirror, cache_dir, offline)
@@ -70,11 +70,7 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
         raise ConfigError(f"--max-n must be at least 10, got {max_n}")
 
     ds = load_dataset(spec.name)
-    X, y = ds.X_train, ds.y_train
-    if max_n is not None and max_n < len(y):
-        keep = np.sort(np.random.default_rng([seed, 0xDA7A]).choice(len(y), max_n,
-                                                                     replace=False))
-        X, y = X[keep], y[keep]
+    X, y = subsample_rows(ds.X_train, ds.y_train, max_n, subsample_rng(seed))
     with threadpool_limits(limits=blas_threads):
         advice = estimate_regime(X, y, sigma=sigma, m=m, subsample=subsample,
                                  tolerance=tolerance, seed=seed, dataset=spec.name,

@@ -78,12 +78,7 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
         results, not_run, _ = _collect((config,), out)
-        if table["table"] == "lim_table1":
-            click.echo(render_frame(build_lim_table1(results, not_run), "md"))
-        elif table["table"] == "summary":
-            click.echo(render_frame(summary_table(results), "md"))
-        else:
-            click.echo(render_table2(build_table2(results, not_run), "md"))
+        click.echo(render_table(TABLE_KINDS[table["table"]], results, not_run, "md"))
         return
     exp = load_experiment(config, overrides)
     export_data_settings(mirror, cache_dir, offline)
@@ -95,6 +90,25 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
     else:  # m sweeps and (λ, m) paths: one row per label
         click.echo(render_frame(summary_table(results), "md"))
     click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
+
+
+#: A table config's ``table`` kind, as ``kernreg table --table`` names it.
+TABLE_KINDS = {"table2": "2", "lim_table1": "lim1", "summary": "summary"}
+
+
+def render_table(which: str, results: pd.DataFrame, not_run: list, fmt: str,
+                 compare_paper: bool = False) -> str:
+    """Table ``which`` (a ``--table`` choice) of the tidy ``results`` as text."""
+    if which == "1":
+        ms: dict[str, list[int]] = {}
+        for ds, sub in results.groupby("dataset", sort=False):
+            ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
+        return render_table1(list(ms), ms, fmt)
+    if which == "lim1":
+        return render_frame(build_lim_table1(results, not_run), fmt)
+    if which == "summary":
+        return render_frame(summary_table(results), fmt)
+    return render_table2(build_table2(results, not_run, compare_paper), fmt, compare_paper)
 
 
 def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, list, list[str]]:
@@ -147,17 +161,7 @@ def table(inputs: tuple[str, ...], which: str, fmt: str, compare_paper: bool, re
     """Render NYTRO Table 1 or 2, or LiM Table 1, from INPUTS: table configs, experiment
     configs, run folders or results.csv files."""
     results, not_run, missing = _collect(inputs, results_dir)
-    if which == "1":
-        ms: dict[str, list[int]] = {}
-        for ds, sub in results.groupby("dataset", sort=False):
-            ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
-        text = render_table1(list(ms), ms, fmt)
-    elif which == "lim1":
-        text = render_frame(build_lim_table1(results, not_run), fmt)
-    elif which == "summary":
-        text = render_frame(summary_table(results), fmt)
-    else:
-        text = render_table2(build_table2(results, not_run, compare_paper), fmt, compare_paper)
+    text = render_table(which, results, not_run, fmt, compare_paper)
     for line in missing:
         click.echo(f"warning: {line}", err=True)
     if output:

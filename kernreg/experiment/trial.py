@@ -31,15 +31,25 @@ def prepare_data(exp: Experiment) -> PreparedData:
     """Load the dataset; draw the config's ``n_train``/``n_test`` subsamples (seeded by the
     protocol seed, the same for every trial and algorithm)."""
     ds = load_dataset(exp.dataset["name"], dtype=exp.dataset["dtype"])
-    rng = np.random.default_rng([exp.protocol["seed"], 0xDA7A])
-    X_tr, y_tr, X_te, y_te = ds.X_train, ds.y_train, ds.X_test, ds.y_test
-    if exp.dataset.get("n_train", len(y_tr)) < len(y_tr):
-        keep = np.sort(rng.choice(len(y_tr), exp.dataset["n_train"], replace=False))
-        X_tr, y_tr = X_tr[keep], y_tr[keep]
-    if exp.dataset.get("n_test", len(y_te)) < len(y_te):
-        keep = np.sort(rng.choice(len(y_te), exp.dataset["n_test"], replace=False))
-        X_te, y_te = X_te[keep], y_te[keep]
+    rng = subsample_rng(exp.protocol["seed"])
+    X_tr, y_tr = subsample_rows(ds.X_train, ds.y_train, exp.dataset.get("n_train"), rng)
+    X_te, y_te = subsample_rows(ds.X_test, ds.y_test, exp.dataset.get("n_test"), rng)
     return PreparedData(X_tr, y_tr, X_te, y_te, ds.task, ds.sha256, ds.source)
+
+
+def subsample_rng(seed: int) -> np.random.Generator:
+    """The generator of the data subsamples of a run with protocol seed ``seed``."""
+    return np.random.default_rng([seed, 0xDA7A])
+
+
+def subsample_rows(X: Any, y: np.ndarray, size: int | None, rng: np.random.Generator
+                   ) -> tuple[Any, np.ndarray]:
+    """``size`` rows of ``(X, y)`` drawn uniformly without replacement, in their file order;
+    all rows when ``size`` is ``None`` or not smaller than ``len(y)``."""
+    if size is None or size >= len(y):
+        return X, y
+    keep = np.sort(rng.choice(len(y), size, replace=False))
+    return X[keep], y[keep]
 
 
 def trial_seed(seed: int, trial: int) -> int:

@@ -77,11 +77,17 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,), float64
         """
-        check_is_fitted(self, "alpha_")
+        X = self._check_predict_data(X, "alpha_")
+        return self.kernel_.matvec(X, self.centers_, self.alpha_)
+
+    def _check_predict_data(self, X: Any, fitted_attribute: str) -> Any:
+        """``X`` validated for ``predict``: the model is fitted (has ``fitted_attribute``) and
+        ``X`` has the training data's number of columns."""
+        check_is_fitted(self, fitted_attribute)
         X = check_data(X, "X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features but the model was fitted with "
                 f"{self.n_features_in_} (shape mismatch)"
             )
-        return self.kernel_.matvec(X, self.centers_, self.alpha_)
+        return X

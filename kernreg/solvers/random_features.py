@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as la
-from sklearn.utils.validation import check_is_fitted
 
-from kernreg._validation import check_data, check_int, check_lambdas, check_random_state
+from kernreg._validation import check_int, check_lambdas, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
 from kernreg.solvers.incremental import best_pair, check_m_levels
@@ -196,11 +195,7 @@ class RandomFeaturesKRLS(KernelEstimator):
         -------
         y_pred : ndarray of shape (n_samples,), float64
         """
-        check_is_fitted(self, "coef_")
-        X = check_data(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with "
-                             f"{self.n_features_in_} (shape mismatch)")
+        X = self._check_predict_data(X, "coef_")
         out = np.empty(X.shape[0])
         for rows, U in _feature_blocks(X, self.frequencies_, self.phases_, self.memory_budget):
             out[rows] = U @ self.coef_
