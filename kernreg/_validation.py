@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "check_choice",
     "check_data",
     "check_dtype",
     "check_fit_data",
@@ -31,6 +33,13 @@ def check_dtype(dtype: Any, name: str = "dtype") -> type[np.floating]:
     if key not in _FLOAT_DTYPES:
         raise ValueError(f"{name} must be 'float64' or 'float32', got {dtype!r}")
     return _FLOAT_DTYPES[key]
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """Return ``value`` after checking that it is one of the strings ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
 
 
 def check_positive(value: Any, name: str, *, allow_none: bool = False) -> float | None:

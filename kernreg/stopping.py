@@ -16,13 +16,27 @@ The rules are those of the authors' MATLAB packages (NYTRO / NystromCoRe, folder
     As ``window_averaged`` with medians.
 ``window_simple``
     ``e0 = e_1`` (oldest in the window), ``e1 = e_w`` (newest); stop when ``e1 / e0 >= 1 − θ``.
+``window_slope`` (the rule that produced NYTRO Table 2's t*)
+    Least-squares line ``e ≈ b0 + b1·s`` over ``s = 1, ..., w``; stop when ``b1 >= −θ / w``:
+    an ABSOLUTE threshold on the fitted slope, in units of the error. The authors applied it
+    with ``w = 10`` and a hand-tuned θ per dataset to the stored 500-iteration validation paths
+    of the paper's runs (a script and thresholds file in the history of their NYTRO package,
+    2015-10-20; see ``../shared/REFERENCE.md``); the datasets' θ are in the registry
+    (``DatasetSpec.stopping_threshold``). Needs ``w >= 2``.
 ``none``
     Never fires: run to the maximum number of iterations.
 
 With the default ``θ = 0`` the window rules stop as soon as the error is not decreasing over the
-window. The selected iteration ``t*`` is the 1-based index of the lowest validation error among
-all errors computed up to and including the iteration at which the rule fired (first one on
-ties); see :func:`select_iteration`.
+window. Which iteration is then *reported* is the rule's ``select``:
+
+``"best"`` (the later package's choice, default of every rule but ``window_slope``)
+    ``t*`` is the 1-based index of the lowest validation error among all errors computed up to
+    and including the iteration at which the rule fired (first one on ties).
+``"stop"`` (the authors' Table 2 script, default of ``window_slope``)
+    ``t*`` is the iteration at which the rule fired, or the last one computed when it never
+    fired (their script's ``tStar = numel(err)``).
+
+See :func:`select_iteration`.
 """
 
 from __future__ import annotations
@@ -38,15 +52,18 @@ from kernreg._validation import check_int
 
 __all__ = [
     "DEFAULT_STOPPING_RULE",
+    "SELECTIONS",
     "STOPPING_RULES",
     "StoppingRule",
     "best_iteration",
+    "default_selection",
     "get_stopping_rule",
     "select_iteration",
     "window_averaged",
     "window_linear_fitting",
     "window_median",
     "window_simple",
+    "window_slope",
 ]
 
 DEFAULT_STOPPING_RULE = "window_linear_fitting"
@@ -66,6 +83,14 @@ def window_linear_fitting(window: np.ndarray, threshold: float) -> bool:
     b1 = float(np.dot(s_c, window - window.mean()) / np.dot(s_c, s_c))
     b0 = float(window.mean() - b1 * s.mean())
     return _ratio((w - 1) * b1, b0) >= threshold
+
+
+def window_slope(window: np.ndarray, threshold: float) -> bool:
+    """Fire when the least-squares slope over the window is ``>= −threshold / w`` (absolute)."""
+    w = window.size
+    s_c = np.arange(w, dtype=np.float64) - (w - 1) / 2.0  # the slope ignores where s starts
+    b1 = float(np.dot(s_c, window - window.mean()) / np.dot(s_c, s_c))
+    return b1 >= -threshold / w
 
 
 def _edge_counts(w: int) -> int:
@@ -95,39 +120,59 @@ STOPPING_RULES: dict[str, Callable[[np.ndarray, float], bool] | None] = {
     "window_averaged": window_averaged,
     "window_median": window_median,
     "window_simple": window_simple,
+    "window_slope": window_slope,
     "none": None,
 }
+
+#: What a rule reports: the arg-min of the errors seen (``"best"``) or the iteration at which it
+#: fired (``"stop"``).
+SELECTIONS = ("best", "stop")
+#: Rules that need two errors in the window (a fitted line).
+_LINE_RULES = ("window_linear_fitting", "window_slope")
+
+
+def default_selection(rule: str) -> str:
+    """``"stop"`` for ``window_slope`` (as the authors reported it), ``"best"`` otherwise."""
+    return "stop" if rule == "window_slope" else "best"
 
 
 @dataclass(frozen=True)
 class StoppingRule:
-    """A named stopping rule with window size ``w`` and threshold ``θ``.
+    """A named stopping rule with window size ``w``, threshold ``θ`` and what it reports.
 
     Parameters
     ----------
     name : str
         One of :data:`STOPPING_RULES`.
     window : int, default 10
-        Window size ``w`` (``>= 2`` for ``window_linear_fitting``, ``>= 1`` otherwise).
+        Window size ``w`` (``>= 2`` for the line-fitting rules, ``>= 1`` otherwise).
     threshold : float, default 0.0
         Threshold ``θ`` (finite).
+    select : {"best", "stop"}, optional
+        Report the arg-min of the errors seen, or the iteration at which the rule fired;
+        default :func:`default_selection` of the rule.
     """
 
     name: str = DEFAULT_STOPPING_RULE
     window: int = 10
     threshold: float = 0.0
+    select: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or self.name not in STOPPING_RULES:
             raise ValueError(
                 f"stopping_rule must be one of {sorted(STOPPING_RULES)}, got {self.name!r}"
             )
-        minimum = 2 if self.name == "window_linear_fitting" else 1
+        minimum = 2 if self.name in _LINE_RULES else 1
         object.__setattr__(self, "window", check_int(self.window, "window", minimum=minimum))
         thr = self.threshold
         if isinstance(thr, bool) or not isinstance(thr, numbers.Real) or not np.isfinite(thr):
             raise ValueError(f"threshold must be a finite number, got {thr!r}")
         object.__setattr__(self, "threshold", float(thr))
+        select = default_selection(self.name) if self.select is None else self.select
+        if select not in SELECTIONS:
+            raise ValueError(f"select must be one of {list(SELECTIONS)}, got {select!r}")
+        object.__setattr__(self, "select", select)
 
     def should_stop(self, errors: Sequence[float]) -> bool:
         """Whether the rule fires given all validation errors so far (oldest first)."""
@@ -139,12 +184,15 @@ class StoppingRule:
 
 
 def get_stopping_rule(
-    name: str | StoppingRule = DEFAULT_STOPPING_RULE, window: int = 10, threshold: float = 0.0
+    name: str | StoppingRule = DEFAULT_STOPPING_RULE,
+    window: int = 10,
+    threshold: float = 0.0,
+    select: str | None = None,
 ) -> StoppingRule:
     """Return the :class:`StoppingRule` ``name`` (a ``StoppingRule`` is passed through)."""
     if isinstance(name, StoppingRule):
         return name
-    return StoppingRule(name, window, threshold)
+    return StoppingRule(name, window, threshold, select)
 
 
 def select_iteration(errors: Sequence[float], rule: StoppingRule) -> tuple[int, int, bool]:
@@ -159,7 +207,9 @@ def select_iteration(errors: Sequence[float], rule: StoppingRule) -> tuple[int, 
     Returns
     -------
     t_star : int
-        1-based iteration with the lowest error among iterations ``1..t_stop`` (first on ties).
+        The reported iteration: with ``rule.select == "best"`` the 1-based iteration with the
+        lowest error among iterations ``1..t_stop`` (first on ties), with ``"stop"``
+        ``t_stop`` itself.
     t_stop : int
         1-based iteration at which the rule fired, or ``T`` when it never fired.
     fired : bool
@@ -173,7 +223,8 @@ def select_iteration(errors: Sequence[float], rule: StoppingRule) -> tuple[int, 
         if rule.should_stop(errors[:t]):
             t_stop, fired = t, True
             break
-    return best_iteration(errors[:t_stop]), t_stop, fired
+    t_star = t_stop if rule.select == "stop" else best_iteration(errors[:t_stop])
+    return t_star, t_stop, fired
 
 
 def best_iteration(errors: Sequence[float]) -> int:

@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("KERNREG_MIRROR") or REPO.parent / "shared" / "datasets")
 
 
-@pytest.fixture(autouse=True)
-def _isolated_data_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+def isolate_data_env(monkeypatch: pytest.MonkeyPatch,
+                     tmp_path_factory: pytest.TempPathFactory) -> None:
     """Never touch the network or the user's cache from a test."""
     monkeypatch.setenv("KERNREG_OFFLINE", "1")
     monkeypatch.setenv("KERNREG_DOWNLOAD_RETRIES", "0")  # loopback failures are not flaky
@@ -24,7 +24,12 @@ def _isolated_data_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest
         monkeypatch.delenv("KERNREG_MIRROR", raising=False)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
+def _isolated_data_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    isolate_data_env(monkeypatch, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def mirror() -> Path:
     """The offline dataset mirror; tests that need it are skipped without it."""
     if not MIRROR.is_dir():

@@ -34,8 +34,39 @@ def test_defaults_are_filled_in(tmp_path: Path) -> None:
     nkrls, nytro = exp.algorithms
     np.testing.assert_allclose(nkrls.lambdas(), np.logspace(-9, -1, 5))
     assert nytro.params["stopping"] == {"rule": "window_linear_fitting", "window": 10,
-                                        "threshold": 0.0}
+                                        "threshold": 0.0, "select": "best"}
+    assert nytro.params["step_rows"] == "fit"
+    assert exp.dataset["target_coding"] == "pm1"
     assert nytro.params["max_iter"] == 20 and nkrls.params["path_method"] == "eigh"
+
+
+ADULT = """
+dataset: {name: adult}
+algorithms:
+  - {name: nytro, stopping: {rule: window_slope}, step_rows: all}
+  - {name: es, stopping: {rule: window_slope, threshold: 0.02, select: best}, step_rule: n}
+"""
+
+
+def test_window_slope_takes_the_datasets_threshold_unless_given(tmp_path: Path) -> None:
+    nytro, es = load_experiment(_write(tmp_path, ADULT)).algorithms
+    # the authors' threshold for Adult, reported at the firing iteration
+    assert nytro.params["stopping"] == {"rule": "window_slope", "window": 10,
+                                        "threshold": 0.0069, "select": "stop"}
+    assert nytro.params["step_rows"] == "all" and nytro.params["m"] == 1000
+    assert es.params["stopping"] == {"rule": "window_slope", "window": 10, "threshold": 0.02,
+                                     "select": "best"}
+    assert es.params["step_rule"] == "n"
+    # absolute thresholds are in units of the error: a regression target may need θ >= 1
+    big = ADULT.replace("threshold: 0.02", "threshold: 5")
+    assert load_experiment(_write(tmp_path, big, "b.yaml")).algorithms[1].params[
+        "stopping"]["threshold"] == 5
+
+
+def test_target_coding_zero_one(tmp_path: Path) -> None:
+    exp = load_experiment(_write(tmp_path, "dataset: {name: insurance, target_coding: zero_one}"
+                                           "\nalgorithms: [{name: kols}]\n"))
+    assert exp.dataset["target_coding"] == "zero_one"
 
 
 def test_config_hash_tracks_results_relevant_changes(tmp_path: Path) -> None:
@@ -97,6 +128,23 @@ BAD_CONFIGS = {
                       "algorithms[1].m.range: start exceeds stop"),
     "bad dtype": (GOOD.replace("n_train: 1000", "n_train: 1000, dtype: float16"),
                   "dataset.dtype: 'float16' is not allowed; allowed values: float64, float32"),
+    "slope without threshold": (GOOD.replace("max_iter: 20", "stopping: {rule: window_slope}"),
+                                "algorithms[1].stopping.threshold: required for window_slope; "
+                                "dataset cpusmall has no threshold of the authors"),
+    "relative threshold >= 1": (GOOD.replace("max_iter: 20", "stopping: {threshold: 1.5}"),
+                                "algorithms[1].stopping.threshold: must be < 1, got 1.5"),
+    "unknown selection": (GOOD.replace("max_iter: 20", "stopping: {select: last}"),
+                          "algorithms[1].stopping.select: 'last' is not allowed; allowed "
+                          "values: best, stop"),
+    "unknown step rows": (GOOD.replace("max_iter: 20", "step_rows: val"),
+                          "algorithms[1].step_rows: 'val' is not allowed; allowed values: all, "
+                          "fit"),
+    "zero_one on regression": (GOOD.replace("n_train: 1000", "n_train: 1000, target_coding: "
+                                            "zero_one"),
+                               "dataset.target_coding: cpusmall is a regression dataset"),
+    "unknown penalty": (GOOD.replace("lambdas: {", "penalty: ridge, lambdas: {"),
+                        "algorithms[0].penalty: 'ridge' is not allowed; allowed values: kmm, "
+                        "identity"),
 }
 
 

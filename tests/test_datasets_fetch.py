@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import dataclasses
 import hashlib
 import http.server
 import threading
@@ -22,7 +23,7 @@ from kernreg.datasets import (
     register,
     unregister,
 )
-from kernreg.datasets.preprocess import minmax_features
+from kernreg.datasets.preprocess import affine_features, minmax_features
 from kernreg.datasets.spec import FileSplit, RowSplit
 from kernreg.errors import DataError
 
@@ -114,6 +115,19 @@ def test_float32_cache_is_separate(toy: Toy) -> None:
     np.testing.assert_allclose(x32.X_train, x64.X_train, rtol=1e-6)
     with pytest.raises(DataError, match="dtype must be one of"):
         toy.load(dtype="int32")
+
+
+def test_changed_preprocessing_is_not_served_from_the_old_cache(toy: Toy) -> None:
+    first = toy.load()
+    assert toy.load().from_cache
+    # the same entry with one more step (as Adult gained x → 2x − 1): a new cache key
+    unregister(toy.name)
+    register(dataclasses.replace(toy.spec, preprocessing=(*toy.spec.preprocessing,
+                                                          affine_features(2.0, -1.0))))
+    second = toy.load()
+    assert not second.from_cache
+    np.testing.assert_allclose(second.X_train, 2 * first.X_train - 1)
+    assert toy.load().from_cache
 
 
 def test_checksum_mismatch_in_mirror_is_skipped_and_reported(toy: Toy) -> None:

@@ -113,6 +113,18 @@ def test_every_level_equals_batch_nkrls_on_its_first_centers(problem, update: st
                                    rtol=1e-8)
 
 
+def test_identity_penalty_levels_equal_batch_identity_nkrls(problem) -> None:
+    X, y, X_val, y_val = problem
+    inc = IncrementalNystromKRLS(sigma=0.5, m=60, lambdas=LAMBDAS, m_values=LEVELS,
+                                 penalty="identity", random_state=3).fit(X, y, X_val, y_val)
+    sampler = _Fixed(inc.center_indices_)
+    for k, level in enumerate(LEVELS):
+        batch = NystromKRLS(sigma=0.5, m=level, lambdas=LAMBDAS, sampler=sampler,
+                            penalty="identity").fit(X, y, X_val, y_val)
+        np.testing.assert_allclose(inc.path_["val_rmse"][:, k], batch.path_["val_rmse"],
+                                   rtol=1e-8)
+
+
 def test_selection_refit_and_prediction(problem) -> None:
     X, y, X_val, y_val = problem
     est = IncrementalNystromKRLS(sigma=0.5, m=60, lambdas=LAMBDAS, m_values=LEVELS,

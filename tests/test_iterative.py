@@ -51,3 +51,17 @@ def test_divergence_inside_a_chunk_stops_there() -> None:
         res = run_validated(_counter(), lambda c: errors[c[0].astype(int) - 1],
                             get_stopping_rule("none"), max_iter=5, chunk=4)
     assert res.diverged and res.n_iter == 3 and res.best_iter == 2
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 10])
+def test_select_stop_returns_the_iterate_at_which_the_rule_fired(chunk: int) -> None:
+    rule = get_stopping_rule("window_simple", window=5, threshold=0.0, select="stop")
+    res = run_validated(_counter(), _errors_of, rule, max_iter=len(ERRORS), chunk=chunk)
+    assert res.stopped and res.n_iter == 15
+    assert res.best_iter == 15 and res.best_coef[0] == 15  # not the arg-min, 12
+
+
+def test_select_stop_without_firing_returns_the_last_iterate() -> None:
+    rule = get_stopping_rule("window_slope", window=5, threshold=0.0)
+    res = run_validated(_counter(), _errors_of, rule, max_iter=10, chunk=4)  # still falling
+    assert not res.stopped and res.best_iter == 10 and res.best_coef[0] == 10

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import Ridge
 
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
@@ -234,6 +235,58 @@ def test_nytro_strategies_give_the_same_path(problem):
         assert est.step_size_ == pytest.approx(ref.step_size_, rel=1e-8)
         np.testing.assert_allclose(est.path_["val_rmse"], ref.path_["val_rmse"], rtol=1e-9)
         assert _rel(est.predict(X_test), ref.predict(X_test)) < 1e-6
+
+
+@pytest.mark.parametrize("pair", list(itertools.product(STRATEGIES, STRATEGIES)))
+def test_nytro_step_over_all_rows_is_the_authors(problem, pair):
+    """step_rows="all": γ = 1/‖[K_nm; K_vm] R⁻¹‖² (the authors' K_nm holds every training row),
+    whatever the strategies; the path is then NYTRO's with that step given explicitly."""
+    X, y, X_val, y_val, _ = problem
+    m, eps = 40, 1e-10
+    kw = {"sigma": SIGMA, "m": m, "max_iter": 30, "random_state": 3, "epsilon": eps,
+          "stopping_rule": "none", "strategy": pair[0], "validation_strategy": pair[1],
+          "memory_budget": 4096}
+    est = Nytro(step_rows="all", **kw).fit(X, y, X_val, y_val)
+    C = X[est.center_indices_]
+    R = np.linalg.cholesky(_gauss(C, C) + eps * np.eye(m)).T
+    A_all = np.linalg.solve(R.T, _gauss(np.vstack([X, X_val]), C).T).T
+    assert est.step_size_ == pytest.approx(1.0 / np.linalg.norm(A_all, 2) ** 2, rel=1e-8)
+    fit_rows = Nytro(**kw).fit(X, y, X_val, y_val)
+    A_fit = np.linalg.solve(R.T, _gauss(X, C).T).T
+    assert fit_rows.step_size_ == pytest.approx(1.0 / np.linalg.norm(A_fit, 2) ** 2, rel=1e-8)
+    assert est.step_size_ < fit_rows.step_size_
+    given = Nytro(step_size=est.step_size_, **kw).fit(X, y, X_val, y_val)
+    np.testing.assert_allclose(est.path_["val_rmse"], given.path_["val_rmse"], rtol=1e-10)
+
+
+def test_landweber_authors_step_is_one_over_n(problem):
+    X, y, X_val, y_val, _ = problem
+    n = X.shape[0]
+    est = KernelLandweber(sigma=SIGMA, max_iter=20, step_rule="n").fit(X, y, X_val, y_val)
+    assert est.step_size_ == 1.0 / n
+    # w ← w − 2γ(Kw − y), γ = 1/(2n): the authors' update, written out
+    K, alpha, errors = _gauss(X, X), np.zeros(n), []
+    for _ in range(20):
+        alpha = alpha - 2 * (1 / (2 * n)) * (K @ alpha - y)
+        errors.append(rmse(y_val, _gauss(X_val, X) @ alpha))
+    np.testing.assert_allclose(est.path_["val_rmse"], errors, rtol=1e-8)
+    norm = KernelLandweber(sigma=SIGMA, max_iter=20).fit(X, y, X_val, y_val)
+    assert norm.step_size_ > est.step_size_  # 1/‖K‖ ≥ 1/n for a kernel bounded by 1
+
+
+@pytest.mark.parametrize("lam", [1e-6, 1e-3])
+def test_identity_penalty_is_ridge_on_kernel_features(problem, lam):
+    """penalty="identity" (the code behind LiM Table 1): (K_nmᵀK_nm + λnI)α = K_nmᵀy, i.e.
+    scikit-learn's Ridge(alpha=λn, no intercept) on the features K(x, C)."""
+    X, y, _, _, X_test = problem
+    n = X.shape[0]
+    est = NystromKRLS(sigma=SIGMA, m=50, lam=lam, penalty="identity", random_state=1).fit(X, y)
+    C = X[est.center_indices_]
+    ridge = Ridge(alpha=lam * n, fit_intercept=False, solver="cholesky").fit(_gauss(X, C), y)
+    assert _rel(est.alpha_, ridge.coef_) < 1e-8
+    assert _rel(est.predict(X_test), ridge.predict(_gauss(X_test, C))) < 1e-8
+    kmm = NystromKRLS(sigma=SIGMA, m=50, lam=lam, random_state=1).fit(X, y)
+    assert _rel(kmm.predict(X_test), est.predict(X_test)) > 1e-3  # a different estimator
 
 
 def test_nytro_strategies_agree_when_k_mm_is_near_singular():

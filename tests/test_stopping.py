@@ -22,12 +22,16 @@ def test_registry_and_default():
         "window_averaged",
         "window_median",
         "window_simple",
+        "window_slope",
         "none",
     }
     rule = get_stopping_rule()
     assert rule == StoppingRule(DEFAULT_STOPPING_RULE, 10, 0.0)
-    assert rule.name == "window_linear_fitting"
+    assert rule.name == "window_linear_fitting" and rule.select == "best"
     assert get_stopping_rule(rule) is rule
+    # the rule behind NYTRO Table 2 reports the firing iteration unless told otherwise
+    assert StoppingRule("window_slope").select == "stop"
+    assert StoppingRule("window_slope", select="best").select == "best"
 
 
 # ---------------------------------------------------------------- window_simple
@@ -126,6 +130,71 @@ def test_linear_fitting_matches_polyfit():
             assert window_linear_fitting(window, theta) == (ratio >= theta)
 
 
+# ---------------------------------------------------------------- window_slope (absolute)
+# w = 4: s = 1..4, centred s = (-1.5, -0.5, 0.5, 1.5), Σs² = 5, slope b1 = Σ s·e / 5.
+# θ = 0.8 fires when b1 >= -0.8/4 = -0.2:
+#   t=4 [10, 8, 6, 5]      Σ = -8.5  b1 = -1.70  no
+#   t=5 [8, 6, 5, 4.6]     Σ = -5.6  b1 = -1.12  no
+#   t=6 [6, 5, 4.6, 4.4]   Σ = -2.6  b1 = -0.52  no
+#   t=7 [5, 4.6, 4.4, 4.3] Σ = -1.15 b1 = -0.23  no
+#   t=8 [4.6, 4.4, 4.3, 4.35] Σ = -0.425 b1 = -0.085 >= -0.2: fire
+SLOPE_ERRORS = [10, 8, 6, 5, 4.6, 4.4, 4.3, 4.35, 4.0, 3.0]
+
+
+def test_slope_fires_at_the_hand_computed_iteration():
+    stop = StoppingRule("window_slope", 4, 0.8)
+    assert select_iteration(SLOPE_ERRORS, stop) == (8, 8, True)  # reports t itself
+    best = StoppingRule("window_slope", 4, 0.8, select="best")
+    assert select_iteration(SLOPE_ERRORS, best) == (7, 8, True)  # arg-min up to the stop
+    # a looser threshold fires one iteration earlier (b1 = -0.23 >= -1.0/4)
+    assert select_iteration(SLOPE_ERRORS, StoppingRule("window_slope", 4, 1.0))[:2] == (7, 7)
+
+
+def test_slope_threshold_is_inclusive():
+    # an exactly linear window with slope -0.25 (all values exact in binary)
+    errors = [3.0, 2.75, 2.5, 2.25]
+    assert StoppingRule("window_slope", 4, 1.0).should_stop(errors)  # -0.25 >= -1/4
+    assert not StoppingRule("window_slope", 4, 0.96).should_stop(errors)  # -0.25 < -0.24
+
+
+def test_slope_threshold_is_absolute_and_linear_fitting_relative():
+    scaled = [10 * e for e in SLOPE_ERRORS]
+    # the same curve ten times larger falls ten times faster: the absolute rule does not fire
+    # within it, while the relative rule's decisions do not depend on the scale
+    assert select_iteration(scaled, StoppingRule("window_slope", 4, 0.8)) == (10, 10, False)
+    relative = StoppingRule("window_linear_fitting", 4, -0.05)
+    assert select_iteration(scaled, relative) == select_iteration(SLOPE_ERRORS, relative)
+
+
+def test_slope_never_fired_reports_the_last_iteration():
+    errors = np.linspace(10, 1, 30)  # slope -0.31 per iteration throughout
+    assert select_iteration(errors, StoppingRule("window_slope", 10, 0.5)) == (30, 30, False)
+
+
+def _authors_window_linear_fitting(err, win_size, thres):
+    """Port of windowLinearFitting.m as applied to NYTRO Table 2 (LCSL/NYTRO @ 5d5e953)."""
+    t, t_star = win_size, len(err)
+    while t < len(err):
+        curr = np.asarray(err[t - win_size:t], dtype=float)
+        X = np.column_stack([np.ones(win_size), np.arange(1, win_size + 1)])
+        b = np.linalg.lstsq(X, curr, rcond=None)[0]
+        if b[1] >= -(thres / win_size):
+            t_star = t
+            break
+        t += 1
+    return t_star
+
+
+def test_slope_matches_the_authors_script_on_noisy_curves():
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        t = np.arange(1, 501)
+        errors = 0.6 + 0.4 * np.exp(-t / rng.uniform(5, 200)) + rng.normal(0, 1e-3, t.size)
+        theta = float(rng.choice([0.0069, 0.013, 0.000835, 0.001]))
+        t_star, _, _ = select_iteration(errors, StoppingRule("window_slope", 10, theta))
+        assert t_star == _authors_window_linear_fitting(errors, 10, theta)
+
+
 # ---------------------------------------------------------------- none, t*, errors
 def test_none_never_stops():
     rule = StoppingRule("none")
@@ -146,6 +215,8 @@ def test_best_iteration_first_minimum_and_non_finite():
         ({"name": "window_foo"}, "stopping_rule"),
         ({"name": "window_simple", "window": 0}, "window"),
         ({"name": "window_linear_fitting", "window": 1}, "window"),
+        ({"name": "window_slope", "window": 1}, "window"),
+        ({"name": "window_slope", "select": "last"}, "select"),
         ({"name": "window_simple", "window": 2.5}, "window"),
         ({"name": "window_simple", "threshold": float("nan")}, "threshold"),
         ({"name": "window_simple", "threshold": "0.1"}, "threshold"),

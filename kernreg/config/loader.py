@@ -21,6 +21,7 @@ import yaml
 
 from kernreg.config.schema import ALGORITHM_SCHEMAS, EXPERIMENT_SCHEMA, TABLE_SCHEMA
 from kernreg.errors import ConfigError, DataError
+from kernreg.stopping import default_selection
 
 DEFAULT_LAMBDAS = {"logspace": [1e-15, 1.0, 100]}
 DEFAULT_STOPPING = {"rule": "window_linear_fitting", "window": 10, "threshold": 0.0}
@@ -29,13 +30,13 @@ DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": os.cpu_c
 ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
     "kols": {},
     "krls": {"lambdas": DEFAULT_LAMBDAS},
-    "es": {"max_iter": 500, "stopping": DEFAULT_STOPPING},
+    "es": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "step_rule": "norm"},
     "nkrls": {"lambdas": DEFAULT_LAMBDAS, "path_method": "eigh", "epsilon": 1e-10,
-              "sampler": "uniform"},
-    "nytro": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "epsilon": 1e-10,
-              "sampler": "uniform", "strategy": "auto"},
+              "penalty": "kmm", "sampler": "uniform"},
+    "nytro": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "step_rows": "fit",
+              "epsilon": 1e-10, "sampler": "uniform", "strategy": "auto"},
     "inkrls": {"lambdas": DEFAULT_LAMBDAS, "m_values": None, "update": "block",
-               "epsilon": 1e-10, "sampler": "uniform"},
+               "epsilon": 1e-10, "penalty": "kmm", "sampler": "uniform"},
     "rf": {"lambdas": DEFAULT_LAMBDAS, "n_features": 1000, "d_values": None},
 }
 MAX_REPORTED = 10
@@ -237,12 +238,15 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
 def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
     from kernreg.datasets import get_spec  # imported late: the registry is slow to import
 
-    dataset = {"dtype": "float64", **data["dataset"]}
+    dataset = {"dtype": "float64", "target_coding": "pm1", **data["dataset"]}
     try:
         spec = get_spec(dataset["name"])
     except DataError as exc:
         raise ConfigError(f"{path}: dataset.name: {exc}") from None
     dataset["name"] = spec.name
+    if dataset["target_coding"] != "pm1" and spec.task != "classification":
+        problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
+                        f"classes can be coded {dataset['target_coding']}")
     protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     kernel = {"name": "gaussian", **data.get("kernel", {})}
@@ -262,8 +266,9 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     for i, entry in enumerate(data["algorithms"]):
         params = {**copy.deepcopy(ALGORITHM_DEFAULTS[entry["name"]]), **entry}
         name, label = params.pop("name"), params.pop("label", entry["name"])
-        if "stopping" in entry:
-            params["stopping"] = {**DEFAULT_STOPPING, **entry["stopping"]}
+        if "stopping" in params:
+            params["stopping"] = _stopping(entry.get("stopping", {}), spec,
+                                           f"algorithms[{i}].stopping", problems)
         if "lambdas" in params and isinstance(params["lambdas"], dict):
             low, high, _ = params["lambdas"]["logspace"]
             if low >= high:
@@ -317,6 +322,22 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         budget=budget,
         description=data.get("description", ""),
     )
+
+
+def _stopping(entry: dict[str, Any], spec: Any, where: str, problems: list[str]
+              ) -> dict[str, Any]:
+    """The stopping rule of an algorithm entry with defaults filled in: ``window_slope``
+    without a threshold takes the dataset's (the authors' value for that dataset), and the
+    reported iteration (``select``) defaults to the rule's own."""
+    stopping = {**DEFAULT_STOPPING, **entry}
+    if stopping["rule"] == "window_slope" and "threshold" not in entry:
+        if spec.stopping_threshold is None:
+            problems.append(f"{where}.threshold: required for window_slope; dataset "
+                            f"{spec.name} has no threshold of the authors")
+        else:
+            stopping["threshold"] = spec.stopping_threshold
+    stopping.setdefault("select", default_selection(stopping["rule"]))
+    return stopping
 
 
 def _check_levels(params: dict[str, Any], ms: list[int | None], where: str) -> list[str]:

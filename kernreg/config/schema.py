@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernreg.stopping import STOPPING_RULES
+from kernreg.solvers._nystrom import PENALTIES
+from kernreg.solvers.landweber import STEP_RULES
+from kernreg.solvers.nytro import STEP_ROWS
+from kernreg.stopping import SELECTIONS, STOPPING_RULES
 
 POSITIVE = {"type": "number", "exclusiveMinimum": 0}
 POSITIVE_INT = {"type": "integer", "minimum": 1}
@@ -42,8 +45,12 @@ STOPPING = {
     "properties": {
         "rule": {"enum": list(STOPPING_RULES)},
         "window": {"type": "integer", "minimum": 2},
-        "threshold": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+        # relative rules compare ratios with 1 − θ; window_slope's θ is in units of the error
+        "threshold": {"type": "number", "minimum": 0},
+        "select": {"enum": list(SELECTIONS)},
     },
+    "if": {"not": {"required": ["rule"], "properties": {"rule": {"const": "window_slope"}}}},
+    "then": {"properties": {"threshold": {"exclusiveMaximum": 1}}},
 }
 
 _COMMON = {"name": {"type": "string"}, "label": {"type": "string", "minLength": 1}}
@@ -95,20 +102,25 @@ _NYSTROM = {
     },
 }
 
+#: λ-path Nyström solvers also choose their ridge term.
+_PATH_NYSTROM = {**_NYSTROM, "penalty": {"enum": list(PENALTIES)}}
+
 _STRATEGY = {"enum": ["auto", "memory", "blocked", "gram"]}
 
 ALGORITHM_SCHEMAS: dict[str, dict[str, Any]] = {
     "kols": _algorithm(),
     "krls": _algorithm(lambdas=LAMBDAS),
-    "es": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING),
+    "es": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
+                     step_rule={"enum": list(STEP_RULES)}),
     "nkrls": _algorithm(lambdas=LAMBDAS, path_method={"enum": ["eigh", "cholesky"]},
-                        **_NYSTROM),
+                        **_PATH_NYSTROM),
     "nytro": _algorithm(max_iter=POSITIVE_INT, stopping=STOPPING,
-                        strategy=_STRATEGY, validation_strategy=_STRATEGY,
+                        step_rows={"enum": list(STEP_ROWS)}, strategy=_STRATEGY,
+                        validation_strategy=_STRATEGY,
                         acceleration={"enum": ["none", "nu"]}, nu=POSITIVE, **_NYSTROM),
     "rf": _algorithm(lambdas=LAMBDAS, n_features=POSITIVE_INT, d_values=M_LEVELS),
     "inkrls": _algorithm(lambdas=LAMBDAS, m_values=M_LEVELS,
-                         update={"enum": ["block", "rank_one"]}, **_NYSTROM),
+                         update={"enum": ["block", "rank_one"]}, **_PATH_NYSTROM),
 }
 
 EXPERIMENT_SCHEMA: dict[str, Any] = {
@@ -126,6 +138,8 @@ EXPERIMENT_SCHEMA: dict[str, Any] = {
             "properties": {
                 "name": {"type": "string"},
                 "dtype": {"enum": ["float64", "float32"]},
+                "target_coding": {"description": "classes coded ±1 (pm1) or {0, 1} (zero_one)",
+                                  "enum": ["pm1", "zero_one"]},
                 "n_train": POSITIVE_INT,
                 "n_test": POSITIVE_INT,
             },

@@ -1,8 +1,9 @@
 """Binary cache of prepared datasets: one HDF5 file per (dataset, preprocessing, dtype).
 
-The key hashes everything that changes the arrays: the registry entry's version, its
-preprocessing steps, the split and the dtype. Files are written to a temporary name and
-renamed, so a crash never leaves a half-written cache entry.
+The key hashes everything that changes the arrays: the registry entry's version, the
+checksums of its source files, the split, its preprocessing steps (names with their
+parameters) and the dtype, so a changed entry never reuses an old file. Files are written to
+a temporary name and renamed, so a crash never leaves a half-written cache entry.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def cache_key(spec: DatasetSpec, dtype: np.dtype) -> str:
     parts = {
         "dataset": spec.name,
         "version": spec.version,
+        "sources": [[f.known_hash for f in source.files] for source in spec.sources],
         "split": spec.split.describe(),
         "preprocessing": [p.name for p in spec.preprocessing],
         "dtype": np.dtype(dtype).name,

@@ -135,6 +135,9 @@ class DatasetSpec:
     ``n_train``, ``n_test`` and ``d`` are checked against what the files give; ``raw_labels`` (for
     classification) is the exact label set the files must contain before preprocessing.
     ``sigma`` and ``m`` are the paper's defaults (``None`` where the paper gives none).
+    ``stopping_threshold`` is the threshold θ the authors applied with the ``window_slope``
+    stopping rule (window 10) to obtain NYTRO Table 2's t* (``None`` where they recorded none);
+    configs using that rule without a threshold get it.
     """
 
     name: str
@@ -151,6 +154,7 @@ class DatasetSpec:
     reference: str
     aliases: tuple[str, ...] = ()
     raw_labels: tuple[float, ...] | None = None
+    stopping_threshold: float | None = None
     notes: str = ""
     #: Bumped whenever the reader or preprocessing changes meaning, to invalidate caches.
     version: int = 1

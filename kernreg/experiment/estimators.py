@@ -35,7 +35,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
     if "stopping" in params:
         stopping = params.pop("stopping")
         kwargs.update(stopping_rule=stopping["rule"], window=stopping["window"],
-                      threshold=stopping["threshold"])
+                      threshold=stopping["threshold"], select=stopping["select"])
     kwargs.update(params)
     accepted = get_algorithm(algo.name)().get_params()
     unused = sorted(set(params) - set(accepted))

@@ -74,7 +74,7 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
         # The estimator picks its K_nm strategies with the same cost model, within the budget.
         itemsize = 4 if dtype == "float32" else 8
         costs = nytro_costs(n, max(n_val, 1), m, d, algo.params["max_iter"], itemsize,
-                            block_bytes)
+                            block_bytes, val_step_rows=algo.params["step_rows"] == "all")
         chosen = choose_strategy(costs, memory_limit, algo.params["strategy"],
                                  algo.params.get("validation_strategy", "auto"))
         parts[f"{chosen.label} strategy"] = chosen.peak_bytes

@@ -25,16 +25,27 @@ class PreparedData:
     task: str
     sha256: str
     source: str
+    #: (negative, positive) class codes of the targets (classification).
+    codes: tuple[float, float] = (-1.0, 1.0)
+
+
+#: Class codes by ``dataset.target_coding`` (datasets are prepared with ±1 classes).
+TARGET_CODES = {"pm1": (-1.0, 1.0), "zero_one": (0.0, 1.0)}
 
 
 def prepare_data(exp: Experiment) -> PreparedData:
     """Load the dataset; draw the config's ``n_train``/``n_test`` subsamples (seeded by the
-    protocol seed, the same for every trial and algorithm)."""
+    protocol seed, the same for every trial and algorithm); recode ±1 classes as the config's
+    ``target_coding`` says."""
     ds = load_dataset(exp.dataset["name"], dtype=exp.dataset["dtype"])
     rng = subsample_rng(exp.protocol["seed"])
     X_tr, y_tr = subsample_rows(ds.X_train, ds.y_train, exp.dataset.get("n_train"), rng)
     X_te, y_te = subsample_rows(ds.X_test, ds.y_test, exp.dataset.get("n_test"), rng)
-    return PreparedData(X_tr, y_tr, X_te, y_te, ds.task, ds.sha256, ds.source)
+    codes = TARGET_CODES[exp.dataset["target_coding"]]
+    if codes != TARGET_CODES["pm1"]:  # ±1 → codes: y ↦ low + (y + 1)/2·(high − low)
+        low, high = codes
+        y_tr, y_te = (low + (y + 1.0) / 2.0 * (high - low) for y in (y_tr, y_te))
+    return PreparedData(X_tr, y_tr, X_te, y_te, ds.task, ds.sha256, ds.source, codes)
 
 
 def subsample_rng(seed: int) -> np.random.Generator:
@@ -132,7 +143,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) 
         model_selection_time=fit_clock.seconds,
         predict_time=predict_clock.seconds,
         test_rmse=float(rmse(data.y_test, y_pred)),
-        test_error=float(misclassification_rate(data.y_test, y_pred))
+        test_error=float(misclassification_rate(data.y_test, y_pred, data.codes))
         if data.task == "classification" else float("nan"),
         peak_rss=memory.peak_bytes,
         n_fit=len(y_fit),

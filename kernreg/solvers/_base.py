@@ -58,7 +58,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         return check_int(self.max_iter, "max_iter", minimum=1)
 
     def _check_rule(self) -> StoppingRule:
-        return get_stopping_rule(self.stopping_rule, self.window, self.threshold)
+        return get_stopping_rule(self.stopping_rule, self.window, self.threshold, self.select)
 
     def _check_m(self, n: int) -> int:
         m = check_int(self.m, "m", minimum=1)

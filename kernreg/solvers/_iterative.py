@@ -34,7 +34,9 @@ class IterativePath:
     best_coef : ndarray
         Coefficients after iteration ``best_iter``.
     best_iter : int
-        1-based iteration with the lowest validation RMSE up to the stop (first on ties).
+        The reported iteration t*: the stopping rule's ``select`` picks the lowest validation
+        RMSE up to the stop (first on ties) or the iteration at which the rule fired (the last
+        one run when it never fired; the lowest error when the path diverged).
     val_rmse : ndarray of shape (n_iter,)
         Validation RMSE after each iteration 1..n_iter.
     n_iter : int
@@ -85,7 +87,7 @@ def run_validated(
     one re-evaluation of a blocked kernel); the errors are then handed to ``rule`` one by one
     exactly as without chunks, so the result does not depend on ``chunk`` — only up to
     ``chunk − 1`` iterations past the stop are computed in vain. A non-finite error (divergent
-    step size) also ends the loop.
+    step size) also ends the loop. The returned iterate is the one ``rule.select`` reports.
     """
     errors: list[float] = []
     best_err, best_iter, best_coef = np.inf, 1, None
@@ -118,6 +120,9 @@ def run_validated(
             if rule.should_stop(errors):
                 stopped = True
                 break
+    if rule.select == "stop" and errors and not diverged:
+        # the last iterate scored: the one at which the rule fired, or iteration max_iter
+        best_err, best_iter, best_coef = errors[-1], t, buffer[:, j].copy()
     return IterativePath(
         best_coef=best_coef,
         best_iter=best_iter if np.isfinite(best_err) else 1,

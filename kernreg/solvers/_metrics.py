@@ -33,12 +33,16 @@ def rmse(y_true: Any, y_pred: Any) -> float | np.ndarray:
     return float(out) if out.ndim == 0 else out
 
 
-def misclassification_rate(y_true: Any, y_pred: Any) -> float | np.ndarray:
-    """Fraction of points with ``sign(y_pred) != y_true`` for ±1 targets.
+def misclassification_rate(y_true: Any, y_pred: Any, codes: tuple[float, float] = (-1.0, 1.0)
+                           ) -> float | np.ndarray:
+    """Fraction of points whose prediction is nearer the other class's code.
 
-    A prediction of exactly 0 counts as +1. ``y_pred`` may be 2-D ``(n, L)`` as in :func:`rmse`.
+    ``codes`` are the (negative, positive) target codes: ``sign(y_pred)`` for the default ±1,
+    ``y_pred >= 0.5`` for {0, 1}. A prediction exactly at the midpoint counts as positive.
+    ``y_pred`` may be 2-D ``(n, L)`` as in :func:`rmse`.
     """
     y_true, y_pred = _pair(y_true, y_pred)
-    labels = np.where(y_pred >= 0, 1.0, -1.0)
+    negative, positive = codes
+    labels = np.where(y_pred >= (negative + positive) / 2.0, positive, negative)
     out = np.mean(labels != y_true, axis=0)
     return float(out) if out.ndim == 0 else out

@@ -8,12 +8,16 @@ from typing import Any, cast
 
 import numpy as np
 
-from kernreg._validation import check_random_state
+from kernreg._validation import check_choice, check_random_state
 from kernreg.centers import get_sampler
 from kernreg.kernels import Kernel
 from kernreg.solvers._linalg import NystromFactor, nystrom_factor
 
-__all__ = ["NystromSetup", "check_epsilon", "nystrom_products", "nystrom_setup"]
+__all__ = ["PENALTIES", "NystromSetup", "check_epsilon", "nystrom_products", "nystrom_setup"]
+
+#: The ridge term of the λ-path Nyström solvers: ``λn·K_mm`` (the papers' estimator) or
+#: ``λn·I`` (the code behind LiM Table 1, see :func:`nystrom_setup`).
+PENALTIES = ("kmm", "identity")
 
 
 def check_epsilon(epsilon: Any) -> float:
@@ -35,15 +39,24 @@ class NystromSetup:
 
 
 def nystrom_setup(
-    X: Any, m: int, kernel: Kernel, *, sampler: Any, random_state: Any, epsilon: float
+    X: Any, m: int, kernel: Kernel, *, sampler: Any, random_state: Any, epsilon: float,
+    penalty: str = "kmm",
 ) -> NystromSetup:
     """Draw ``m`` centers from the rows of ``X`` and factor ``K_mm + εI``.
 
-    ``random_state`` (None, int seed or Generator) drives the sampler.
+    ``random_state`` (None, int seed or Generator) drives the sampler. With
+    ``penalty="identity"`` the factor is ``R = I`` instead: ``A = K_nm`` and the λ-path
+    solvers solve ``(K_nmᵀK_nm + λnI)α = K_nmᵀy``, ridge regression on the features
+    ``K(x, C)`` — what the authors' incremental Nyström code computed for LiM Table 1
+    (Enitor ``nystromUniformIncremental.m``, 2015: ``inv(A'*A + λ*eye)`` with ``A = K_nm/√n``),
+    not the papers' ``λn·K_mm`` penalty.
     """
+    check_choice(penalty, "penalty", PENALTIES)
     rng = check_random_state(random_state)
     idx = get_sampler(sampler).select(X, m, rng, kernel)
     C = X[idx]
+    if penalty == "identity":
+        return NystromSetup(idx, C, NystromFactor(np.eye(m, order="F"), 0.0, 0.0, 0))
     # K_mm in the kernel's dtype, so that it equals the centers' rows of K_nm: R⁻¹ maps them
     # back to Rᵀ. A float64 K_mm beside a float32 K_nm lets R⁻¹ magnify K_nm's rounding by up
     # to 1/√ε (7% off in the step size, tests/test_solver_equivalence.py). A float32 K_mm is

@@ -62,48 +62,57 @@ def _kernel_seconds(rows: int, m: int, d: int, gemm_rate: float) -> float:
     return 2.0 * rows * m * d / gemm_rate + rows * m / EXP_PER_S + 5 * rows * m * F64 / BANDWIDTH
 
 
-def _part_costs(rows: int, m: int, d: int, iters: float, itemsize: int, block_bytes: int,
-                training: bool) -> dict[str, tuple[float, int]]:
-    """(seconds, peak bytes) of each strategy for ``rows`` rows scored ``iters`` times."""
+def _mm_pass(m: int) -> float:
+    """Seconds of one read of an ``m × m`` float64 matrix (faster when G, G_v and R together
+    stay in the last-level cache)."""
+    seconds = m * m * F64 / BANDWIDTH
+    return seconds / CACHE_SPEEDUP if 3 * m * m * F64 <= CACHE_BYTES else seconds
+
+
+def _part_costs(rows: int, m: int, d: int, normal_passes: float, scorings: float,
+                itemsize: int, gram_buffers: int) -> dict[str, tuple[float, int]]:
+    """(seconds, peak bytes) of each strategy for ``rows`` rows that take ``normal_passes``
+    products ``K_rmᵀ(K_rm v − y)`` (training iterations, step-size products) and are scored
+    ``scorings`` times (validation errors, in chunks of :data:`VALIDATION_CHUNK`);
+    ``gram_buffers``: ``m × m`` float64 arrays the ``gram`` strategy holds."""
     gemm_rate = GEMM_FLOPS * F64 / itemsize  # single precision runs about twice as fast
     once = _kernel_seconds(rows, m, d, gemm_rate)
     stored = rows * m * itemsize
-    # G, G_v and R together in cache make each m × m pass cheaper
-    mm_pass = m * m * F64 / BANDWIDTH
-    if 3 * m * m * F64 <= CACHE_BYTES:
-        mm_pass /= CACHE_SPEEDUP
+    mm_pass = _mm_pass(m)
     skinny = 2.0 * rows * m / SKINNY_FLOPS  # one product of the rows' kernel with a vector
-    if training:
-        # Every strategy solves with R and Rᵀ once per iteration: two triangles, one m × m
-        # read. On top, K_nm v and K_nmᵀ r (one fused pass), or one read of G. (Counting G as
-        # three reads and the memory strategy's solves as free picked `memory` from m = 1600
-        # on cpuSmall (n = 5243), 2.4× slower than `gram` measured: NYTRO Figure 2.)
-        memory_iter, blocked_iter = stored / BANDWIDTH + mm_pass, once + 2.0 * skinny + mm_pass
-        gram_iter, gram_bytes = 2.0 * mm_pass, 4 * m * m * F64
-    else:  # K_vm α for a chunk of iterates; the quadratic form costs one m × m product
-        memory_iter = stored / BANDWIDTH / VALIDATION_CHUNK + skinny
-        blocked_iter = once / VALIDATION_CHUNK + skinny
-        gram_iter, gram_bytes = mm_pass, m * m * F64
-    return {
-        "memory": (once + iters * memory_iter, stored),
-        "blocked": (iters * blocked_iter, 0),
-        # always float64 (see Nytro._gram_kernel): kernel evaluation, then syrk's rows·m² flops
-        "gram": (_kernel_seconds(rows, m, d, GEMM_FLOPS) + rows * m * m / GEMM_FLOPS
-                 + iters * gram_iter, gram_bytes),
-    }
+    # A normal pass: K v and Kᵀr (one fused pass over the stored or re-evaluated kernel), or
+    # one read of G. (Counting G as three reads and the memory strategy's solves with R as
+    # free picked `memory` from m = 1600 on cpuSmall (n = 5243), 2.4× slower than `gram`
+    # measured: NYTRO Figure 2.)
+    normal = {"memory": stored / BANDWIDTH, "blocked": once + 2.0 * skinny, "gram": mm_pass}
+    # A scoring: K_vm α for a chunk of iterates, or the quadratic form's one m × m product
+    score = {"memory": stored / BANDWIDTH / VALIDATION_CHUNK + skinny,
+             "blocked": once / VALIDATION_CHUNK + skinny, "gram": mm_pass}
+    # always float64 (see Nytro._gram_kernel): kernel evaluation, then syrk's rows·m² flops
+    setup = {"memory": (once, stored), "blocked": (0.0, 0),
+             "gram": (_kernel_seconds(rows, m, d, GEMM_FLOPS) + rows * m * m / GEMM_FLOPS,
+                      gram_buffers * m * m * F64)}
+    return {name: (setup[name][0] + normal_passes * normal[name] + scorings * score[name],
+                   setup[name][1]) for name in STRATEGIES}
 
 
 def nytro_costs(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
-                block_bytes: int) -> dict[tuple[str, str], StrategyCost]:
+                block_bytes: int, val_step_rows: bool = False
+                ) -> dict[tuple[str, str], StrategyCost]:
     """Cost of each (training, validation) strategy pair for ``n`` training and ``n_val``
     validation rows, ``m`` centers, ``d`` features and at most ``max_iter`` iterations
-    (``itemsize``: kernel dtype bytes; ``block_bytes``: one kernel block)."""
-    # the step size γ = 1/‖A‖² costs about STEP_SIZE_PRODUCTS more training iterations
-    train = _part_costs(n, m, d, max_iter + STEP_SIZE_PRODUCTS, itemsize, block_bytes,
-                        training=True)
-    val = _part_costs(n_val, m, d, max_iter, itemsize, block_bytes, training=False)
-    # K_mm, R and their work buffers (m × m, float64) and one kernel block exist in every case
-    common = m**3 / 3.0 / GEMM_FLOPS, 2 * m * m * F64 + block_bytes
+    (``itemsize``: kernel dtype bytes; ``block_bytes``: one kernel block; ``val_step_rows``:
+    the step size's products also pass over the validation rows)."""
+    # the step size γ = 1/‖A‖² costs about STEP_SIZE_PRODUCTS more normal passes
+    normal_passes = max_iter + STEP_SIZE_PRODUCTS
+    train = _part_costs(n, m, d, normal_passes, 0, itemsize, gram_buffers=4)
+    val = _part_costs(n_val, m, d, STEP_SIZE_PRODUCTS if val_step_rows else 0, max_iter,
+                      itemsize, gram_buffers=1)
+    # In every case: K_mm's Cholesky; the solves with R and Rᵀ of each training normal pass
+    # (two triangles, one m × m read); K_mm, R and their work buffers (m × m, float64) and
+    # one kernel block.
+    common = (m**3 / 3.0 / GEMM_FLOPS + normal_passes * _mm_pass(m),
+              2 * m * m * F64 + block_bytes)
     costs = {}
     for t_name, v_name in product(STRATEGIES, STRATEGIES):
         (t_s, t_b), (v_s, v_b) = train[t_name], val[v_name]

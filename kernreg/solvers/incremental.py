@@ -216,6 +216,10 @@ class IncrementalNystromKRLS(KernelEstimator):
     update : {"block", "rank_one"}, default "block"
         See :func:`incremental_nkrls_path`.
     epsilon : float, default 1e-10
+    penalty : {"kmm", "identity"}, default "kmm"
+        Ridge term ``λn·K_mm`` (the papers' NKRLS) or ``λn·I``: ridge regression on the
+        features ``K(x, C)``, what the authors' code behind LiM Table 1 computed (see
+        :func:`kernreg.solvers._nystrom.nystrom_setup`); ``epsilon`` is then unused.
     sampler : str or CenterSampler, default "uniform"
     random_state : None, int or numpy.random.Generator
     refit : bool, default False
@@ -248,6 +252,7 @@ class IncrementalNystromKRLS(KernelEstimator):
         m_values: Any = None,
         update: str = "block",
         epsilon: float = 1e-10,
+        penalty: str = "kmm",
         sampler: Any = "uniform",
         random_state: Any = None,
         refit: bool = False,
@@ -262,6 +267,7 @@ class IncrementalNystromKRLS(KernelEstimator):
         self.m_values = m_values
         self.update = update
         self.epsilon = epsilon
+        self.penalty = penalty
         self.sampler = sampler
         self.random_state = random_state
         self.refit = refit
@@ -295,7 +301,8 @@ class IncrementalNystromKRLS(KernelEstimator):
         else:
             lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
         setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon)
+                              random_state=self.random_state, epsilon=self.epsilon,
+                              penalty=self.penalty)
         self.center_indices_ = setup.indices
         self.factor_info_ = setup.factor.info
         H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)

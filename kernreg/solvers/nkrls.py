@@ -78,7 +78,8 @@ def nkrls_path(
 
 
 class NystromKRLS(KernelEstimator):
-    """Nyström KRLS: ``α = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` with ``A = K_nm R⁻¹``, ``RᵀR = K_mm + εI``.
+    """Nyström KRLS: ``α = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` with ``A = K_nm R⁻¹``, ``RᵀR = K_mm + εI``
+    (``R = I`` with ``penalty="identity"``).
 
     Predictions are ``K(X, centers) @ α``. ``K_nm`` is never stored: ``AᵀA`` and ``Aᵀy`` are
     accumulated block-wise from ``A_b = K_b R⁻¹`` (memory ``O(m² + block·m)``, time
@@ -102,6 +103,10 @@ class NystromKRLS(KernelEstimator):
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI``; increased ×10 until Cholesky succeeds (recorded in
         ``factor_info_``).
+    penalty : {"kmm", "identity"}, default "kmm"
+        Ridge term ``λn·K_mm`` (the papers' NKRLS) or ``λn·I``: ridge regression on the
+        features ``K(x, C)``, what the authors' code behind LiM Table 1 computed (see
+        :func:`kernreg.solvers._nystrom.nystrom_setup`); ``epsilon`` is then unused.
     sampler : str or CenterSampler, default "uniform"
         Center selection (see :mod:`kernreg.centers`).
     random_state : None, int or numpy.random.Generator
@@ -135,6 +140,7 @@ class NystromKRLS(KernelEstimator):
         lambdas: Any = None,
         path_method: str = "eigh",
         epsilon: float = 1e-10,
+        penalty: str = "kmm",
         sampler: Any = "uniform",
         random_state: Any = None,
         refit: bool = False,
@@ -148,6 +154,7 @@ class NystromKRLS(KernelEstimator):
         self.lambdas = lambdas
         self.path_method = path_method
         self.epsilon = epsilon
+        self.penalty = penalty
         self.sampler = sampler
         self.random_state = random_state
         self.refit = refit
@@ -187,6 +194,7 @@ class NystromKRLS(KernelEstimator):
             sampler=self.sampler,
             random_state=self.random_state,
             epsilon=self.epsilon,
+            penalty=self.penalty,
         )
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info

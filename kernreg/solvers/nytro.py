@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import psutil
 from scipy.sparse.linalg import LinearOperator
 
-from kernreg._validation import check_positive
+from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
 from kernreg.solvers._acceleration import make_update
 from kernreg.solvers._base import KernelEstimator, stack_rows
@@ -30,27 +30,41 @@ from kernreg.solvers._strategy import (
 )
 from kernreg.stopping import DEFAULT_STOPPING_RULE
 
-__all__ = ["Nytro", "nytro_step_size"]
+__all__ = ["STEP_ROWS", "Nytro", "knm_normal_product", "nytro_step_size"]
+
+#: Rows over which the default step size is computed.
+STEP_ROWS = ("all", "fit")
 
 
-def nytro_step_size(knm: KnmOperator, factor: NystromFactor) -> float:
-    """``γ = 1 / ‖K_nm R⁻¹‖₂²`` = ``1 / λ_max(AᵀA)``, from products with ``A`` only.
+#: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).
+NormalProduct = Callable[[np.ndarray], np.ndarray]
 
-    ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ K_nmᵀ K_nm R⁻¹ v`` (one fused pass over
-    ``K_nm`` per product; exact eigvalsh for small m).
-    """
+
+def knm_normal_product(knm: KnmOperator) -> NormalProduct:
+    """``u ↦ K_nmᵀK_nm u`` through ``knm`` (one fused pass over ``K_nm`` for a vector)."""
     zeros = np.zeros(knm.shape[0])
+
+    def normal(u: np.ndarray) -> np.ndarray:
+        if u.ndim == 1:
+            return knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)
+        return knm.rmatvec(knm.matvec(u))
+
+    return normal
+
+
+def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: int) -> float:
+    """``γ = 1 / ‖K R⁻¹‖₂²`` = ``1 / λ_max(R⁻ᵀ(Σ_r K_rmᵀK_rm)R⁻¹)`` over the row sets whose
+    normal products are ``normals`` (the fit rows, and the validation rows as the authors did).
+
+    ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ Σ_r K_rmᵀK_rm R⁻¹ v`` (one pass over
+    each ``K_rm`` per product, or an ``m × m`` product with a Gram matrix; exact eigvalsh for
+    small m).
+    """
 
     def ata(v: np.ndarray) -> np.ndarray:
         u = factor.solve(v)
-        if u.ndim == 1:
-            return factor.solve_t(knm.normal_matvec(u, zeros)[0])  # K_nmᵀ(K_nm u − 0)
-        return factor.solve_t(knm.rmatvec(knm.matvec(u)))
+        return factor.solve_t(sum(normal(u) for normal in normals))
 
-    return _inverse_top_eigenvalue(ata, knm.shape[1])
-
-
-def _inverse_top_eigenvalue(ata: Callable[[np.ndarray], np.ndarray], m: int) -> float:
     op = LinearOperator((m, m), matvec=ata, matmat=ata, dtype=np.float64)
     return 1.0 / top_eigenvalue(op)
 
@@ -61,9 +75,10 @@ class Nytro(KernelEstimator):
     With ``A = K_nm R⁻¹`` (``RᵀR = K_mm + εI``), ``β_0 = 0``,
     ``β_t = β_{t−1} − γ R⁻ᵀ K_nmᵀ (K_nm R⁻¹ β_{t−1} − y)`` and ``α_t = R⁻¹ β_t``; predictions are
     ``K(X, centers) @ α_t``. Default ``γ = 1/‖A‖₂²`` (the authors' package; it absorbs the
-    paper's ``1/n``). In α-space the update is ``α_t = α_{t−1} − γ (K_mm + εI)⁻¹ K_nmᵀ (K_nm α −
-    y)``; with all n points as centers and ``ε → 0`` it is kernel Landweber with step ``η = γ``
-    (and ``‖A‖₂² = ‖K‖₂``, so the default steps coincide too). Cost ``O(nm)`` per iteration plus
+    paper's ``1/n``), with ``A`` over the rows ``step_rows`` names. In α-space the update is
+    ``α_t = α_{t−1} − γ (K_mm + εI)⁻¹ K_nmᵀ (K_nm α − y)``; with all n points as centers and
+    ``ε → 0`` it is kernel Landweber with step ``η = γ`` (and ``‖A‖₂² = ‖K‖₂``, so the default
+    steps coincide too, for ``step_rows="fit"``). Cost ``O(nm)`` per iteration plus
     ``O(nm·d + m³)`` once.
 
     Parameters
@@ -77,10 +92,18 @@ class Nytro(KernelEstimator):
         Maximum iterations (exactly this many without validation data).
     step_size : float, optional
         ``γ``; default ``1/‖K_nm R⁻¹‖₂²`` (Lanczos on ``AᵀA`` through products).
+    step_rows : {"fit", "all"}, default "fit"
+        Rows of ``K_nm`` in the default ``γ``: the fit rows only, or the fit and validation
+        rows together, as the authors' package computes it (there ``K_nm`` holds all training
+        rows and the update masks the validation ones), which makes ``γ`` about
+        ``n_fit / (n_fit + n_val)`` = 0.8 times the ``"fit"`` value.
     stopping_rule : str, default "window_linear_fitting"
         One of :data:`kernreg.stopping.STOPPING_RULES`.
     window : int, default 10
     threshold : float, default 0.0
+    select : {"best", "stop"}, optional
+        Which iteration the rule reports (default: the rule's own, see
+        :mod:`kernreg.stopping`).
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI`` (increased ×10 until Cholesky succeeds).
     sampler : str or CenterSampler, default "uniform"
@@ -138,9 +161,11 @@ class Nytro(KernelEstimator):
         m: int = 100,
         max_iter: int = 500,
         step_size: float | None = None,
+        step_rows: str = "fit",
         stopping_rule: str = DEFAULT_STOPPING_RULE,
         window: int = 10,
         threshold: float = 0.0,
+        select: str | None = None,
         epsilon: float = 1e-10,
         sampler: Any = "uniform",
         random_state: Any = None,
@@ -158,9 +183,11 @@ class Nytro(KernelEstimator):
         self.m = m
         self.max_iter = max_iter
         self.step_size = step_size
+        self.step_rows = step_rows
         self.stopping_rule = stopping_rule
         self.window = window
         self.threshold = threshold
+        self.select = select
         self.epsilon = epsilon
         self.sampler = sampler
         self.random_state = random_state
@@ -180,50 +207,24 @@ class Nytro(KernelEstimator):
         (adult: test RMSE 0.999 instead of 0.670). float32 pays off for stored K_nm only."""
         return self.kernel_.with_dtype(np.float64)
 
-    def _iteration(
-        self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor, strategy: str
-    ) -> tuple[Callable[[], np.ndarray], float]:
-        """Return the ``step`` closure on data (X, y) with centers C, and its step size."""
+    def _training_rows(self, X: Any, y: np.ndarray, C: Any, strategy: str
+                       ) -> tuple[Callable[[np.ndarray], np.ndarray], NormalProduct]:
+        """The gradient ``α ↦ K_nmᵀ(K_nm α − y)`` on (X, y) with centers C, computed as the
+        strategy dictates, and the rows' normal product (for the step size)."""
         if strategy == "gram":
-            # The update of the other strategies with K_nmᵀ(K_nm α − y) = Gα − b, G = K_nmᵀK_nm,
-            # b = K_nmᵀy formed once. AᵀA = R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for
-            # its tiny λ (see nystrom_products), a gradient step only needs these products.
+            # K_nmᵀ(K_nm α − y) = Gα − b with G = K_nmᵀK_nm, b = K_nmᵀy formed once. AᵀA =
+            # R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for its tiny λ (see
+            # nystrom_products), a gradient step only needs these products.
             G, b = self._gram_kernel().gram_products(X, C, y)
-            m = G.shape[0]
-            gamma = self.step_size
-            if gamma is None:
-                gamma = _inverse_top_eigenvalue(
-                    lambda v: factor.solve_t(G @ factor.solve(v)), m
-                )
-            beta, alpha = np.zeros(m), np.zeros(m)
-            update = make_update(self.acceleration, self.nu)
-
-            def gram_step() -> np.ndarray:
-                update(beta, gamma * factor.solve_t(G @ alpha - b))
-                alpha[:] = factor.solve(beta)
-                return alpha
-
-            return gram_step, float(gamma)
+            return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
         knm = make_knm(strategy, self.kernel_, X, C)
-        gamma = self.step_size
-        if gamma is None:
-            gamma = nytro_step_size(knm, factor)
-        m = knm.shape[1]
-        beta, alpha = np.zeros(m), np.zeros(m)
-        update = make_update(self.acceleration, self.nu)
+        return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
 
-        def step() -> np.ndarray:
-            grad, _ = knm.normal_matvec(alpha, y)  # K_nmᵀ (K_nm α − y), α = R⁻¹β
-            update(beta, gamma * factor.solve_t(grad))
-            alpha[:] = factor.solve(beta)
-            return alpha
-
-        return step, float(gamma)
-
-    def _validation_rmse(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
-                         ) -> tuple[Callable[[np.ndarray], np.ndarray], int]:
-        """Validation RMSE of coefficient columns, computed as the strategy dictates, and the
-        number of iterates to score together (see :func:`run_validated`)."""
+    def _validation_rows(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
+                         ) -> tuple[Callable[[np.ndarray], np.ndarray], int, NormalProduct]:
+        """Validation RMSE of coefficient columns, computed as the strategy dictates, the
+        number of iterates to score together (see :func:`run_validated`), and the rows'
+        normal product."""
         if strategy == "gram":
             # ‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v: O(m²) per iterate, no K_vm kept.
             G_v, b_v = self._gram_kernel().gram_products(X_val, C, y_val)
@@ -233,19 +234,34 @@ class Nytro(KernelEstimator):
                 sq = np.array([a @ (G_v @ a) for a in alphas.T]) - 2.0 * (b_v @ alphas) + yy
                 return np.sqrt(np.maximum(sq, 0.0) / n_val)
 
-            return quadratic, 1
+            return quadratic, 1, (lambda u: G_v @ u)
         knm = make_knm(strategy, self.kernel_, X_val, C)
-        return prediction_rmse(knm.matvec, y_val), VALIDATION_CHUNK
+        return prediction_rmse(knm.matvec, y_val), VALIDATION_CHUNK, knm_normal_product(knm)
 
-    def _choose_strategy(self, n: int, n_val: int, m: int, d: int, max_iter: int
-                         ) -> StrategyCost:
+    def _step(self, gradient: Callable[[np.ndarray], np.ndarray], gamma: float,
+              factor: NystromFactor) -> Callable[[], np.ndarray]:
+        """One NYTRO update per call: ``β ← β − γ R⁻ᵀ∇``, ``α = R⁻¹β`` (or the ν-method's)."""
+        m = factor.R.shape[0]
+        beta, alpha = np.zeros(m), np.zeros(m)
+        update = make_update(self.acceleration, self.nu)
+
+        def step() -> np.ndarray:
+            update(beta, gamma * factor.solve_t(gradient(alpha)))
+            alpha[:] = factor.solve(beta)
+            return alpha
+
+        return step
+
+    def _choose_strategy(self, n: int, n_val: int, m: int, d: int, max_iter: int,
+                         val_step_rows: bool) -> StrategyCost:
         """The (training, validation) strategies: the configured ones, with ``"auto"`` parts
-        filled in by the cost model within ``max_memory``."""
+        filled in by the cost model within ``max_memory`` (``val_step_rows``: the step size
+        also passes over the validation rows)."""
         limit = self.max_memory
         if limit is None:
             limit = int(0.8 * psutil.virtual_memory().available)
         costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, self.kernel_.itemsize,
-                            self.memory_budget)
+                            self.memory_budget, val_step_rows=val_step_rows)
         self.strategy_costs_ = {c.label: c for c in costs.values()}
         return choose_strategy(costs, limit, self.strategy, self.validation_strategy)
 
@@ -268,12 +284,11 @@ class Nytro(KernelEstimator):
         rule = self._check_rule()
         refit = self._check_refit()
         check_positive(self.step_size, "step_size", allow_none=True)
+        step_rows = check_choice(self.step_rows, "step_rows", STEP_ROWS)
         check_positive(self.max_memory, "max_memory", allow_none=True)
         make_update(self.acceleration, self.nu)  # checks both before any work
         for name in ("strategy", "validation_strategy"):
-            if getattr(self, name) not in ("auto", *STRATEGIES):
-                raise ValueError(f"{name} must be one of {['auto', *STRATEGIES]}, "
-                                 f"got {getattr(self, name)!r}")
+            check_choice(getattr(self, name), name, ("auto", *STRATEGIES))
         setup = nystrom_setup(
             X,
             m,
@@ -284,24 +299,37 @@ class Nytro(KernelEstimator):
         )
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info
+        C, factor = setup.centers, setup.factor
         n_val = 0 if X_val is None else X_val.shape[0]
-        chosen = self._choose_strategy(X.shape[0], n_val, m, X.shape[1], max_iter)
+        with_val_rows = step_rows == "all" and self.step_size is None and n_val > 0
+        chosen = self._choose_strategy(X.shape[0], n_val, m, X.shape[1], max_iter,
+                                       with_val_rows)
         self.strategy_, self.validation_strategy_ = chosen.name, chosen.validation
-        step, self.step_size_ = self._iteration(X, y, setup.centers, setup.factor,
-                                                self.strategy_)
+        gradient, normal = self._training_rows(X, y, C, self.strategy_)
+        normals = [normal]
+        if n_val:
+            val_rmse, chunk, val_normal = self._validation_rows(X_val, y_val, C,
+                                                                self.validation_strategy_)
+            if with_val_rows:
+                normals.append(val_normal)
+        self.step_size_ = self.step_size
+        if self.step_size_ is None:
+            self.step_size_ = nytro_step_size(normals, factor, m)
+        step = self._step(gradient, self.step_size_, factor)
         if X_val is None:
             self.alpha_ = run_fixed(step, max_iter)
             self.best_iter_ = self.n_iter_ = max_iter
             self.path_ = None
             return self
-        val_rmse, chunk = self._validation_rmse(X_val, y_val, setup.centers,
-                                                self.validation_strategy_)
         res = run_validated(step, val_rmse, rule, max_iter, chunk)
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
         self.alpha_ = res.best_coef
         if refit:
             Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            step, self.refit_step_size_ = self._iteration(Xa, ya, setup.centers, setup.factor,
-                                                          self.strategy_)
-            self.alpha_ = run_fixed(step, self.best_iter_)
+            gradient, normal = self._training_rows(Xa, ya, C, self.strategy_)
+            self.refit_step_size_ = self.step_size
+            if self.refit_step_size_ is None:
+                self.refit_step_size_ = nytro_step_size([normal], factor, m)
+            self.alpha_ = run_fixed(self._step(gradient, self.refit_step_size_, factor),
+                                    self.best_iter_)
         return self
