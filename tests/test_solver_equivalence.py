@@ -13,8 +13,8 @@ from sklearn.linear_model import Ridge
 
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
-from kernreg.solvers._linalg import nystrom_factor
-from kernreg.solvers._nystrom import nystrom_products
+from kernreg.solvers._linalg import lanczos_top_eigenvalue, nystrom_factor
+from kernreg.solvers._nystrom import nystrom_products, nystrom_setup, rounding_floor
 from kernreg.solvers._strategy import STRATEGIES
 from kernreg.solvers.krls import eigen_path_coefs
 from kernreg.solvers.nkrls import nkrls_path
@@ -122,6 +122,21 @@ def test_nkrls_shared_path_equals_fresh_per_lambda_solves(problem):
         assert est.path_["val_rmse"][j] == pytest.approx(rmse(y_val, single.predict(X_val)), 1e-8)
     best = int(np.argmin(est.path_["val_rmse"]))
     assert est.best_lambda_ == lambdas[best]
+
+
+def test_nkrls_predict_path_gives_every_lambdas_model(problem):
+    X, y, X_val, y_val, X_test = problem
+    lambdas = np.logspace(-6, -1, 6)
+    est = NystromKRLS(sigma=SIGMA, m=40, lambdas=lambdas, random_state=5).fit(X, y, X_val, y_val)
+    np.testing.assert_allclose(rmse(y_val, est.predict_path(X_val)), est.path_["val_rmse"],
+                               rtol=1e-12)
+    paths = est.predict_path(X_test)
+    assert paths.shape == (X_test.shape[0], lambdas.size)
+    for j, lam in enumerate(lambdas):
+        one = NystromKRLS(sigma=SIGMA, m=40, lam=lam, random_state=5).fit(X, y)
+        assert _rel(paths[:, j], one.predict(X_test)) < 1e-8
+    with pytest.raises(ValueError, match="validation data"):
+        NystromKRLS(sigma=SIGMA, m=40, random_state=5).fit(X, y).predict_path(X_test)
 
 
 def test_nystrom_products_stay_psd_when_k_mm_is_near_singular():
@@ -385,3 +400,54 @@ def test_float32_nytro_with_ill_conditioned_kmm(strategy):
                                rtol=1e-3)
     np.testing.assert_allclose(fits["float32"].path_["val_rmse"],
                                fits["float64"].path_["val_rmse"], rtol=1e-3)
+
+
+@pytest.mark.parametrize("n", [60, 400])
+@pytest.mark.parametrize("block", [1, 3])
+def test_lanczos_top_eigenvalue_is_exact_in_few_products(n, block):
+    """Lanczos on a Gaussian kernel matrix: the top eigenvalue to 1e-12 in a few products (a
+    pass over K_nm / an evaluation of K_vm each), deterministically; a float32 operator stops
+    when its Ritz value settles, at its own precision."""
+    rng = np.random.default_rng(n)
+    X = rng.uniform(size=(n, 3))
+    K = _gauss(X, X)
+    exact = np.linalg.eigvalsh(K)[-1]
+    calls = []
+
+    def matmat(V):
+        calls.append(V.shape[1])
+        return K @ V
+
+    theta, steps = lanczos_top_eigenvalue(matmat, n, block=block)
+    assert theta == pytest.approx(exact, rel=1e-12)
+    assert steps == len(calls) and steps <= (1 if n <= 128 else 8)
+    assert lanczos_top_eigenvalue(lambda V: K @ V, n, block=block) == (theta, steps)
+    K32 = K.astype(np.float32)
+    theta32, _ = lanczos_top_eigenvalue(lambda V: K32 @ V.astype(np.float32), n, block=block)
+    assert theta32 == pytest.approx(exact, rel=1e-6)
+
+
+def test_lanczos_top_eigenvalue_with_a_clustered_top():
+    # two nearly equal top eigenvalues and a slowly decaying tail: still exact, more steps
+    rng = np.random.default_rng(3)
+    Q = np.linalg.qr(rng.standard_normal((300, 300)))[0]
+    s = np.concatenate([[10.0, 9.999], np.linspace(5, 0.01, 298)])
+    A = (Q * s) @ Q.T
+    theta, steps = lanczos_top_eigenvalue(lambda V: A @ V, 300)
+    assert theta == pytest.approx(10.0, rel=1e-10) and steps < 60
+
+
+def test_float32_k_mm_is_factored_at_its_measured_rounding_in_one_attempt():
+    """ε of a float32 K_mm starts at twice ‖K_mm − K_mm^(float64)‖₂: Cholesky succeeds at the
+    first attempt (no 4 s retries at m = 10000) with a floor no larger than needed."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(3000, 54))  # Covertype-like norms: ‖x‖² up to 54
+    k32, k64 = GaussianKernel(1.0, dtype="float32"), GaussianKernel(1.0)
+    setup = nystrom_setup(X, 600, k32, sampler="uniform", random_state=0, epsilon=1e-10)
+    C = X[setup.indices]
+    E = np.asarray(k32(C), dtype=np.float64) - k64(C)
+    rounding = np.linalg.norm(E, 2)
+    assert setup.factor.retries == 0
+    assert setup.factor.epsilon == pytest.approx(2 * rounding, rel=1e-3)
+    assert rounding > np.finfo(np.float32).eps  # the old floor (eps · max k) was too low
+    assert rounding_floor(k64(C), k64, C) == np.finfo(np.float64).eps  # float64: eps · max k

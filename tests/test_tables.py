@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kernreg.results.tables import build_table2, paper_table2, render_table2
+from kernreg.results.tables import (
+    build_table2,
+    cell_notes,
+    paper_table2,
+    render_frame,
+    render_table2,
+)
 
 
 def _results() -> pd.DataFrame:
@@ -30,6 +36,16 @@ def test_mean_std_bold_and_na() -> None:
     assert "|  | RMSE | NA | **0.5100±0.0100** | 0.5500±0.0000 |" in text
     assert "|  | Par. | NA | 2.00e-06±1.00e-06 | 45.0±5.0 |" in text
     assert "- Adult m=1000, KRLS: NA — too slow" in text
+
+
+def test_cell_notes_are_listed_under_the_table() -> None:
+    notes = [{"dataset": "adult", "algorithm": "nytro", "note": "t* 42.8 against 44.9"},
+             {"dataset": "ct_slices", "algorithm": "inkrls", "note": "not registered"}]
+    text = render_table2(build_table2(_results(), notes=notes[:1]), "md")
+    assert text.endswith("- Adult m=1000, NYTRO: t* 42.8 against 44.9\n")
+    frame = render_frame(pd.DataFrame({"dataset": ["Adult"]}), "md", notes=cell_notes(notes))
+    assert "- Adult, NYTRO: t* 42.8 against 44.9" in frame
+    assert "- ct_slices, Incremental NKRLS: not registered" in frame  # not in the registry
 
 
 def test_datasets_without_results_get_one_row_each() -> None:

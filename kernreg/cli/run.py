@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from kernreg.results.store import read_results_csv
 from kernreg.results.tables import (
     build_lim_table1,
     build_table2,
+    cell_notes,
     render_frame,
     render_table1,
     render_table2,
@@ -77,8 +79,8 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
                                progress=not no_progress)
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
-        results, not_run, _ = _collect((config,), out)
-        click.echo(render_table(TABLE_KINDS[table["table"]], results, not_run, "md"))
+        collected = _collect((config,), out)
+        click.echo(render_table(TABLE_KINDS[table["table"]], collected, "md"))
         return
     exp = load_experiment(config, overrides)
     export_data_settings(mirror, cache_dir, offline)
@@ -96,29 +98,43 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
 TABLE_KINDS = {"table2": "2", "lim_table1": "lim1", "summary": "summary"}
 
 
-def render_table(which: str, results: pd.DataFrame, not_run: list, fmt: str,
-                 compare_paper: bool = False) -> str:
-    """Table ``which`` (a ``--table`` choice) of the tidy ``results`` as text."""
+@dataclass
+class Collected:
+    """What a table is made of: tidy results, NA cells with reasons, notes on cells, and the
+    runs that had no results (warnings)."""
+
+    results: pd.DataFrame
+    not_run: list[dict] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def render_table(which: str, collected: Collected, fmt: str, compare_paper: bool = False
+                 ) -> str:
+    """Table ``which`` (a ``--table`` choice) of the collected results as text."""
+    results, not_run, notes = collected.results, collected.not_run, collected.notes
     if which == "1":
         ms: dict[str, list[int]] = {}
         for ds, sub in results.groupby("dataset", sort=False):
             ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
         return render_table1(list(ms), ms, fmt)
     if which == "lim1":
-        return render_frame(build_lim_table1(results, not_run), fmt)
+        return render_frame(build_lim_table1(results, not_run), fmt, notes=cell_notes(notes))
     if which == "summary":
         return render_frame(summary_table(results), fmt)
-    return render_table2(build_table2(results, not_run, compare_paper), fmt, compare_paper)
+    return render_table2(build_table2(results, not_run, compare_paper, notes), fmt,
+                         compare_paper)
 
 
-def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, list, list[str]]:
+def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
     """Tidy results of every input (table config, experiment config, run folder or CSV)."""
-    frames, not_run, missing = [], [], []
+    frames, not_run, notes, missing = [], [], [], []
     for item in inputs:
         path = Path(item)
         if path.suffix in (".yaml", ".yml") and is_table_config(path):
             table = load_table_config(path)
             not_run += table.get("not_run", [])
+            notes += table.get("notes", [])
             runs = [path.parent / r for r in table["runs"]]
         elif path.suffix in (".yaml", ".yml"):
             runs = [path]
@@ -141,7 +157,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> tuple[pd.DataFrame, l
                     missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
     if not frames:
         raise KernregError("no results to tabulate:\n  " + "\n  ".join(missing))
-    return pd.concat(frames, ignore_index=True), not_run, missing
+    return Collected(pd.concat(frames, ignore_index=True), not_run, notes, missing)
 
 
 @click.command()
@@ -160,9 +176,9 @@ def table(inputs: tuple[str, ...], which: str, fmt: str, compare_paper: bool, re
           output: str | None) -> None:
     """Render NYTRO Table 1 or 2, or LiM Table 1, from INPUTS: table configs, experiment
     configs, run folders or results.csv files."""
-    results, not_run, missing = _collect(inputs, results_dir)
-    text = render_table(which, results, not_run, fmt, compare_paper)
-    for line in missing:
+    collected = _collect(inputs, results_dir)
+    text = render_table(which, collected, fmt, compare_paper)
+    for line in collected.missing:
         click.echo(f"warning: {line}", err=True)
     if output:
         write_text(output, text)

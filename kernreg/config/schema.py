@@ -195,6 +195,21 @@ TABLE_SCHEMA: dict[str, Any] = {
         "title": {"type": "string"},
         "description": {"type": "string"},
         "runs": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "notes": {
+            "description": "one line under the table for a cell, e.g. why it differs from "
+                           "the paper (a measured reason)",
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["dataset", "algorithm", "note"],
+                "properties": {
+                    "dataset": {"type": "string"},
+                    "algorithm": {"enum": sorted(ALGORITHM_SCHEMAS)},
+                    "note": {"type": "string", "minLength": 1},
+                },
+            },
+        },
         "not_run": {
             "description": "cells shown as NA, with the reason",
             "type": "array",

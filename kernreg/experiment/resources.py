@@ -68,6 +68,23 @@ def blas_threads() -> dict[str, int]:
     return info
 
 
+def gemm_gflops(n: int = 1024, repeats: int = 3, dtype: str = "float64") -> float:
+    """This host's measured GEMM rate (GFLOP/s, best of ``repeats`` ``n × n`` products) under
+    the current BLAS thread limits: the yardstick printed beside absolute times, since the
+    same run takes 2.5× longer on one shared host than on another."""
+    import numpy as np
+
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(dtype)
+    out = np.empty_like(a)
+    np.matmul(a, a, out=out)  # warm up: threads, page faults
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.matmul(a, a, out=out)
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * n**3 / best / 1e9
+
+
 def blas_description() -> str:
     """The loaded BLAS libraries with version, compute kernels and threads, e.g.
     ``"openblas 0.3.31 Haswell ×2"``: kernels (``OPENBLAS_CORETYPE``) change GEMM speed ~2×."""

@@ -12,7 +12,7 @@ from tqdm import tqdm
 from kernreg.config import Algorithm, Experiment
 from kernreg.errors import ConfigError
 from kernreg.experiment.preflight import check_memory
-from kernreg.experiment.resources import environment
+from kernreg.experiment.resources import environment, gemm_gflops
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
 
@@ -70,10 +70,12 @@ def run_experiment(
         store.open(manifest, resume=resume, force=force, redo=only)
         todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
                 if not store.completed(algo.label, t)]
+        # the yardstick of this process's times (hosts differ 2.5× on the same run)
+        gflops = gemm_gflops() if todo else None
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
         for algo, trial in bar:
             bar.set_postfix_str(f"{algo.label} trial {trial}")
-            store.save_trial(run_trial(exp, algo, data, trial))
+            store.save_trial(run_trial(exp, algo, data, trial, gflops))
     context = {
         "experiment": exp.name,
         "dataset": exp.dataset["name"],

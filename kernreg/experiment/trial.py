@@ -95,12 +95,14 @@ class TrialRecord:
     m_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) -> TrialRecord:
+def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
+              gemm_gflops: float | None = None) -> TrialRecord:
     """Run trial ``trial`` of ``algo``.
 
     The model-selection time is the wall time of ``fit``: kernel evaluations, the whole
     regularization path and the validation predictions of every path point (and the refit when
-    the protocol asks for one); loading the data is excluded.
+    the protocol asks for one); loading the data is excluded. ``gemm_gflops``, this host's
+    measured GEMM rate, is recorded beside the times.
     """
     seed = trial_seed(exp.protocol["seed"], trial)
     X_fit, y_fit, X_val, y_val = holdout_split(
@@ -128,6 +130,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int) 
         if hasattr(estimator, attr):
             info[attr.rstrip("_")] = float(getattr(estimator, attr))
     info.update({f"factor_{k}": v for k, v in getattr(estimator, "factor_info_", {}).items()})
+    if gemm_gflops is not None:
+        info["gemm_gflops"] = float(gemm_gflops)
     if hasattr(estimator, "strategy_"):  # how NYTRO touched K_nm, for reading its timings
         info["strategy"] = estimator.strategy_
         info["validation_strategy"] = estimator.validation_strategy_

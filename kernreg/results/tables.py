@@ -93,14 +93,31 @@ def _one_label_per_cell(results: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(keep) if keep else results
 
 
+def cell_notes(notes: Sequence[dict[str, Any]], titles: dict[str, str] | None = None
+               ) -> list[str]:
+    """The lines of a table config's ``notes`` (``dataset``, ``algorithm``, ``note``); rows
+    are named by ``titles`` where given, else by the dataset's short title."""
+    lines = []
+    for c in notes:
+        title = (titles or {}).get(c["dataset"])
+        if title is None:
+            try:
+                title = get_spec(c["dataset"]).title.split(" (")[0]
+            except DataError:  # a dataset kernreg does not provide (yet)
+                title = c["dataset"]
+        lines.append(f"{title}, {ALGORITHM_TITLES[c['algorithm']]}: {c['note']}")
+    return lines
+
+
 def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
-                 compare_paper: bool = False) -> Table2:
+                 compare_paper: bool = False, notes: Sequence[dict[str, Any]] = ()) -> Table2:
     """Aggregate tidy results (rows of several runs) into Table 2.
 
     ``not_run`` lists cells shown as NA with their reason (``dataset``, ``algorithm``,
     ``reason``, optionally the configured ``m`` for the row title of a dataset without
-    results). If an algorithm appears under several labels for one dataset, the label equal
-    to the algorithm name is used, else the first label met (e.g. ``nytro_49`` alone).
+    results); ``notes`` adds a line for a cell (``dataset``, ``algorithm``, ``note``). If an
+    algorithm appears under several labels for one dataset, the label equal to the algorithm
+    name is used, else the first label met (e.g. ``nytro_49`` alone).
     """
     results = _one_label_per_cell(results)
     datasets = list(dict.fromkeys([*results["dataset"], *(c["dataset"] for c in not_run)]))
@@ -108,7 +125,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     algorithms = [a for a in ALGORITHM_ORDER if a in present]
     paper = paper_table2() if compare_paper else {}
     cells: dict[tuple[str, str, str], Cell] = {}
-    notes: list[str] = []
+    lines: list[str] = []
     reasons: dict[tuple[str, str], str] = {}
     for c in not_run:  # the first reason given for a cell wins
         reasons.setdefault((c["dataset"], c["algorithm"]), c["reason"])
@@ -131,7 +148,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                     cell.na_reason = reasons[(ds, algo)]
                 cells[(ds, algo, q)] = cell
             if (ds, algo) in reasons and not len(rows):
-                notes.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: NA — "
+                lines.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: NA — "
                              f"{reasons[(ds, algo)]}")
         for q in ("time", "rmse"):
             measured = [cells[(ds, a, q)] for a in algorithms
@@ -145,9 +162,19 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
             for algo in algorithms:
                 n = cells[(ds, algo, "time")].n
                 if n and n != usual:
-                    notes.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: "
+                    lines.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: "
                                  f"{n} trial{'s' if n > 1 else ''} (most cells: {usual})")
-    return Table2(datasets, algorithms, row_titles, cells, notes)
+    if "gemm_gflops" in results and results["gemm_gflops"].notna().any():
+        lines.append(gemm_note(results["gemm_gflops"]))
+    return Table2(datasets, algorithms, row_titles, cells,
+                  lines + cell_notes(notes, row_titles))
+
+
+def gemm_note(gflops: pd.Series) -> str:
+    """The host's measured GEMM rate over the runs of a table (the yardstick of its times)."""
+    g = gflops.dropna().astype(float)
+    return (f"Host GEMM rate while timing (float64 1024² product, the runs' BLAS threads): "
+            f"median {g.median():.0f} GFLOP/s, range {g.min():.0f}–{g.max():.0f}")
 
 
 def _rows(table: Table2, bold: tuple[str, str], with_paper: bool) -> list[list[str]]:
@@ -264,8 +291,9 @@ def _paper_rmse(paper: pd.DataFrame, dataset: str) -> str:
     return f"{row['rmse_mean']}±{row['rmse_std']}" + (f" ({row['note']})" if row["note"] else "")
 
 
-def render_frame(frame: pd.DataFrame, fmt: str = "md") -> str:
-    """A plain table as Markdown, LaTeX (booktabs) or CSV text."""
+def render_frame(frame: pd.DataFrame, fmt: str = "md", notes: Sequence[str] = ()) -> str:
+    """A plain table as Markdown, LaTeX (booktabs) or CSV text; Markdown lists ``notes`` under
+    the table."""
     if fmt == "csv":
         return frame.to_csv(index=False)
     cells = [[str(v) for v in row] for row in frame.itertuples(index=False)]
@@ -274,5 +302,8 @@ def render_frame(frame: pd.DataFrame, fmt: str = "md") -> str:
         return "\n".join([r"\begin{tabular}{" + "l" * len(frame.columns) + "}", r"\toprule",
                           " & ".join(frame.columns) + r" \\", r"\midrule", *body,
                           r"\bottomrule", r"\end{tabular}"]) + "\n"
-    return "\n".join(["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns),
-                      *["| " + " | ".join(r) + " |" for r in cells]]) + "\n"
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns),
+             *["| " + " | ".join(r) + " |" for r in cells]]
+    if notes:
+        lines += ["", *[f"- {n}" for n in notes]]
+    return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,6 +141,52 @@ def nystrom_factor(
     raise np.linalg.LinAlgError(
         f"Cholesky of K_mm + epsilon*I failed for epsilon up to {eps / growth:.3g}"
     )
+
+
+def lanczos_top_eigenvalue(
+    matmat: Callable[[np.ndarray], np.ndarray], dim: int, *, block: int = 1,
+    tol: float = 1e-8, stall: float = 1e-10, max_steps: int = 60, exact_max_dim: int = 128,
+) -> tuple[float, int]:
+    """Largest eigenvalue of a symmetric PSD operator, and the number of operator products.
+
+    (Block) Lanczos with full reorthogonalization and no restart: each step applies ``matmat``
+    to ``block`` new orthonormal vectors and takes the top Ritz value on the whole basis. It
+    stops when the Ritz vector's residual is below ``tol`` times the Ritz value (the value is
+    then accurate to about ``tol²``), or when the Ritz value changed by less than ``stall``
+    (relative) in a step: an operator applied in float32 (a stored float32 ``K_nm``) has a
+    residual floor near 1e-6, while its Ritz value has long settled. On Covertype's NYTRO
+    operator this takes 9 products where ARPACK with a 6-vector restarted basis took 13 (each
+    a pass over ``K_nm``, and with ``step_rows="all"`` an evaluation of ``K_vm``); wider blocks
+    save steps but not passes. Deterministic: the first vector is the all-ones one, further
+    ones come from a fixed seed. Exact (dense) for ``dim <= exact_max_dim``.
+    """
+    if dim <= exact_max_dim:
+        M = sym(matmat(np.eye(dim)))
+        return float(la.eigvalsh(M, subset_by_index=[dim - 1, dim - 1])[0]), 1
+    block = min(block, dim)
+    start = np.random.default_rng(0).standard_normal((dim, block))
+    start[:, 0] = 1.0
+    Q = la.qr(start, mode="economic")[0]
+    basis, images = [], []
+    theta = previous = 0.0
+    for _ in range(max_steps):
+        basis.append(Q)
+        images.append(np.asarray(matmat(Q), dtype=np.float64).reshape(dim, -1))
+        B, AB = np.hstack(basis), np.hstack(images)
+        w, S = la.eigh(sym(B.T @ AB))
+        theta, x = float(w[-1]), S[:, -1]
+        residual = np.linalg.norm(AB @ x - theta * (B @ x))
+        if residual <= tol * theta or abs(theta - previous) <= stall * theta:
+            break
+        previous = theta
+        W = images[-1] - B @ (B.T @ images[-1])
+        W -= B @ (B.T @ W)  # twice is enough (Kahan)
+        Q, r = la.qr(W, mode="economic")
+        keep = np.abs(np.diag(r)) > 1e-12 * max(np.abs(r).max(), 1e-300)
+        if not keep.any() or B.shape[1] >= dim:  # an invariant subspace: θ is exact
+            break
+        Q = Q[:, keep]
+    return theta, len(basis)
 
 
 def top_eigenvalue(

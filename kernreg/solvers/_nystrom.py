@@ -11,9 +11,10 @@ import numpy as np
 from kernreg._validation import check_choice, check_random_state
 from kernreg.centers import get_sampler
 from kernreg.kernels import Kernel
-from kernreg.solvers._linalg import NystromFactor, nystrom_factor
+from kernreg.solvers._linalg import NystromFactor, lanczos_top_eigenvalue, nystrom_factor
 
-__all__ = ["PENALTIES", "NystromSetup", "check_epsilon", "nystrom_products", "nystrom_setup"]
+__all__ = ["PENALTIES", "NystromSetup", "check_epsilon", "nystrom_products", "nystrom_setup",
+           "rounding_floor"]
 
 #: The ridge term of the λ-path Nyström solvers: ``λn·K_mm`` (the papers' estimator) or
 #: ``λn·I`` (the code behind LiM Table 1, see :func:`nystrom_setup`).
@@ -59,12 +60,28 @@ def nystrom_setup(
         return NystromSetup(idx, C, NystromFactor(np.eye(m, order="F"), 0.0, 0.0, 0))
     # K_mm in the kernel's dtype, so that it equals the centers' rows of K_nm: R⁻¹ maps them
     # back to Rᵀ. A float64 K_mm beside a float32 K_nm lets R⁻¹ magnify K_nm's rounding by up
-    # to 1/√ε (7% off in the step size, tests/test_solver_equivalence.py). A float32 K_mm is
-    # indefinite at its rounding level, so ε starts there: each Cholesky attempt bound to fail
-    # below it costs 2.5 s at m = 10000.
+    # to 1/√ε (7% off in the step size, tests/test_solver_equivalence.py).
     K_mm = np.asarray(kernel(C), dtype=np.float64)
-    floor = float(np.finfo(kernel.dtype).eps * np.max(np.diag(K_mm), initial=0.0))
-    return NystromSetup(idx, C, nystrom_factor(K_mm, check_epsilon(epsilon), floor=floor))
+    return NystromSetup(idx, C, nystrom_factor(K_mm, check_epsilon(epsilon),
+                                               floor=rounding_floor(K_mm, kernel, C)))
+
+
+def rounding_floor(K_mm: np.ndarray, kernel: Kernel, C: Any) -> float:
+    """The smallest ε for which ``K_mm + εI`` (``K_mm`` evaluated in the kernel's dtype) is
+    surely positive definite: twice ``‖K_mm − K_mm^(float64)‖₂``, the size of its rounding.
+
+    A float32 ``K_mm`` is indefinite at its rounding level, which grows with the data's norms
+    (through ``‖x‖² + ‖y‖² − 2xᵀy``): on Covertype (d = 54, m = 10000) Cholesky failed at
+    ε = 1.2e-7 (float32's eps), 1.2e-6 and 1.2e-5, each failed attempt costing 4 s. One float64
+    evaluation of ``K_mm`` and a few Lanczos products measure it instead. For a float64 kernel
+    the floor is its eps times the largest diagonal entry.
+    """
+    eps = float(np.finfo(kernel.dtype).eps * np.max(np.diag(K_mm), initial=0.0))
+    if kernel.dtype == np.float64:
+        return eps
+    E = K_mm - np.asarray(kernel.with_dtype(np.float64)(C))
+    square_norm, _ = lanczos_top_eigenvalue(lambda V: E @ (E @ V), E.shape[0], tol=1e-4)
+    return max(eps, 2.0 * float(np.sqrt(max(square_norm, 0.0))))
 
 
 def nystrom_products(

@@ -129,6 +129,8 @@ class NystromKRLS(KernelEstimator):
         ``{"epsilon_requested", "epsilon_used", "retries"}``.
     path_ : dict or None
         ``{"lambdas", "val_rmse", "cholesky_fallbacks"}`` with validation data.
+    path_coefs_ : ndarray of shape (m, L) or None
+        α(λ) of every λ of the validated path (see :meth:`predict_path`).
     """
 
     def __init__(
@@ -202,7 +204,9 @@ class NystromKRLS(KernelEstimator):
         alphas, fallbacks = nkrls_path(H, Aty, setup.factor, lambdas, n, self.path_method)
         if X_val is None:
             self.alpha_, self.best_lambda_, self.path_ = alphas[:, 0], float(lambdas[0]), None
+            self.path_coefs_ = None
             return self
+        self.path_coefs_ = alphas
 
         val_rmse = rmse(y_val, self.kernel_.matvec(X_val, setup.centers, alphas))
         best = best_iteration(val_rmse) - 1
@@ -217,3 +221,11 @@ class NystromKRLS(KernelEstimator):
             )
             self.alpha_ = alphas[:, 0]
         return self
+
+    def predict_path(self, X: Any) -> np.ndarray:
+        """Predictions of every λ of the validated path, ``(n_samples, L)`` (before any refit):
+        e.g. a test error curve beside ``path_["val_rmse"]``."""
+        X = self._check_predict_data(X, "path_coefs_")
+        if self.path_coefs_ is None:
+            raise ValueError("predict_path needs a fit with validation data (a λ path)")
+        return self.kernel_.matvec(X, self.centers_, self.path_coefs_)

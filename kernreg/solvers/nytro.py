@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import psutil
-from scipy.sparse.linalg import LinearOperator
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
@@ -20,7 +19,7 @@ from kernreg.solvers._iterative import (
     run_validated,
 )
 from kernreg.solvers._knm import KnmOperator, make_knm
-from kernreg.solvers._linalg import NystromFactor, top_eigenvalue
+from kernreg.solvers._linalg import NystromFactor, lanczos_top_eigenvalue
 from kernreg.solvers._nystrom import nystrom_setup
 from kernreg.solvers._strategy import (
     STRATEGIES,
@@ -41,32 +40,27 @@ NormalProduct = Callable[[np.ndarray], np.ndarray]
 
 
 def knm_normal_product(knm: KnmOperator) -> NormalProduct:
-    """``u ↦ K_nmᵀK_nm u`` through ``knm`` (one fused pass over ``K_nm`` for a vector)."""
+    """``u ↦ K_nmᵀK_nm u`` through ``knm``: one fused pass over ``K_nm`` for all columns."""
     zeros = np.zeros(knm.shape[0])
-
-    def normal(u: np.ndarray) -> np.ndarray:
-        if u.ndim == 1:
-            return knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)
-        return knm.rmatvec(knm.matvec(u))
-
-    return normal
+    return lambda u: knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)
 
 
-def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: int) -> float:
+def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: int,
+                    precision: float = np.finfo(np.float64).eps) -> float:
     """``γ = 1 / ‖K R⁻¹‖₂²`` = ``1 / λ_max(R⁻ᵀ(Σ_r K_rmᵀK_rm)R⁻¹)`` over the row sets whose
     normal products are ``normals`` (the fit rows, and the validation rows as the authors did).
 
     ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ Σ_r K_rmᵀK_rm R⁻¹ v`` (one pass over
-    each ``K_rm`` per product, or an ``m × m`` product with a Gram matrix; exact eigvalsh for
-    small m).
+    each ``K_rm`` — stored, or re-evaluated — per product, or an ``m × m`` product with a Gram
+    matrix; exact eigvalsh for small m).
     """
 
-    def ata(v: np.ndarray) -> np.ndarray:
-        u = factor.solve(v)
-        return factor.solve_t(sum(normal(u) for normal in normals))
+    def ata(V: np.ndarray) -> np.ndarray:
+        U = factor.solve(V)
+        return factor.solve_t(sum(normal(U) for normal in normals))
 
-    op = LinearOperator((m, m), matvec=ata, matmat=ata, dtype=np.float64)
-    return 1.0 / top_eigenvalue(op)
+    stall = max(1e-10, 10.0 * precision)
+    return 1.0 / lanczos_top_eigenvalue(ata, m, stall=stall)[0]
 
 
 class Nytro(KernelEstimator):
@@ -314,7 +308,8 @@ class Nytro(KernelEstimator):
                 normals.append(val_normal)
         self.step_size_ = self.step_size
         if self.step_size_ is None:
-            self.step_size_ = nytro_step_size(normals, factor, m)
+            self.step_size_ = nytro_step_size(normals, factor, m,
+                                              float(np.finfo(self.kernel_.dtype).eps))
         step = self._step(gradient, self.step_size_, factor)
         if X_val is None:
             self.alpha_ = run_fixed(step, max_iter)
@@ -329,7 +324,8 @@ class Nytro(KernelEstimator):
             gradient, normal = self._training_rows(Xa, ya, C, self.strategy_)
             self.refit_step_size_ = self.step_size
             if self.refit_step_size_ is None:
-                self.refit_step_size_ = nytro_step_size([normal], factor, m)
+                self.refit_step_size_ = nytro_step_size(
+                    [normal], factor, m, float(np.finfo(self.kernel_.dtype).eps))
             self.alpha_ = run_fixed(self._step(gradient, self.refit_step_size_, factor),
                                     self.best_iter_)
         return self
