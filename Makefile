@@ -52,7 +52,7 @@ smoke:
 	$(BIN)/kernreg run configs/smoke.yaml --out results --force
 
 table1:
-	$(BIN)/kernreg table configs/table2.yaml --table 1 -o results/table1.md
+	$(BIN)/kernreg table configs/table2.yaml --table table1 -o results/table1.md
 
 # Each run resumes its finished trials; a run that cannot start here (memory budget, missing
 # data) says why and the next one goes on. The table marks cells not run with the reason.
@@ -62,10 +62,9 @@ table2:
 
 lim-table1:
 	$(BIN)/kernreg run configs/lim_table1.yaml --no-progress
-	$(BIN)/kernreg table configs/lim_table1.yaml --table lim1 -o results/lim_table1.md
+	$(BIN)/kernreg table configs/lim_table1.yaml -o results/lim_table1.md
 	$(BIN)/kernreg run configs/lim_table1_selected.yaml --no-progress
-	$(BIN)/kernreg table configs/lim_table1_selected.yaml --table lim1 \
-	  -o results/lim_table1_selected.md
+	$(BIN)/kernreg table configs/lim_table1_selected.yaml -o results/lim_table1_selected.md
 
 # Each run resumes its finished trials; its figures go to results/<run>/figures (PNG + PDF),
 # and the PNGs are gathered in results/figures/ for the README.
@@ -83,7 +82,7 @@ figures:
 
 beyond:
 	$(BIN)/kernreg run configs/beyond.yaml --no-progress > /dev/null
-	$(BIN)/kernreg table configs/beyond.yaml --table summary -o results/beyond.md
+	$(BIN)/kernreg table configs/beyond.yaml -o results/beyond.md
 
 # A dataset that cannot be loaded here (not in the mirror, no internet) is reported and skipped;
 # the comparison marks it NA. The maps go to results/figures/ for the README.

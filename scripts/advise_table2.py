@@ -2,8 +2,9 @@
 
 Reads the advice files `kernreg advise DATASET --out DIR` wrote (DIR/<dataset>.json), the
 per-trial results behind results/table2.md (results/table2_trials.csv) and the paper's values
-(results/paper/nytro_table2.csv). For each Table 2 dataset, among KRLS, ES, NKRLS and NYTRO
-(those that ran; KOLS is not a regularized method and is not on the map), two winners:
+(kernreg's package data, kernreg/paper/nytro_table2.csv). For each Table 2 dataset, among
+KRLS, ES, NKRLS and NYTRO (those that ran; KOLS is not a regularized method and is not on the
+map), two winners:
 
 - fastest: the lowest mean model-selection time;
 - fastest at equal accuracy: the lowest time among the solvers whose mean test RMSE is within
@@ -27,6 +28,7 @@ import pandas as pd
 
 from kernreg.advise import REGIMES
 from kernreg.atomic import write_text
+from kernreg.results.tables import paper_file
 
 DATASETS = ("insurance", "adult", "ijcnn1", "covtype_binary", "yearprediction")
 #: The advice's three predictions: the map's (at d_eff and at d̃) and with NYTRO's measured t.
@@ -50,14 +52,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--advice-dir", default="results/advise", type=Path)
     parser.add_argument("--trials", default="results/table2_trials.csv", type=Path)
-    parser.add_argument("--paper", default="results/paper/nytro_table2.csv", type=Path)
+    parser.add_argument("--paper", type=Path,
+                        help="the paper's Table 2 CSV (default: kernreg's package data)")
     parser.add_argument("-o", "--out", type=Path)
     args = parser.parse_args()
 
     trials = pd.read_csv(args.trials)
     cells = (trials[trials["label"] == trials["algorithm"]]  # the table's cells, not variants
              .groupby(["dataset", "algorithm"])[["model_selection_time", "test_rmse"]].mean())
-    paper = pd.read_csv(args.paper).pivot_table(index=["dataset", "algorithm"],
+    with (args.paper.open() if args.paper else paper_file("nytro_table2.csv").open()) as f:
+        paper_rows = pd.read_csv(f)
+    paper = paper_rows.pivot_table(index=["dataset", "algorithm"],
                                                 columns="quantity", values="mean")
     lines = [
         "`kernreg advise` on the NYTRO Table 2 datasets against the measured winners (written by "

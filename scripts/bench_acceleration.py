@@ -20,8 +20,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kernreg.datasets import get_spec, load_dataset
-from kernreg.experiment.resources import blas_description
-from kernreg.experiment.trial import trial_seed
+from kernreg.experiment import blas_description, trial_seed
 from kernreg.solvers import Nytro, holdout_split, rmse
 
 #: m per dataset: the paper's, else the one of this project's figures.

@@ -28,9 +28,13 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.errors import KernregError
-from kernreg.experiment.estimators import make_estimator
-from kernreg.experiment.resources import PeakMemory, blas_description
-from kernreg.experiment.trial import prepare_data, trial_seed
+from kernreg.experiment import (
+    PeakMemory,
+    blas_description,
+    make_estimator,
+    prepare_data,
+    trial_seed,
+)
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import holdout_split, rmse
 

@@ -21,7 +21,7 @@ from kernreg.advise import (
 )
 from kernreg.cli import main
 from kernreg.kernels import make_kernel
-from kernreg.leverage import exact_leverage_scores
+from kernreg.solvers.leverage import exact_leverage_scores
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def test_advise_rejects_bad_input_with_one_message(args: list[str], message: str
 
 def test_the_drawn_map_is_the_predictor_on_a_grid() -> None:
     from kernreg.advise import Advice
-    from kernreg.figures import regime_map_figure
+    from kernreg.advise.figure import regime_map_figure
 
     advice = Advice(dataset="toy", n=5000, d=3, sigma=1.0, m=100, lam_best=1e-4, lam_star=1e-3,
                     tolerance=0.01, val_rmse=0.5, subsample=1000, d_eff=40.0, d_max=300.0,

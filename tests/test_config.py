@@ -186,7 +186,7 @@ def test_m_sweep_expands_into_labelled_entries(tmp_path: Path) -> None:
 def test_every_shipped_config_is_valid() -> None:
     configs = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
     assert configs
-    from kernreg.config import is_table_config, load_table_config
+    from kernreg.results.tables import is_table_config, load_table_config
 
     for path in configs:
         if is_table_config(path):

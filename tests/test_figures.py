@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kernreg.cli import main
-from kernreg.figures import loglog_slope
+from kernreg.results.figures import loglog_slope
 
 CONFIG = """
 name: small_lim
@@ -67,7 +67,7 @@ def test_report_is_one_self_contained_html_file(run_dir: Path, tmp_path: Path) -
 
 def test_lim_table1_puts_paper_values_beside_ours(run_dir: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    main(["table", str(run_dir), "--table", "lim1"])
+    main(["table", str(run_dir), "--table", "lim_table1"])
     out = capsys.readouterr().out
     assert "| dataset | n_fit | d | m | trials | m* (median)" in out
     assert "Breast Cancer" in out or "breast" in out.lower()

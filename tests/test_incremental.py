@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-from kernreg.centers import CenterSampler
 from kernreg.solvers import IncrementalNystromKRLS, NystromKRLS, get_algorithm
 from kernreg.solvers._cholupdate import (
     cholesky_append_bordered,
     cholesky_append_rank_one,
     cholesky_update,
 )
+from kernreg.solvers.centers import CenterSampler
 from kernreg.solvers.incremental import check_m_levels, default_m_levels
 
 LAMBDAS = np.logspace(-9, -1, 5)

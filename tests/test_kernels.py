@@ -9,7 +9,6 @@ import pytest
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from kernreg.centers import SAMPLERS, CenterSampler, UniformSampler, get_sampler
 from kernreg.kernels import (
     GaussianKernel,
     LaplacianKernel,
@@ -17,6 +16,7 @@ from kernreg.kernels import (
     make_kernel,
 )
 from kernreg.solvers._knm import InMemoryKnm, make_knm
+from kernreg.solvers.centers import SAMPLERS, CenterSampler, UniformSampler, get_sampler
 
 
 def _reference(name: str, X: np.ndarray, Y: np.ndarray, sigma: float) -> np.ndarray:

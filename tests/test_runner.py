@@ -131,7 +131,7 @@ def test_table_command_renders_paper_layout(mirror: Path, tmp_path: Path,
                         ("csv", "dataset,,KOLS,KRLS,ES,NKRLS,NYTRO")):
         main(["table", str(run_dir), "--format", fmt])
         assert marker in capsys.readouterr().out
-    main(["table", str(run_dir), "--table", "1"])
+    main(["table", str(run_dir), "--table", "table1"])
     assert "| cpuSmall (Delve comp-activ, 12 attributes) | 6554 | 1638 | 12 |" in \
         capsys.readouterr().out
 

@@ -8,7 +8,6 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from kernreg.solvers import (
-    ALGORITHMS,
     DEFAULT_LAMBDAS,
     KOLS,
     KRLS,
@@ -17,12 +16,14 @@ from kernreg.solvers import (
     NystromKRLS,
     Nytro,
     RandomFeaturesKRLS,
+    algorithm_names,
+    algorithm_specs,
     get_algorithm,
     holdout_split,
     misclassification_rate,
     rmse,
 )
-from kernreg.stopping import StoppingRule, select_iteration
+from kernreg.solvers.stopping import StoppingRule, select_iteration
 
 ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, IncrementalNystromKRLS,
        RandomFeaturesKRLS]
@@ -53,7 +54,7 @@ def _small(cls, **kw):
 
 
 def test_registry():
-    assert ALGORITHMS == {
+    assert {s.name: s.estimator for s in algorithm_specs()} == {
         "kols": KOLS,
         "krls": KRLS,
         "es": KernelLandweber,
@@ -62,6 +63,7 @@ def test_registry():
         "inkrls": IncrementalNystromKRLS,
         "rf": RandomFeaturesKRLS,
     }
+    assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf"]
     assert get_algorithm("NYTRO") is Nytro
     with pytest.raises(ValueError, match=r"algorithm must be one of \['es', 'inkrls', 'kols'"):
         get_algorithm("falkon")
@@ -102,7 +104,8 @@ def test_fit_with_validation_records_path(cls, data):
     elif cls in (IncrementalNystromKRLS, RandomFeaturesKRLS):
         assert errors.shape == (100, 20) and list(est.path_["m_values"]) == list(range(1, 21))
         j, k = np.unravel_index(np.nanargmin(errors), errors.shape)
-        assert (est.best_lambda_, est.best_m_) == (DEFAULT_LAMBDAS[j], k + 1)
+        assert (est.best_lambda_, est.selection().info["m_selected"]) == (DEFAULT_LAMBDAS[j],
+                                                                        k + 1)
         errors = errors[np.isfinite(errors)]
     else:
         rule = StoppingRule(est.stopping_rule, est.window, est.threshold)

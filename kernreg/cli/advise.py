@@ -51,9 +51,10 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
     from threadpoolctl import threadpool_limits
 
     from kernreg.advise import estimate_regime
+    from kernreg.advise.figure import regime_map_figure
     from kernreg.datasets import get_spec, load_dataset
-    from kernreg.experiment.trial import subsample_rng, subsample_rows
-    from kernreg.figures import regime_map_figure, save_figure
+    from kernreg.experiment import subsample_rng, subsample_rows
+    from kernreg.results.figures import save_figure
 
     export_data_settings(mirror, cache_dir, offline)
     spec = get_spec(dataset)

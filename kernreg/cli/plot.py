@@ -21,7 +21,7 @@ def plot(runs: tuple[str, ...], formats: tuple[str, ...], out_dir: str | None) -
     RUNS are run folders written by `kernreg run` (e.g. results/cpusmall_lim_fig1).
     """
     from kernreg.errors import ConfigError
-    from kernreg.figures import save_figures  # matplotlib loads only for this command
+    from kernreg.results.figures import save_figures  # matplotlib loads only here
 
     if out_dir and len(runs) > 1:
         raise ConfigError("--out-dir takes one run; each run's figures go to <run>/figures")

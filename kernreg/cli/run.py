@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -11,19 +10,17 @@ import pandas as pd
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
-from kernreg.config import is_table_config, load_experiment, load_table_config
+from kernreg.config import load_experiment
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
 from kernreg.errors import KernregError
 from kernreg.experiment import run_dir_for, run_experiment
 from kernreg.results.store import read_results_csv
 from kernreg.results.tables import (
-    build_lim_table1,
-    build_table2,
-    cell_notes,
-    render_frame,
-    render_table1,
-    render_table2,
-    summary_table,
+    TABLES,
+    Collected,
+    is_table_config,
+    load_table_config,
+    render_table,
 )
 
 DEFAULT_OUT = "results"
@@ -79,51 +76,18 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
                                progress=not no_progress)
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
-        collected = _collect((config,), out)
-        click.echo(render_table(TABLE_KINDS[table["table"]], collected, "md"))
+        click.echo(render_table(table["table"], _collect((config,), out), "md"))
         return
     exp = load_experiment(config, overrides)
     export_data_settings(mirror, cache_dir, offline)
     results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
                              only=only)
     one_label_each = results.groupby("algorithm")["label"].nunique().max() == 1
-    if one_label_each and "inkrls" not in set(results["algorithm"]):
-        click.echo(render_table2(build_table2(results), "md"))
-    else:  # m sweeps and (λ, m) paths: one row per label
-        click.echo(render_frame(summary_table(results), "md"))
+    two_parameter_paths = results["m_selected"].notna().any()
+    # m sweeps and (λ, m) paths: one row per label
+    kind = "table2" if one_label_each and not two_parameter_paths else "summary"
+    click.echo(render_table(kind, Collected(results), "md"))
     click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
-
-
-#: A table config's ``table`` kind, as ``kernreg table --table`` names it.
-TABLE_KINDS = {"table2": "2", "lim_table1": "lim1", "summary": "summary"}
-
-
-@dataclass
-class Collected:
-    """What a table is made of: tidy results, NA cells with reasons, notes on cells, and the
-    runs that had no results (warnings)."""
-
-    results: pd.DataFrame
-    not_run: list[dict] = field(default_factory=list)
-    notes: list[dict] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-
-
-def render_table(which: str, collected: Collected, fmt: str, compare_paper: bool = False
-                 ) -> str:
-    """Table ``which`` (a ``--table`` choice) of the collected results as text."""
-    results, not_run, notes = collected.results, collected.not_run, collected.notes
-    if which == "1":
-        ms: dict[str, list[int]] = {}
-        for ds, sub in results.groupby("dataset", sort=False):
-            ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
-        return render_table1(list(ms), ms, fmt)
-    if which == "lim1":
-        return render_frame(build_lim_table1(results, not_run), fmt, notes=cell_notes(notes))
-    if which == "summary":
-        return render_frame(summary_table(results), fmt)
-    return render_table2(build_table2(results, not_run, compare_paper, notes), fmt,
-                         compare_paper)
 
 
 def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
@@ -162,20 +126,23 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
 
 @click.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--table", "which", type=click.Choice(["1", "2", "lim1", "summary"]), default="2",
-              show_default=True, help="NYTRO Table 1 (datasets), NYTRO Table 2 (time / RMSE / "
-              "Par.), LiM Table 1 (incremental Nyström, paper RMSE beside) or one row per "
-              "dataset and label (any runs side by side).")
+@click.option("--table", "which", type=click.Choice(list(TABLES)),
+              help="; ".join(f"{t.name}: {t.description}" for t in TABLES.values())
+              + ". Default: the table config's own `table:`, else table2.")
 @click.option("--format", "fmt", type=click.Choice(["md", "latex", "csv"]), default="md",
               show_default=True)
 @click.option("--compare-paper", is_flag=True, help="Show the paper's value beside each cell.")
 @click.option("--results-dir", default=DEFAULT_OUT, show_default=True,
               type=click.Path(file_okay=False), help="Where runs of config inputs are found.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
-def table(inputs: tuple[str, ...], which: str, fmt: str, compare_paper: bool, results_dir: str,
-          output: str | None) -> None:
-    """Render NYTRO Table 1 or 2, or LiM Table 1, from INPUTS: table configs, experiment
-    configs, run folders or results.csv files."""
+def table(inputs: tuple[str, ...], which: str | None, fmt: str, compare_paper: bool,
+          results_dir: str, output: str | None) -> None:
+    """Render a table (NYTRO Table 1 or 2, LiM Table 1, a summary) from INPUTS: table configs,
+    experiment configs, run folders or results.csv files."""
+    if which is None:
+        kinds = {load_table_config(i)["table"] for i in inputs
+                 if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)}
+        which = kinds.pop() if len(kinds) == 1 else "table2"
     collected = _collect(inputs, results_dir)
     text = render_table(which, collected, fmt, compare_paper)
     for line in collected.missing:

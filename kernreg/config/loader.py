@@ -19,26 +19,15 @@ import jsonschema
 import numpy as np
 import yaml
 
-from kernreg.config.schema import ALGORITHM_SCHEMAS, EXPERIMENT_SCHEMA, TABLE_SCHEMA
+from kernreg.config.schema import experiment_schema
+from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
-from kernreg.stopping import default_selection
+from kernreg.solvers import algorithm_names, get_algorithm_spec
+from kernreg.solvers.params import lambda_grid, level_values
+from kernreg.solvers.stopping import StoppingRule, default_selection
 
-DEFAULT_LAMBDAS = {"logspace": [1e-15, 1.0, 100]}
-DEFAULT_STOPPING = {"rule": "window_linear_fitting", "window": 10, "threshold": 0.0}
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
 DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": os.cpu_count() or 1}
-ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
-    "kols": {},
-    "krls": {"lambdas": DEFAULT_LAMBDAS},
-    "es": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "step_rule": "norm"},
-    "nkrls": {"lambdas": DEFAULT_LAMBDAS, "path_method": "eigh", "epsilon": 1e-10,
-              "penalty": "kmm", "sampler": "uniform"},
-    "nytro": {"max_iter": 500, "stopping": DEFAULT_STOPPING, "step_rows": "fit",
-              "epsilon": 1e-10, "sampler": "uniform", "strategy": "auto"},
-    "inkrls": {"lambdas": DEFAULT_LAMBDAS, "m_values": None, "update": "block",
-               "epsilon": 1e-10, "penalty": "kmm", "sampler": "uniform"},
-    "rf": {"lambdas": DEFAULT_LAMBDAS, "n_features": 1000, "d_values": None},
-}
 MAX_REPORTED = 10
 
 
@@ -120,13 +109,15 @@ def _explain(error: jsonschema.ValidationError, prefix: list[Any]) -> str:
     return f"{where}: {error.message}"
 
 
-def _schema_errors(instance: Any, schema: dict[str, Any], prefix: list[Any]) -> list[str]:
+def schema_problems(instance: Any, schema: dict[str, Any], prefix: list[Any]) -> list[str]:
+    """One line per violation of ``schema`` by ``instance``, key paths under ``prefix``."""
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
     return [_explain(e, prefix) for e in errors]
 
 
-def _raise(path: Path, problems: list[str]) -> None:
+def raise_problems(path: Path, problems: list[str]) -> None:
+    """Raise one :class:`ConfigError` naming ``path`` and listing ``problems`` (if any)."""
     if problems:
         shown = problems[:MAX_REPORTED]
         hidden = len(problems) - len(shown)
@@ -144,21 +135,13 @@ class Algorithm:
     params: dict[str, Any]
 
     def lambdas(self) -> np.ndarray:
-        """The λ grid as an array (for ``krls`` and ``nkrls``)."""
-        spec = self.params["lambdas"]
-        if isinstance(spec, dict):
-            low, high, count = spec["logspace"]
-            return np.logspace(np.log10(low), np.log10(high), int(count))
-        return np.asarray(spec, dtype=np.float64)
+        """The λ grid as an array (for the algorithms with a ``lambdas`` key)."""
+        return lambda_grid(self.params["lambdas"])
 
     def m_levels(self, key: str = "m_values") -> list[int] | None:
-        """The levels of ``inkrls`` (``m_values``) or ``rf`` (``d_values``) as a list (None:
-        the estimator's default)."""
-        spec = self.params.get(key)
-        if isinstance(spec, dict):
-            start, stop, count = spec["linspace"]
-            return sorted({round(float(v)) for v in np.linspace(start, stop, count)})
-        return None if spec is None else [int(v) for v in spec]
+        """The levels ``m_values`` (or ``d_values``) as a list (None: the estimator's
+        default)."""
+        return level_values(self.params.get(key))
 
 
 def expand_m(value: Any) -> list[int] | None:
@@ -227,17 +210,16 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
         data.setdefault(section, {})
         if isinstance(data[section], dict):
             data[section].update(values)
-    problems = _schema_errors(data, EXPERIMENT_SCHEMA, [])
+    problems = schema_problems(data, experiment_schema(), [])
     for i, algo in enumerate(data.get("algorithms") or []):
-        if isinstance(algo, dict) and algo.get("name") in ALGORITHM_SCHEMAS:
-            problems += _schema_errors(algo, ALGORITHM_SCHEMAS[algo["name"]], ["algorithms", i])
-    _raise(path, problems)
+        if isinstance(algo, dict) and algo.get("name") in algorithm_names():
+            schema = get_algorithm_spec(algo["name"]).config_schema()
+            problems += schema_problems(algo, schema, ["algorithms", i])
+    raise_problems(path, problems)
     return _with_defaults(data, path, problems)
 
 
 def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
-    from kernreg.datasets import get_spec  # imported late: the registry is slow to import
-
     dataset = {"dtype": "float64", "target_coding": "pm1", **data["dataset"]}
     try:
         spec = get_spec(dataset["name"])
@@ -264,7 +246,8 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                         f"training rows of {spec.name}")
     algorithms, labels = [], set()
     for i, entry in enumerate(data["algorithms"]):
-        params = {**copy.deepcopy(ALGORITHM_DEFAULTS[entry["name"]]), **entry}
+        algo_spec = get_algorithm_spec(entry["name"])
+        params = {**algo_spec.defaults(), **copy.deepcopy(entry)}
         name, label = params.pop("name"), params.pop("label", entry["name"])
         if "stopping" in params:
             params["stopping"] = _stopping(entry.get("stopping", {}), spec,
@@ -275,7 +258,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                 problems.append(f"algorithms[{i}].lambdas.logspace: low ({low:g}) must be "
                                 f"smaller than high ({high:g})")
         ms: list[int | None] = [None]
-        if name in ("nkrls", "nytro", "inkrls"):
+        if algo_spec.takes_centers:
             if "m" not in params:
                 if spec.m is None:
                     problems.append(f"algorithms[{i}].m: required, dataset {spec.name} has no "
@@ -290,18 +273,12 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                     problems.append(f"algorithms[{i}].m: {m} exceeds the {n_fit} rows left "
                                     f"for fitting after the validation split")
             problems += _check_levels(params, ms, f"algorithms[{i}].m_values")
-        if name == "rf" and kernel["name"] != "gaussian":
-            problems.append(f"algorithms[{i}].name: rf (random Fourier features) needs the "
-                            f"gaussian kernel, not {kernel['name']}")
-        if name == "rf" and params.get("d_values") is not None:
-            levels = Algorithm(name, label, params).m_levels("d_values") or []
-            if levels and max(levels) > params["n_features"]:
-                problems.append(f"algorithms[{i}].d_values: levels up to {max(levels)} exceed "
-                                f"n_features = {params['n_features']}")
+        if algo_spec.check is not None:
+            problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, kernel["name"])]
         sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
         for m in ms:
             one = {**params, "m": m} if m is not None else params
-            if sweep and name == "inkrls" and params.get("m_values") is not None:
+            if sweep and params.get("m_values") is not None:
                 # each swept m validates the shared levels it reaches
                 levels = Algorithm(name, label, params).m_levels() or []
                 one["m_values"] = [v for v in levels if v <= m] or [m]
@@ -311,7 +288,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                                 f"each entry a distinct label")
             labels.add(one_label)
             algorithms.append(Algorithm(name, one_label, one))
-    _raise(path, problems)
+    raise_problems(path, problems)
     return Experiment(
         name=data.get("name") or path.stem,
         path=path,
@@ -324,12 +301,14 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     )
 
 
-def _stopping(entry: dict[str, Any], spec: Any, where: str, problems: list[str]
+def _stopping(entry: dict[str, Any], spec: DatasetSpec, where: str, problems: list[str]
               ) -> dict[str, Any]:
     """The stopping rule of an algorithm entry with defaults filled in: ``window_slope``
     without a threshold takes the dataset's (the authors' value for that dataset), and the
     reported iteration (``select``) defaults to the rule's own."""
-    stopping = {**DEFAULT_STOPPING, **entry}
+    default = StoppingRule()
+    stopping = {"rule": default.name, "window": default.window, "threshold": default.threshold,
+                **entry}
     if stopping["rule"] == "window_slope" and "threshold" not in entry:
         if spec.stopping_threshold is None:
             problems.append(f"{where}.threshold: required for window_slope; dataset "
@@ -341,11 +320,12 @@ def _stopping(entry: dict[str, Any], spec: Any, where: str, problems: list[str]
 
 
 def _check_levels(params: dict[str, Any], ms: list[int | None], where: str) -> list[str]:
-    """``m_values`` of ``inkrls`` must lie in ``[1, m]`` for every swept ``m``."""
+    """``m_values`` (levels m' of a path over the centers) must lie in ``[1, m]`` for every swept
+    ``m``."""
     spec = params.get("m_values")
     if spec is None:
         return []
-    levels = Algorithm("inkrls", "", params).m_levels() or []
+    levels = level_values(spec) or []
     if isinstance(spec, dict) and spec["linspace"][0] > spec["linspace"][1]:
         return [f"{where}.linspace: start ({spec['linspace'][0]}) must not exceed stop "
                 f"({spec['linspace'][1]})"]
@@ -361,16 +341,3 @@ def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | No
     """Read, validate and complete an experiment config file."""
     path = Path(path)
     return parse_experiment(read_yaml(path), path, overrides)
-
-
-def load_table_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and validate a table config (``table:``, ``runs:``, optional ``not_run:``)."""
-    path = Path(path)
-    data = read_yaml(path)
-    _raise(path, _schema_errors(data, TABLE_SCHEMA, []))
-    return data
-
-
-def is_table_config(path: str | os.PathLike[str]) -> bool:
-    """Whether a YAML file is a table config (has a top-level ``table`` key)."""
-    return "table" in read_yaml(path)

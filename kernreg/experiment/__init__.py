@@ -1,14 +1,23 @@
 """Running experiments: trials of the hold-out protocol, resumable, measured."""
 
 from kernreg.experiment.estimators import make_estimator
+from kernreg.experiment.resources import (
+    PeakMemory,
+    Stopwatch,
+    blas_description,
+    blas_threads,
+    gemm_gflops,
+)
 from kernreg.experiment.runner import run_dir_for, run_experiment
 from kernreg.experiment.trial import (
     PreparedData,
-    TrialRecord,
     prepare_data,
     run_trial,
+    subsample_rng,
+    subsample_rows,
     trial_seed,
 )
 
-__all__ = ["PreparedData", "TrialRecord", "make_estimator", "prepare_data", "run_dir_for",
-           "run_experiment", "run_trial", "trial_seed"]
+__all__ = ["PeakMemory", "PreparedData", "Stopwatch", "blas_description", "blas_threads",
+           "gemm_gflops", "make_estimator", "prepare_data", "run_dir_for", "run_experiment",
+           "run_trial", "subsample_rng", "subsample_rows", "trial_seed"]

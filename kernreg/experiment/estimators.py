@@ -7,10 +7,6 @@ from typing import Any
 from kernreg.config import Algorithm, Experiment
 from kernreg.solvers import KernelEstimator, get_algorithm
 
-#: Path parameter reported as "Par." in the tables, per algorithm.
-PATH_PARAMETER = {"kols": None, "krls": "lambda", "es": "iterations", "nkrls": "lambda",
-                  "nytro": "iterations", "inkrls": "lambda", "rf": "lambda"}
-
 
 def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dict[str, Any]:
     """Constructor arguments of ``algo``'s estimator; every config key is used exactly once."""

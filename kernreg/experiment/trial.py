@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kernreg.config import Algorithm, Experiment
 from kernreg.datasets import load_dataset
-from kernreg.experiment.estimators import PATH_PARAMETER, make_estimator
+from kernreg.experiment.estimators import make_estimator
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
+from kernreg.results.record import TrialRecord
 from kernreg.solvers import holdout_split, misclassification_rate, rmse
 
 
@@ -69,32 +70,6 @@ def trial_seed(seed: int, trial: int) -> int:
     return int(np.random.SeedSequence([seed, trial]).generate_state(1)[0])
 
 
-@dataclass
-class TrialRecord:
-    """Everything measured in one trial of one algorithm."""
-
-    algorithm: str
-    label: str
-    trial: int
-    seed: int
-    param_name: str | None
-    selected: float
-    path_values: np.ndarray
-    val_rmse: np.ndarray
-    model_selection_time: float
-    predict_time: float
-    test_rmse: float
-    test_error: float
-    peak_rss: int
-    n_fit: int
-    n_val: int
-    n_test: int
-    blas: dict[str, int] = field(default_factory=dict)
-    info: dict[str, Any] = field(default_factory=dict)
-    #: Levels m' of a two-parameter path; ``val_rmse`` is then (len(path_values), len(m_values)).
-    m_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-
-
 def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
               gemm_gflops: float | None = None) -> TrialRecord:
     """Run trial ``trial`` of ``algo``.
@@ -114,36 +89,19 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         estimator.fit(X_fit, y_fit, X_val, y_val)
     with Stopwatch() as predict_clock:
         y_pred = estimator.predict(data.X_test)
-    param = PATH_PARAMETER[algo.name]
-    path = estimator.path_ or {}
-    if param == "lambda":
-        selected, values = estimator.best_lambda_, path["lambdas"]
-    elif param == "iterations":
-        selected, values = float(estimator.best_iter_), path["iterations"]
-    else:
-        selected, values = float("nan"), np.zeros(len(path.get("val_rmse", [])))
-    info = {k: v for k, v in path.items()
-            if k not in ("lambdas", "iterations", "val_rmse", "m_values") and np.isscalar(v)}
-    if hasattr(estimator, "best_m_"):
-        info["m_selected"] = int(estimator.best_m_)
-    for attr in ("step_size_", "n_iter_", "rank_"):
-        if hasattr(estimator, attr):
-            info[attr.rstrip("_")] = float(getattr(estimator, attr))
-    info.update({f"factor_{k}": v for k, v in getattr(estimator, "factor_info_", {}).items()})
+    chosen = estimator.selection()
+    info = dict(chosen.info)
     if gemm_gflops is not None:
         info["gemm_gflops"] = float(gemm_gflops)
-    if hasattr(estimator, "strategy_"):  # how NYTRO touched K_nm, for reading its timings
-        info["strategy"] = estimator.strategy_
-        info["validation_strategy"] = estimator.validation_strategy_
     return TrialRecord(
         algorithm=algo.name,
         label=algo.label,
         trial=trial,
         seed=seed,
-        param_name=param,
-        selected=float(selected),
-        path_values=np.asarray(values, dtype=np.float64),
-        val_rmse=np.asarray(path.get("val_rmse", []), dtype=np.float64),
+        param_name=chosen.param_name,
+        selected=chosen.selected,
+        path_values=chosen.path_values,
+        val_rmse=chosen.val_rmse,
         model_selection_time=fit_clock.seconds,
         predict_time=predict_clock.seconds,
         test_rmse=float(rmse(data.y_test, y_pred)),
@@ -155,5 +113,5 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         n_test=len(data.y_test),
         blas=blas_threads(),
         info=info,
-        m_values=np.asarray(path.get("m_values", []), dtype=np.int64),
+        m_values=chosen.m_values,
     )

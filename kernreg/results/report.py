@@ -10,7 +10,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from kernreg.figures import RunData, figures_of_run, load_run
+from kernreg.results.figures import figures_of_run
+from kernreg.results.store import RunData, load_run
 from kernreg.results.tables import summary_table
 
 __all__ = ["build_report"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ import pandas as pd
 from kernreg.atomic import atomic_path, write_text
 from kernreg.config import results_relevant
 from kernreg.errors import ConfigError, KernregError
-from kernreg.experiment.trial import TrialRecord
+from kernreg.results.record import TrialRecord
 
 _ARRAYS = ("path_values", "val_rmse", "m_values")
 _JSON = ("blas", "info")
@@ -196,3 +196,28 @@ def read_results_csv(path: str | Path) -> pd.DataFrame:
     if not csv.is_file():
         raise KernregError(f"no results found at {path} (expected {csv})")
     return pd.read_csv(csv)
+
+
+@dataclass
+class RunData:
+    """What one run stored: its name, dataset, trial records and tidy table."""
+
+    name: str
+    dataset: str
+    records: list[TrialRecord]
+    table: pd.DataFrame
+    run_dir: Path
+
+
+def load_run(run_dir: str | Path) -> RunData:
+    """Read a finished run folder (``kernreg run`` output)."""
+    run_dir = Path(run_dir)
+    store = RunStore(run_dir)
+    if not store.manifest_path.is_file():
+        raise KernregError(f"{run_dir} is not a run folder (no manifest.json)")
+    records = store.load_trials()
+    if not records:
+        raise KernregError(f"{run_dir} has no finished trials to plot")
+    manifest = store.manifest()
+    return RunData(manifest["experiment"], manifest["dataset"], records,
+                   read_results_csv(run_dir), run_dir)

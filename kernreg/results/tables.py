@@ -1,33 +1,38 @@
-"""Paper-style tables from tidy results: NYTRO Table 1 (datasets) and Table 2 (time/RMSE/Par.).
+"""Paper-style tables from tidy results, one registry of them, and table configs.
 
-Table 2 has, per dataset, three rows — model-selection time (s), test RMSE and the selected
-parameter (λ* or t*) — and one column per algorithm; cells are mean ± std over trials, and the
-best time and the best RMSE of each dataset are in bold, as in the paper.
+The tables (:data:`TABLES`, one name each, the same in table configs and on the command line):
+``table1`` (NYTRO Table 1: the datasets), ``table2`` (NYTRO Table 2: per dataset three rows —
+model-selection time (s), test RMSE and the selected parameter (λ* or t*) — and one column per
+algorithm; cells are mean ± std over trials, the best time and the best RMSE of each dataset in
+bold, as in the paper), ``lim_table1`` (LiM Table 1: incremental Nyström) and ``summary`` (one
+row per dataset and label). The papers' numbers are package data (:mod:`kernreg.paper`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from kernreg.config import raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
+from kernreg.solvers import algorithm_names, algorithm_title
 
-ALGORITHM_ORDER = ("kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf")
-ALGORITHM_TITLES = {"kols": "KOLS", "krls": "KRLS", "es": "ES", "nkrls": "NKRLS",
-                    "nytro": "NYTRO", "inkrls": "Incremental NKRLS",
-                    "rf": "Random features KRLS"}
 QUANTITIES = (("time", "model_selection_time", "time (s)"),
               ("rmse", "test_rmse", "RMSE"),
               ("par", "selected", "Par."))
-PAPER_DIR = Path(__file__).resolve().parents[2] / "results" / "paper"
-PAPER_TABLE2 = PAPER_DIR / "nytro_table2.csv"
-PAPER_LIM_TABLE1 = PAPER_DIR / "lim_table1.csv"
+
+
+def paper_file(name: str) -> Any:
+    """One of the papers' tables shipped with kernreg (``nytro_table2.csv``,
+    ``lim_table1.csv``), as an ``importlib.resources`` traversable (``.open()`` it)."""
+    return files("kernreg") / "paper" / name
 
 
 @dataclass
@@ -65,9 +70,10 @@ def format_cell(cell: Cell, quantity: str) -> str:
     return text
 
 
-def paper_table2(path: Path = PAPER_TABLE2) -> dict[tuple[str, str, str], str]:
+def paper_table2() -> dict[tuple[str, str, str], str]:
     """The NYTRO paper's Table 2 as ``{(dataset, algorithm, quantity): "mean±std"}``."""
-    table = pd.read_csv(path, dtype={"mean": str, "std": str}, keep_default_na=False)
+    with paper_file("nytro_table2.csv").open() as f:
+        table = pd.read_csv(f, dtype={"mean": str, "std": str}, keep_default_na=False)
     return {(r.dataset, r.algorithm, r.quantity): r.mean + (f"±{r.std}" if r.std else "")
             for r in table.itertuples()}
 
@@ -105,7 +111,7 @@ def cell_notes(notes: Sequence[dict[str, Any]], titles: dict[str, str] | None = 
                 title = get_spec(c["dataset"]).title.split(" (")[0]
             except DataError:  # a dataset kernreg does not provide (yet)
                 title = c["dataset"]
-        lines.append(f"{title}, {ALGORITHM_TITLES[c['algorithm']]}: {c['note']}")
+        lines.append(f"{title}, {algorithm_title(c['algorithm'])}: {c['note']}")
     return lines
 
 
@@ -122,7 +128,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     results = _one_label_per_cell(results)
     datasets = list(dict.fromkeys([*results["dataset"], *(c["dataset"] for c in not_run)]))
     present = set(results["algorithm"]) | {c["algorithm"] for c in not_run}
-    algorithms = [a for a in ALGORITHM_ORDER if a in present]
+    algorithms = [a for a in algorithm_names() if a in present]
     paper = paper_table2() if compare_paper else {}
     cells: dict[tuple[str, str, str], Cell] = {}
     lines: list[str] = []
@@ -148,7 +154,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                     cell.na_reason = reasons[(ds, algo)]
                 cells[(ds, algo, q)] = cell
             if (ds, algo) in reasons and not len(rows):
-                lines.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: NA — "
+                lines.append(f"{row_titles[ds]}, {algorithm_title(algo)}: NA — "
                              f"{reasons[(ds, algo)]}")
         for q in ("time", "rmse"):
             measured = [cells[(ds, a, q)] for a in algorithms
@@ -162,7 +168,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
             for algo in algorithms:
                 n = cells[(ds, algo, "time")].n
                 if n and n != usual:
-                    lines.append(f"{row_titles[ds]}, {ALGORITHM_TITLES[algo]}: "
+                    lines.append(f"{row_titles[ds]}, {algorithm_title(algo)}: "
                                  f"{n} trial{'s' if n > 1 else ''} (most cells: {usual})")
     if "gemm_gflops" in results and results["gemm_gflops"].notna().any():
         lines.append(gemm_note(results["gemm_gflops"]))
@@ -196,7 +202,7 @@ def _rows(table: Table2, bold: tuple[str, str], with_paper: bool) -> list[list[s
 
 def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> str:
     """Table 2 as Markdown, LaTeX (booktabs) or CSV text."""
-    header = ["dataset", "", *(ALGORITHM_TITLES[a] for a in table.algorithms)]
+    header = ["dataset", "", *(algorithm_title(a) for a in table.algorithms)]
     if fmt == "csv":
         rows = _rows(table, ("", ""), with_paper)
         return pd.DataFrame(rows, columns=header).to_csv(index=False)
@@ -238,7 +244,7 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (dataset, label), g in table.groupby(["dataset", "label"], sort=False):
         algo = g["algorithm"].iloc[0]
-        row = {"dataset": dataset, "label": label, "algorithm": ALGORITHM_TITLES.get(algo, algo),
+        row = {"dataset": dataset, "label": label, "algorithm": algorithm_title(algo),
                "m": "" if pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
                "trials": len(g),
                "time (s)": _mean_std(g["model_selection_time"], ".3g"),
@@ -254,12 +260,13 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, dtype=object).fillna("")
 
 
-def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
-                     path: Path = PAPER_LIM_TABLE1) -> pd.DataFrame:
+def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = ()
+                     ) -> pd.DataFrame:
     """LiM Table 1: per dataset, incremental Nyström's selected m* and λ*, model-selection
     time and test RMSE (mean ± std over trials) beside the paper's RMSE; datasets in
     ``not_run`` get NA and the reason."""
-    paper = pd.read_csv(path, keep_default_na=False).set_index("dataset")
+    with paper_file("lim_table1.csv").open() as f:
+        paper = pd.read_csv(f, keep_default_na=False).set_index("dataset")
     rows = []
     inc = results[results["algorithm"] == "inkrls"]
     for ds, g in inc.groupby("dataset", sort=False):
@@ -307,3 +314,110 @@ def render_frame(frame: pd.DataFrame, fmt: str = "md", notes: Sequence[str] = ()
     if notes:
         lines += ["", *[f"- {n}" for n in notes]]
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- the registry
+@dataclass
+class Collected:
+    """What a table is made of: tidy results, NA cells with reasons, notes on cells, and the
+    runs that had no results (warnings)."""
+
+    results: pd.DataFrame
+    not_run: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TableKind:
+    """One kind of table: its name (in table configs and ``kernreg table --table``), what it
+    shows, and how it is rendered from collected results (``fmt``: md, latex or csv)."""
+
+    name: str
+    description: str
+    render: Callable[[Collected, str, bool], str]
+
+
+def _table1(c: Collected, fmt: str, compare_paper: bool) -> str:
+    ms: dict[str, list[int]] = {}
+    for ds, sub in c.results.groupby("dataset", sort=False):
+        ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
+    return render_table1(list(ms), ms, fmt)
+
+
+def _table2(c: Collected, fmt: str, compare_paper: bool) -> str:
+    return render_table2(build_table2(c.results, c.not_run, compare_paper, c.notes), fmt,
+                         compare_paper)
+
+
+def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
+    return render_frame(build_lim_table1(c.results, c.not_run), fmt, notes=cell_notes(c.notes))
+
+
+def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
+    return render_frame(summary_table(c.results), fmt)
+
+
+#: The tables by name, in the order ``kernreg table --help`` lists them.
+TABLES: dict[str, TableKind] = {t.name: t for t in (
+    TableKind("table2", "NYTRO Table 2: time / RMSE / Par. per dataset and algorithm", _table2),
+    TableKind("table1", "NYTRO Table 1: the datasets (sizes, d, task, σ, m)", _table1),
+    TableKind("lim_table1", "LiM Table 1: incremental Nyström, the paper's RMSE beside ours",
+              _lim_table1),
+    TableKind("summary", "one row per dataset and label: any runs side by side", _summary),
+)}
+
+
+def render_table(name: str, collected: Collected, fmt: str = "md",
+                 compare_paper: bool = False) -> str:
+    """Table ``name`` (one of :data:`TABLES`) of the collected results as text."""
+    return TABLES[name].render(collected, fmt, compare_paper)
+
+
+# ----------------------------------------------------------------------------- table configs
+def table_schema() -> dict[str, Any]:
+    """The JSON schema of a table config (``table``, ``runs``, ``not_run``, ``notes``)."""
+    cell = {"dataset": {"type": "string"}, "algorithm": {"enum": algorithm_names()}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["table", "runs"],
+        "properties": {
+            "table": {"description": "which table `kernreg run` prints", "enum": list(TABLES)},
+            "title": {"type": "string"},
+            "description": {"type": "string"},
+            "runs": {"type": "array", "minItems": 1,
+                     "items": {"type": "string", "minLength": 1}},
+            "notes": {
+                "description": "one line under the table for a cell, e.g. why it differs from "
+                               "the paper (a measured reason)",
+                "type": "array",
+                "items": {"type": "object", "additionalProperties": False,
+                          "required": ["dataset", "algorithm", "note"],
+                          "properties": {**cell, "note": {"type": "string", "minLength": 1}}},
+            },
+            "not_run": {
+                "description": "cells shown as NA, with the reason",
+                "type": "array",
+                "items": {"type": "object", "additionalProperties": False,
+                          "required": ["dataset", "algorithm", "reason"],
+                          "properties": {**cell, "reason": {"type": "string", "minLength": 1},
+                                         "m": {"type": "integer", "minimum": 1}}},
+            },
+        },
+    }
+
+
+def load_table_config(path: str | Path) -> dict[str, Any]:
+    """Read and validate a table config (``table:``, ``runs:``, optional ``not_run:``,
+    ``notes:``)."""
+    path = Path(path)
+    data = read_yaml(path)
+    raise_problems(path, schema_problems(data, table_schema(), []))
+    return data
+
+
+def is_table_config(path: str | Path) -> bool:
+    """Whether a YAML file is a table config (has a top-level ``table`` key)."""
+    return "table" in read_yaml(path)

@@ -13,12 +13,16 @@ name       class                      solution                        path param
 =========  =========================  ==============================  ==================
 
 Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data: the whole path,
-``path_`` and the selected ``best_lambda_`` / ``best_iter_``) and ``predict(X)``.
+``path_`` and the selected ``best_lambda_`` / ``best_iter_``), ``predict(X)`` and
+``selection()`` (what a trial records). Each algorithm registers an
+:class:`~kernreg.solvers.registry.AlgorithmSpec` in its own module (see
+:mod:`kernreg.solvers.registry`).
 """
 
 from __future__ import annotations
 
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator
+# Importing an algorithm's module registers it; tables list algorithms in this order.
+from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, Selection
 from kernreg.solvers._metrics import misclassification_rate, rmse
 from kernreg.solvers.incremental import IncrementalNystromKRLS
 from kernreg.solvers.kols import KOLS
@@ -28,34 +32,41 @@ from kernreg.solvers.model_selection import holdout_split
 from kernreg.solvers.nkrls import NystromKRLS
 from kernreg.solvers.nytro import Nytro
 from kernreg.solvers.random_features import RandomFeaturesKRLS
+from kernreg.solvers.registry import (
+    AlgorithmSpec,
+    MemoryProblem,
+    algorithm_names,
+    algorithm_specs,
+    algorithm_title,
+    get_algorithm_spec,
+    register,
+    unregister,
+)
 
 __all__ = [
-    "ALGORITHMS",
     "DEFAULT_LAMBDAS",
     "KOLS",
     "KRLS",
+    "AlgorithmSpec",
     "IncrementalNystromKRLS",
     "KernelEstimator",
     "KernelLandweber",
+    "MemoryProblem",
     "NystromKRLS",
     "Nytro",
     "RandomFeaturesKRLS",
+    "Selection",
+    "algorithm_names",
+    "algorithm_specs",
+    "algorithm_title",
     "get_algorithm",
+    "get_algorithm_spec",
     "holdout_split",
     "misclassification_rate",
+    "register",
     "rmse",
+    "unregister",
 ]
-
-#: Estimator classes by algorithm name (the names used in configs and the CLI).
-ALGORITHMS: dict[str, type[KernelEstimator]] = {
-    "kols": KOLS,
-    "krls": KRLS,
-    "es": KernelLandweber,
-    "nkrls": NystromKRLS,
-    "nytro": Nytro,
-    "inkrls": IncrementalNystromKRLS,
-    "rf": RandomFeaturesKRLS,
-}
 
 
 def get_algorithm(name: str) -> type[KernelEstimator]:
@@ -66,7 +77,4 @@ def get_algorithm(name: str) -> type[KernelEstimator]:
     ValueError
         If ``name`` is unknown; the message lists the allowed names.
     """
-    key = name.lower() if isinstance(name, str) else name
-    if key not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}, got {name!r}")
-    return ALGORITHMS[key]
+    return get_algorithm_spec(name).estimator

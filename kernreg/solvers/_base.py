@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,12 +12,44 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernreg._validation import check_data, check_fit_data, check_int, check_positive
 from kernreg.kernels import Kernel, make_kernel
-from kernreg.stopping import StoppingRule, get_stopping_rule
+from kernreg.solvers.params import DEFAULT_LAMBDA_GRID
+from kernreg.solvers.stopping import StoppingRule, get_stopping_rule
 
-__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "stack_rows"]
+__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "stack_rows"]
 
 #: Default λ grid of the protocol: 100 values log-spaced in [1e-15, 1].
-DEFAULT_LAMBDAS = np.logspace(-15, 0, 100)
+DEFAULT_LAMBDAS = np.logspace(np.log10(DEFAULT_LAMBDA_GRID[0]), np.log10(DEFAULT_LAMBDA_GRID[1]),
+                              DEFAULT_LAMBDA_GRID[2])
+#: Entries of ``path_`` that are the path itself rather than facts about the fit.
+_PATH_ARRAYS = ("lambdas", "iterations", "val_rmse", "m_values")
+
+
+@dataclass
+class Selection:
+    """What a fit with validation data selected, and the path it selected from: what a trial
+    of the protocol records (see :meth:`KernelEstimator.selection`).
+
+    Attributes
+    ----------
+    param_name : {"lambda", "iterations"} or None
+    selected : float
+        λ*, t* (as a float), or NaN without a path.
+    path_values : ndarray
+        The path's parameter values (λ grid or iterations 1..T).
+    val_rmse : ndarray
+        Validation RMSE along the path; ``(L, M)`` for a two-parameter path over ``m_values``.
+    m_values : ndarray of int
+        Levels m' (or D') of a two-parameter path, else empty.
+    info : dict
+        Scalar facts of the fit worth keeping beside its numbers (strategy, step size, ε, ...).
+    """
+
+    param_name: str | None
+    selected: float
+    path_values: np.ndarray
+    val_rmse: np.ndarray
+    m_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 def stack_rows(X: Any, X_val: Any) -> Any:
@@ -33,6 +66,39 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     the predictor expands on: all training rows, or the Nyström centers), ``alpha_``
     (coefficients, ``predict(X) = K(X, centers_) @ alpha_``) and ``n_features_in_``.
     """
+
+    #: What the validated path runs over: ``"lambda"`` (then ``best_lambda_``),
+    #: ``"iterations"`` (then ``best_iter_``) or ``None`` (no path).
+    path_parameter: ClassVar[str | None] = None
+
+    def selection(self) -> Selection:
+        """What this fit selected and the path it selected from (after ``fit`` with
+        validation data; without, the path is empty)."""
+        path = self.path_ or {}
+        if self.path_parameter == "lambda":
+            selected, values = float(self.best_lambda_), path.get("lambdas", [])
+        elif self.path_parameter == "iterations":
+            selected, values = float(self.best_iter_), path.get("iterations", [])
+        else:
+            selected, values = float("nan"), np.zeros(len(path.get("val_rmse", [])))
+        info = {k: v for k, v in path.items() if k not in _PATH_ARRAYS and np.isscalar(v)}
+        info.update(self._fit_info())
+        return Selection(
+            param_name=self.path_parameter,
+            selected=selected,
+            path_values=np.asarray(values, dtype=np.float64),
+            val_rmse=np.asarray(path.get("val_rmse", []), dtype=np.float64),
+            m_values=np.asarray(path.get("m_values", []), dtype=np.int64),
+            info=info,
+        )
+
+    def _fit_info(self) -> dict[str, Any]:
+        """Scalar facts of the fit for :meth:`selection` (estimators add theirs)."""
+        return {}
+
+    def _factor_info(self) -> dict[str, Any]:
+        """The Nyström factor's ε as recorded facts (for the Nyström estimators' info)."""
+        return {f"factor_{k}": v for k, v in self.factor_info_.items()}
 
     def _make_kernel(self) -> Kernel:
         sigma = self.sigma if self.kernel != "linear" else None

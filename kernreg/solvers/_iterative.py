@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernreg.solvers._metrics import rmse
-from kernreg.stopping import StoppingRule
+from kernreg.solvers.stopping import StoppingRule
 
 __all__ = [
     "VALIDATION_CHUNK",

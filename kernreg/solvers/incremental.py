@@ -21,6 +21,14 @@ from kernreg.solvers._cholupdate import cholesky_append_bordered, cholesky_appen
 from kernreg.solvers._linalg import NystromFactor
 from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
 from kernreg.solvers.nkrls import nkrls_path
+from kernreg.solvers.params import (
+    LAMBDAS,
+    M_LEVELS,
+    PATH_NYSTROM,
+    lambda_grid,
+    level_values,
+)
+from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = [
     "UPDATES",
@@ -242,6 +250,8 @@ class IncrementalNystromKRLS(KernelEstimator):
         ``{"lambdas", "m_values", "val_rmse" (L, M), "failed_lambdas"}`` with validation data.
     """
 
+    path_parameter = "lambda"
+
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -273,6 +283,9 @@ class IncrementalNystromKRLS(KernelEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+
+    def _fit_info(self) -> dict[str, Any]:
+        return {"m_selected": int(self.best_m_), **self._factor_info()}
 
     def fit(self, X: Any, y: Any, X_val: Any = None,
             y_val: Any = None) -> IncrementalNystromKRLS:
@@ -337,3 +350,28 @@ class IncrementalNystromKRLS(KernelEstimator):
         self.alpha_ = np.ascontiguousarray(alpha[:m])
         self.best_lambda_, self.best_m_ = lam, m
 
+
+def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    # AᵀA, K_mm, R and the growing factor of AᵀA + λnI; coefficients of every (λ, m') pair and
+    # one validation block of predictions for all of them
+    m, lambdas = params["m"], len(lambda_grid(params["lambdas"]))
+    levels = len(level_values(params.get("m_values")) or range(min(m, DEFAULT_LEVELS)))
+    parts = {"m×m matrices": 5 * m * m * F64,
+             "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
+             "path": m * lambdas * levels * F64 * 2}
+    if params.get("update") == "rank_one":  # every λ's factor exists at once
+        parts["factors"] = lambdas * m * m * F64
+    return parts
+
+
+register(AlgorithmSpec(
+    name="inkrls",
+    estimator=IncrementalNystromKRLS,
+    title="Incremental NKRLS",
+    schema={"lambdas": LAMBDAS, "m_values": M_LEVELS, "update": {"enum": list(UPDATES)},
+            **PATH_NYSTROM},
+    config_defaults=("lambdas", "m_values", "update", "epsilon", "penalty", "sampler"),
+    takes_centers=True,
+    memory=_memory,
+    summary="NKRLS on the first m' centers for every level m' and every λ (LiM Algorithm 1)",
+))

@@ -11,6 +11,8 @@ from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator
 from kernreg.solvers._linalg import eigh_inplace, sym_inplace
 from kernreg.solvers._metrics import rmse
+from kernreg.solvers.params import lambda_grid
+from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["KOLS"]
 
@@ -57,6 +59,9 @@ class KOLS(KernelEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
 
+    def _fit_info(self) -> dict[str, Any]:
+        return {"rank": float(self.rank_)}
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KOLS:
         """Fit ``α = K⁺ y``; with validation data also record the validation RMSE.
 
@@ -87,3 +92,20 @@ class KOLS(KernelEstimator):
         if X_val is not None:
             self.path_ = {"val_rmse": np.array([rmse(y_val, self.predict(X_val))])}
         return self
+
+
+def full_kernel_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    """KOLS / KRLS: K and its eigenvectors (LAPACK works in K's memory: see eigh_inplace) and
+    the coefficients of every λ; validation predictions are blocked."""
+    n = problem.n_fit
+    lambdas = len(lambda_grid(params["lambdas"])) if "lambdas" in params else 1
+    return {"K + eigenvectors": 2 * n * n * F64, "path": n * lambdas * F64}
+
+
+register(AlgorithmSpec(
+    name="kols",
+    estimator=KOLS,
+    title="KOLS",
+    memory=full_kernel_memory,
+    summary="α = K⁺y, the minimum-norm interpolant (no regularization, no path)",
+))

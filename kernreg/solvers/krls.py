@@ -12,7 +12,10 @@ from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
 from kernreg.solvers._linalg import eigh_inplace, sym_inplace
 from kernreg.solvers._metrics import rmse
-from kernreg.stopping import best_iteration
+from kernreg.solvers.kols import full_kernel_memory
+from kernreg.solvers.params import LAMBDAS
+from kernreg.solvers.registry import AlgorithmSpec, register
+from kernreg.solvers.stopping import best_iteration
 
 __all__ = ["KRLS", "eigen_path_coefs"]
 
@@ -76,6 +79,8 @@ class KRLS(KernelEstimator):
         ``{"lambdas": (L,), "val_rmse": (L,)}`` with validation data, else None.
     """
 
+    path_parameter = "lambda"
+
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -135,3 +140,14 @@ class KRLS(KernelEstimator):
         else:
             self.alpha_, self.centers_ = alphas[:, best].copy(), X
         return self
+
+
+register(AlgorithmSpec(
+    name="krls",
+    estimator=KRLS,
+    title="KRLS",
+    schema={"lambdas": LAMBDAS},
+    config_defaults=("lambdas",),
+    memory=full_kernel_memory,
+    summary="α = (K + λnI)⁻¹y for every λ of the grid from one eigendecomposition",
+))

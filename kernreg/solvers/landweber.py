@@ -16,7 +16,8 @@ from kernreg.solvers._iterative import (
     run_validated,
 )
 from kernreg.solvers._linalg import sym_inplace, top_eigenvalue
-from kernreg.stopping import DEFAULT_STOPPING_RULE
+from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
+from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING
 
 __all__ = ["STEP_RULES", "KernelLandweber"]
 
@@ -51,12 +52,12 @@ class KernelLandweber(KernelEstimator):
     step_rule : {"norm", "n"}, default "norm"
         Default step: ``1/λ_max(K)`` (Lanczos, exact for small n) or ``1/n``.
     stopping_rule : str, default "window_linear_fitting"
-        One of :data:`kernreg.stopping.STOPPING_RULES`.
+        One of :data:`kernreg.solvers.stopping.STOPPING_RULES`.
     window : int, default 10
     threshold : float, default 0.0
     select : {"best", "stop"}, optional
         Which iteration the rule reports (default: the rule's own, see
-        :mod:`kernreg.stopping`).
+        :mod:`kernreg.solvers.stopping`).
     refit : bool, default False
         After selecting t*, rerun t* iterations on training + validation rows (step size
         recomputed for the stacked kernel unless ``step_size`` is given).
@@ -78,6 +79,8 @@ class KernelLandweber(KernelEstimator):
     path_ : dict or None
         ``{"iterations", "val_rmse", "stopped", "diverged"}`` with validation data.
     """
+
+    path_parameter = "iterations"
 
     def __init__(
         self,
@@ -121,6 +124,9 @@ class KernelLandweber(KernelEstimator):
 
         return step, float(eta)
 
+    def _fit_info(self) -> dict[str, Any]:
+        return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_)}
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KernelLandweber:
         """Run the iteration; with validation data select t* by the stopping rule.
 
@@ -158,3 +164,20 @@ class KernelLandweber(KernelEstimator):
             step, self.refit_step_size_ = self._iteration(Xa, ya)
             self.alpha_, self.centers_ = run_fixed(step, self.best_iter_), Xa
         return self
+
+
+def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    # K (float64, n × n) and the validation kernel K(X_val, X)
+    return {"K": problem.n_fit**2 * F64, "validation kernel": problem.n_val * problem.n_fit * F64}
+
+
+register(AlgorithmSpec(
+    name="es",
+    estimator=KernelLandweber,
+    title="ES",
+    schema={"max_iter": {"type": "integer", "minimum": 1}, "stopping": STOPPING,
+            "step_rule": {"enum": list(STEP_RULES)}},
+    config_defaults=("max_iter", "stopping", "step_rule"),
+    memory=_memory,
+    summary="kernel Landweber iteration on K, early-stopped on validation error",
+))

@@ -14,7 +14,9 @@ from kernreg.solvers._linalg import NystromFactor
 from kernreg.solvers._metrics import rmse
 from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
 from kernreg.solvers.krls import eigen_path_coefs
-from kernreg.stopping import best_iteration
+from kernreg.solvers.params import LAMBDAS, PATH_NYSTROM, lambda_grid
+from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
+from kernreg.solvers.stopping import best_iteration
 
 __all__ = ["PATH_METHODS", "NystromKRLS", "nkrls_path"]
 
@@ -108,7 +110,7 @@ class NystromKRLS(KernelEstimator):
         features ``K(x, C)``, what the authors' code behind LiM Table 1 computed (see
         :func:`kernreg.solvers._nystrom.nystrom_setup`); ``epsilon`` is then unused.
     sampler : str or CenterSampler, default "uniform"
-        Center selection (see :mod:`kernreg.centers`).
+        Center selection (see :mod:`kernreg.solvers.centers`).
     random_state : None, int or numpy.random.Generator
         Seed of the center selection.
     refit : bool, default False
@@ -132,6 +134,8 @@ class NystromKRLS(KernelEstimator):
     path_coefs_ : ndarray of shape (m, L) or None
         α(λ) of every λ of the validated path (see :meth:`predict_path`).
     """
+
+    path_parameter = "lambda"
 
     def __init__(
         self,
@@ -162,6 +166,9 @@ class NystromKRLS(KernelEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+
+    def _fit_info(self) -> dict[str, Any]:
+        return self._factor_info()
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> NystromKRLS:
         """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
@@ -229,3 +236,24 @@ class NystromKRLS(KernelEstimator):
         if self.path_coefs_ is None:
             raise ValueError("predict_path needs a fit with validation data (a λ path)")
         return self.kernel_.matvec(X, self.centers_, self.path_coefs_)
+
+
+def nystrom_path_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    """NKRLS: AᵀA, its eigenvectors, K_mm, R and a product buffer; coefficients and validation
+    predictions per λ; each kernel block's float64 copy and A_b = K_b R⁻¹."""
+    m, lambdas = params["m"], len(lambda_grid(params["lambdas"]))
+    return {"m×m matrices": 5 * m * m * F64,
+            "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
+            "path": (m + problem.n_val) * lambdas * F64}
+
+
+register(AlgorithmSpec(
+    name="nkrls",
+    estimator=NystromKRLS,
+    title="NKRLS",
+    schema={"lambdas": LAMBDAS, "path_method": {"enum": list(PATH_METHODS)}, **PATH_NYSTROM},
+    config_defaults=("lambdas", "path_method", "epsilon", "penalty", "sampler"),
+    takes_centers=True,
+    memory=nystrom_path_memory,
+    summary="α = R⁻¹(AᵀA + λnI)⁻¹Aᵀy with A = K_nm R⁻¹, every λ from one eigendecomposition",
+))

@@ -10,7 +10,7 @@ import psutil
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
-from kernreg.solvers._acceleration import make_update
+from kernreg.solvers._acceleration import ACCELERATIONS, make_update
 from kernreg.solvers._base import KernelEstimator, stack_rows
 from kernreg.solvers._iterative import (
     VALIDATION_CHUNK,
@@ -27,7 +27,9 @@ from kernreg.solvers._strategy import (
     choose_strategy,
     nytro_costs,
 )
-from kernreg.stopping import DEFAULT_STOPPING_RULE
+from kernreg.solvers.params import NYSTROM, STRATEGY
+from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
+from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING
 
 __all__ = ["STEP_ROWS", "Nytro", "knm_normal_product", "nytro_step_size"]
 
@@ -63,6 +65,18 @@ def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: 
     return 1.0 / lanczos_top_eigenvalue(ata, m, stall=stall)[0]
 
 
+def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
+                    block_bytes: int, memory_limit: int, strategy: str = "auto",
+                    validation_strategy: str = "auto", val_step_rows: bool = False
+                    ) -> tuple[StrategyCost, dict[tuple[str, str], StrategyCost]]:
+    """The (training, validation) strategies NYTRO runs with: the given ones, ``"auto"`` parts
+    filled in by the cost model within ``memory_limit``; and every pair's estimate. The one
+    plan behind both ``fit`` and the memory preflight."""
+    costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, itemsize, block_bytes,
+                        val_step_rows=val_step_rows)
+    return choose_strategy(costs, memory_limit, strategy, validation_strategy), costs
+
+
 class Nytro(KernelEstimator):
     """NYTRO: Landweber iteration on the Nyström-projected problem, early-stopped.
 
@@ -92,12 +106,12 @@ class Nytro(KernelEstimator):
         rows and the update masks the validation ones), which makes ``γ`` about
         ``n_fit / (n_fit + n_val)`` = 0.8 times the ``"fit"`` value.
     stopping_rule : str, default "window_linear_fitting"
-        One of :data:`kernreg.stopping.STOPPING_RULES`.
+        One of :data:`kernreg.solvers.stopping.STOPPING_RULES`.
     window : int, default 10
     threshold : float, default 0.0
     select : {"best", "stop"}, optional
         Which iteration the rule reports (default: the rule's own, see
-        :mod:`kernreg.stopping`).
+        :mod:`kernreg.solvers.stopping`).
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI`` (increased ×10 until Cholesky succeeds).
     sampler : str or CenterSampler, default "uniform"
@@ -147,6 +161,8 @@ class Nytro(KernelEstimator):
     path_ : dict or None
         ``{"iterations", "val_rmse", "stopped", "diverged"}`` with validation data.
     """
+
+    path_parameter = "iterations"
 
     def __init__(
         self,
@@ -246,18 +262,11 @@ class Nytro(KernelEstimator):
 
         return step
 
-    def _choose_strategy(self, n: int, n_val: int, m: int, d: int, max_iter: int,
-                         val_step_rows: bool) -> StrategyCost:
-        """The (training, validation) strategies: the configured ones, with ``"auto"`` parts
-        filled in by the cost model within ``max_memory`` (``val_step_rows``: the step size
-        also passes over the validation rows)."""
-        limit = self.max_memory
-        if limit is None:
-            limit = int(0.8 * psutil.virtual_memory().available)
-        costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, self.kernel_.itemsize,
-                            self.memory_budget, val_step_rows=val_step_rows)
-        self.strategy_costs_ = {c.label: c for c in costs.values()}
-        return choose_strategy(costs, limit, self.strategy, self.validation_strategy)
+    def _fit_info(self) -> dict[str, Any]:
+        # how NYTRO touched K_nm, for reading its timings
+        return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_),
+                **self._factor_info(), "strategy": self.strategy_,
+                "validation_strategy": self.validation_strategy_}
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Nytro:
         """Run NYTRO; with validation data select t* by the stopping rule.
@@ -296,8 +305,13 @@ class Nytro(KernelEstimator):
         C, factor = setup.centers, setup.factor
         n_val = 0 if X_val is None else X_val.shape[0]
         with_val_rows = step_rows == "all" and self.step_size is None and n_val > 0
-        chosen = self._choose_strategy(X.shape[0], n_val, m, X.shape[1], max_iter,
-                                       with_val_rows)
+        limit = self.max_memory
+        if limit is None:
+            limit = int(0.8 * psutil.virtual_memory().available)
+        chosen, costs = plan_strategies(X.shape[0], n_val, m, X.shape[1], max_iter,
+                                        self.kernel_.itemsize, self.memory_budget, limit,
+                                        self.strategy, self.validation_strategy, with_val_rows)
+        self.strategy_costs_ = {c.label: c for c in costs.values()}
         self.strategy_, self.validation_strategy_ = chosen.name, chosen.validation
         gradient, normal = self._training_rows(X, y, C, self.strategy_)
         normals = [normal]
@@ -329,3 +343,28 @@ class Nytro(KernelEstimator):
             self.alpha_ = run_fixed(self._step(gradient, self.refit_step_size_, factor),
                                     self.best_iter_)
         return self
+
+
+def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    # the kernel arrays of the strategies the estimator will pick, within the budget
+    chosen, _ = plan_strategies(problem.n_fit, problem.n_val, params["m"], problem.d,
+                                params["max_iter"], problem.itemsize, problem.block_bytes,
+                                problem.memory_limit, params["strategy"],
+                                params.get("validation_strategy", "auto"),
+                                params["step_rows"] == "all")
+    return {f"{chosen.label} strategy": chosen.peak_bytes}
+
+
+register(AlgorithmSpec(
+    name="nytro",
+    estimator=Nytro,
+    title="NYTRO",
+    schema={"max_iter": {"type": "integer", "minimum": 1}, "stopping": STOPPING,
+            "step_rows": {"enum": list(STEP_ROWS)}, "strategy": STRATEGY,
+            "validation_strategy": STRATEGY, "acceleration": {"enum": list(ACCELERATIONS)},
+            "nu": {"type": "number", "exclusiveMinimum": 0}, **NYSTROM},
+    config_defaults=("max_iter", "stopping", "step_rows", "epsilon", "sampler", "strategy"),
+    takes_centers=True,
+    memory=_memory,
+    summary="Landweber iteration on A = K_nm R⁻¹ (or the ν-method), early-stopped",
+))

@@ -21,6 +21,8 @@ from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
 from kernreg.solvers.incremental import best_pair, check_m_levels
 from kernreg.solvers.krls import eigen_path_coefs
+from kernreg.solvers.params import LAMBDAS, M_LEVELS, POSITIVE_INT, lambda_grid, level_values
+from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["RandomFeaturesKRLS", "draw_features"]
 
@@ -84,6 +86,8 @@ class RandomFeaturesKRLS(KernelEstimator):
         ``{"lambdas", "m_values" (the levels D'), "val_rmse" (L, M)}`` with validation data.
     """
 
+    path_parameter = "lambda"
+
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -124,6 +128,9 @@ class RandomFeaturesKRLS(KernelEstimator):
         ``Z = U/√D'``, ``w = (ZᵀZ + λnI)⁻¹Zᵀy`` and predictions ``Zw = U (w/√D')``."""
         s, V = la.eigh(G[:level, :level] / level, check_finite=False)
         return eigen_path_coefs(s, V, c[:level] / np.sqrt(level), shifts) / np.sqrt(level)
+
+    def _fit_info(self) -> dict[str, Any]:
+        return {"m_selected": int(self.best_n_features_)}  # the selected size, as m*
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> RandomFeaturesKRLS:
         """Fit at ``(lam, n_features)``, or over the ``(lambdas, d_values)`` grid.
@@ -182,7 +189,6 @@ class RandomFeaturesKRLS(KernelEstimator):
         self.frequencies_, self.phases_ = W[:n_features], b[:n_features]
         self.coef_ = np.ascontiguousarray(w[:n_features])
         self.best_lambda_, self.best_n_features_ = lam, n_features
-        self.best_m_ = n_features  # the runner records it as the selected size
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict ``√2·cos(XWᵀ + b) @ coef_``.
@@ -200,3 +206,36 @@ class RandomFeaturesKRLS(KernelEstimator):
         for rows, U in _feature_blocks(X, self.frequencies_, self.phases_, self.memory_budget):
             out[rows] = U @ self.coef_
         return out
+
+
+def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    # the D × D Gram and its eigenvectors, coefficients of every (λ, D') pair, and the feature
+    # blocks (budget-sized) with their predictions for every pair
+    D, lambdas = params["n_features"], len(lambda_grid(params["lambdas"]))
+    levels = len(level_values(params.get("d_values")) or range(min(D, 50)))
+    return {"D×D matrices": 3 * D * D * F64, "path": 2 * D * lambdas * levels * F64,
+            "feature blocks": 2 * problem.block_bytes}
+
+
+def _check(params: dict[str, Any], kernel: str) -> list[str]:
+    problems = []
+    if kernel != "gaussian":
+        problems.append(f"name: rf (random Fourier features) needs the gaussian kernel, not "
+                        f"{kernel}")
+    levels = level_values(params.get("d_values")) or []
+    if levels and max(levels) > params["n_features"]:
+        problems.append(f"d_values: levels up to {max(levels)} exceed n_features = "
+                        f"{params['n_features']}")
+    return problems
+
+
+register(AlgorithmSpec(
+    name="rf",
+    estimator=RandomFeaturesKRLS,
+    title="Random features KRLS",
+    schema={"lambdas": LAMBDAS, "n_features": POSITIVE_INT, "d_values": M_LEVELS},
+    config_defaults=("lambdas", "n_features", "d_values"),
+    memory=_memory,
+    check=_check,
+    summary="ridge regression on D random Fourier features, paths over λ and D' ≤ D",
+))

@@ -32,7 +32,6 @@ import scipy.linalg as la
 
 from kernreg._validation import check_positive, check_random_state
 from kernreg.kernels import Kernel
-from kernreg.solvers._linalg import sym
 
 __all__ = [
     "REGIMES",
@@ -82,7 +81,7 @@ def degrees_of_freedom(K: np.ndarray, lambdas: Any) -> tuple[np.ndarray, np.ndar
     """
     n = K.shape[0]
     lambdas = np.atleast_1d(np.asarray(lambdas, dtype=np.float64))
-    s, V = la.eigh(sym(K), check_finite=False, driver="evd")
+    s, V = la.eigh((K + K.T) / 2.0, check_finite=False, driver="evd")
     s = np.clip(s, 0.0, None)  # rounding leaves tiny negative eigenvalues of a PSD matrix
     weights = s[:, None] / (s[:, None] + lambdas[None, :] * n)  # (n, L)
     d_eff = weights.sum(axis=0)

@@ -13,6 +13,7 @@ import numpy as np
 
 from kernreg._validation import check_int, check_random_state
 from kernreg.kernels import Kernel
+from kernreg.solvers.leverage import approximate_leverage_scores
 
 __all__ = ["SAMPLERS", "CenterSampler", "LeverageScoreSampler", "UniformSampler", "get_sampler"]
 
@@ -71,7 +72,7 @@ class UniformSampler(CenterSampler):
 class LeverageScoreSampler(CenterSampler):
     """Sampling proportional to approximate λ-ridge leverage scores (LiM Definition 1).
 
-    Scores come from :func:`~kernreg.leverage.approximate_leverage_scores` on ``subsample``
+    Scores come from :func:`~kernreg.solvers.leverage.approximate_leverage_scores` on ``subsample``
     uniformly drawn points (default ``min(n, max(2m, 1000))``); centers are then drawn without
     replacement with probabilities proportional to them, in draw order.
 
@@ -90,8 +91,6 @@ class LeverageScoreSampler(CenterSampler):
 
     def _select(self, X: Any, m: int, rng: np.random.Generator,
                 kernel: Kernel | None) -> np.ndarray:
-        from kernreg.leverage import approximate_leverage_scores
-
         if kernel is None:
             raise ValueError("the leverage sampler needs the solver's kernel")
         s = self.subsample or max(2 * m, 1000)

@@ -6,9 +6,7 @@ it can be redrawn at any time without recomputing anything.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -18,49 +16,20 @@ matplotlib.use("Agg")  # files only: no display on servers and CI
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.colors import ListedColormap, LogNorm
+from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from kernreg.advise import REGIMES, Advice, c1_curve, c2_curve, predict_fastest
 from kernreg.atomic import atomic_path
-from kernreg.errors import KernregError
-from kernreg.experiment.trial import TrialRecord
-from kernreg.results.store import RunStore, read_results_csv
-from kernreg.results.tables import ALGORITHM_TITLES
+from kernreg.results.store import RunData, load_run
+from kernreg.solvers import algorithm_title
 
-__all__ = ["FORMATS", "RunData", "figures_of_run", "load_run", "loglog_slope",
-           "regime_map_figure", "save_figure", "save_figures"]
+__all__ = ["FORMATS", "figures_of_run", "loglog_slope", "save_figure", "save_figures"]
 
 FORMATS = ("png", "pdf")
 #: A run with more one-parameter paths than this (an m sweep) gets time-vs-m curves instead
 #: of one path figure per label.
 MAX_PATH_FIGURES = 6
 PARAM_AXIS = {"lambda": "λ (regularization)", "iterations": "iteration t"}
-
-
-@dataclass
-class RunData:
-    """What one run stored: its name, dataset, trial records and tidy table."""
-
-    name: str
-    dataset: str
-    records: list[TrialRecord]
-    table: pd.DataFrame
-    run_dir: Path
-
-
-def load_run(run_dir: str | Path) -> RunData:
-    """Read a finished run folder (``kernreg run`` output)."""
-    run_dir = Path(run_dir)
-    store = RunStore(run_dir)
-    if not store.manifest_path.is_file():
-        raise KernregError(f"{run_dir} is not a run folder (no manifest.json)")
-    records = store.load_trials()
-    if not records:
-        raise KernregError(f"{run_dir} has no finished trials to plot")
-    manifest = store.manifest()
-    return RunData(manifest["experiment"], manifest["dataset"], records,
-                   read_results_csv(run_dir), run_dir)
 
 
 def loglog_slope(m: np.ndarray, seconds: np.ndarray) -> float:
@@ -100,7 +69,7 @@ def path_figure(run: RunData, label: str) -> Figure | None:
         ax.set_xscale("log")
     ax.set_xlabel(PARAM_AXIS.get(param, param))
     ax.set_ylabel("validation RMSE (target units)")
-    ax.set_title(_title(run, f"{ALGORITHM_TITLES.get(recs[0].algorithm, label)} path"),
+    ax.set_title(_title(run, f"{algorithm_title(recs[0].algorithm)} path"),
                  fontsize=10)
     ax.legend(fontsize=8)
     return fig
@@ -164,7 +133,7 @@ def time_vs_m_figure(run: RunData) -> Figure | None:
         m, mean = g["m"].to_numpy(float), g["mean"].to_numpy()
         slope = loglog_slope(m, mean)
         ax.errorbar(m, mean, yerr=g["std"].fillna(0).to_numpy(), marker="o", ms=3, capsize=2,
-                    color=f"C{i}", label=f"{ALGORITHM_TITLES.get(algo, algo)} "
+                    color=f"C{i}", label=f"{algorithm_title(algo)} "
                     f"(log-log slope {slope:.2f})")
     if "inkrls" in per_algo and "nkrls" in per_algo:
         batch = per_algo["nkrls"]
@@ -195,58 +164,6 @@ def figures_of_run(run: RunData) -> dict[str, Figure]:
         for label in one_d:
             figures[f"path_{label}"] = path_figure(run, label)
     return {k: f for k, f in figures.items() if f is not None}
-
-
-REGIME_COLOURS = {"krls": "#d9d9d9", "es": "#fdd0a2", "nkrls": "#c6dbef", "nytro": "#c7e9c0"}
-
-
-def regime_map_figure(advice: Advice, grid: int = 400) -> Figure:
-    """The NYTRO Figure 1 regime map at the dataset's ``n``, with its ``(SNR, d)`` point.
-
-    The coloured regions are :func:`kernreg.advise.predict_fastest` evaluated on a log grid, so
-    the picture and the prediction cannot disagree.
-    """
-    n = advice.n
-    x_hi = 10 ** math.ceil(math.log10(max(advice.snr, n) * 100))
-    snr = np.logspace(0.05, math.log10(x_hi), grid)
-    dof = np.logspace(0, math.log10(n), grid)
-    S, D = np.meshgrid(snr, dof)
-    codes = np.vectorize(REGIMES.index)(predict_fastest(S, D, n))
-    fig, ax = plt.subplots(figsize=(9.6, 4.8))
-    ax.pcolormesh(S, D, codes, cmap=ListedColormap([REGIME_COLOURS[r] for r in REGIMES]),
-                  vmin=-0.5, vmax=len(REGIMES) - 0.5, shading="auto", rasterized=True)
-    for code, name in enumerate(REGIMES):  # label each region at its log-space centre
-        where = codes == code
-        if where.sum() > grid:
-            ax.text(np.exp(np.log(S[where]).mean()), np.exp(np.log(D[where]).mean()),
-                    ALGORITHM_TITLES.get(name, name), ha="center", va="center", fontsize=11,
-                    weight="bold", alpha=0.6)
-    c1, c2 = c1_curve(snr, n), c2_curve(snr)
-    ax.plot(snr, np.clip(c1, 1, n), "k-", lw=1.2, label="c1 = n/|log(n·SNR)|")
-    # each boundary is drawn only where it separates two regions
-    ax.plot(snr, np.where(c2 < c1, c2, np.nan), "k--", lw=1.2, label="c2 = SNR/|log SNR|")
-    ax.plot([n, n], [float(c1_curve(n, n)), n], "k:", lw=1.0, label="SNR = n (ES | KRLS)")
-    relation = {True: "=", False: "≥"}  # ≥: a lower bound the subsample could not resolve
-    ax.plot(advice.snr, advice.d_eff, "o", color="C3", ms=9,
-            label=f"(SNR, d_eff {relation[advice.d_eff_converged]} {advice.d_eff:.3g})"
-                  f" → {advice.predicted.upper()}")
-    ax.plot(advice.snr, advice.d_max, "^" if advice.saturated else "s", mfc="none", color="C3",
-            ms=9, mew=1.8, label=f"(SNR, d̃ {relation[not advice.saturated]} "
-                                 f"{advice.d_max:.3g}) → {advice.predicted_worst_case.upper()}")
-    if advice.nytro_iterations is not None:
-        ax.plot(advice.t_measured, advice.d_eff, "D", color="C0", ms=8,
-                label=f"(t = {advice.nytro_iterations} NYTRO iterations measured, d_eff) → "
-                      f"{advice.predicted_measured_t.upper()}")
-    else:  # no point of its own: the theory's t ≈ SNR stands
-        ax.plot([], [], "D", color="C0", ms=8,
-                label=f"NYTRO does not reach NKRLS in {advice.max_iter} iterations")
-    ax.set(xscale="log", yscale="log", xlim=(snr[0], snr[-1]), ylim=(1, n),
-           xlabel="SNR ≈ 1/λ*   (◆ at the measured NYTRO iterations t)",
-           ylabel="degrees of freedom d",
-           title=f"{advice.dataset}: n = {n}, σ = {advice.sigma:g}, λ* = {advice.lam_star:.2g}")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
-    fig.tight_layout()
-    return fig
 
 
 def save_figure(fig: Figure, paths: Sequence[str | Path]) -> list[Path]:

@@ -53,6 +53,7 @@ from kernreg._validation import check_int
 __all__ = [
     "DEFAULT_STOPPING_RULE",
     "SELECTIONS",
+    "STOPPING",
     "STOPPING_RULES",
     "StoppingRule",
     "best_iteration",
@@ -129,6 +130,23 @@ STOPPING_RULES: dict[str, Callable[[np.ndarray, float], bool] | None] = {
 SELECTIONS = ("best", "stop")
 #: Rules that need two errors in the window (a fitted line).
 _LINE_RULES = ("window_linear_fitting", "window_slope")
+
+
+#: JSON schema of a config's ``stopping`` entry.
+STOPPING = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "rule": {"enum": list(STOPPING_RULES)},
+        "window": {"type": "integer", "minimum": 2},
+        # relative rules compare ratios with 1 − θ; window_slope's θ is in units of the error
+        "threshold": {"type": "number", "minimum": 0},
+        "select": {"enum": list(SELECTIONS)},
+    },
+    "if": {"not": {"required": ["rule"], "properties": {"rule": {"const": "window_slope"}}}},
+    "then": {"properties": {"threshold": {"exclusiveMaximum": 1}}},
+}
+
 
 
 def default_selection(rule: str) -> str:

@@ -1,0 +1,5 @@
+"""``python -m kernreg``: the ``kernreg`` command."""
+
+from kernreg.cli import main
+
+main()

@@ -1,0 +1,179 @@
+"""The algorithm registry: one :class:`AlgorithmSpec` per algorithm, registered in its own file.
+
+A spec says everything the rest of kernreg needs to know about an algorithm — its config name,
+estimator class, table title (tables list algorithms in registration order), whether it takes
+Nyström centers, the JSON-schema fragment of its config entry with the defaults the config fills
+in, extra config checks, and its peak-memory estimate. The config schema, the defaults, the
+memory preflight, the tables and the trial records are all derived from it, so adding an
+algorithm touches its own file (estimator + ``register(AlgorithmSpec(...))``), one import line
+in :mod:`kernreg.solvers` and its tests. The path parameter ("Par." in the tables) is the
+estimator's own :attr:`~kernreg.solvers._base.KernelEstimator.path_parameter`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kernreg.solvers.params import DEFAULT_LAMBDA_GRID, NAME_AND_LABEL
+from kernreg.solvers.stopping import StoppingRule
+
+if TYPE_CHECKING:
+    from kernreg.solvers._base import KernelEstimator
+
+__all__ = [
+    "AlgorithmSpec",
+    "MemoryProblem",
+    "algorithm_names",
+    "algorithm_specs",
+    "algorithm_title",
+    "get_algorithm_spec",
+    "register",
+    "unregister",
+]
+
+F64 = 8
+
+
+@dataclass(frozen=True)
+class MemoryProblem:
+    """What a peak-memory estimate depends on besides the algorithm's own parameters."""
+
+    n_fit: int
+    n_val: int
+    n_test: int
+    d: int
+    block_bytes: int
+    memory_limit: int
+    dtype: str = "float64"
+
+    @property
+    def itemsize(self) -> int:
+        return np.dtype(self.dtype).itemsize
+
+
+#: ``memory(params, problem) -> {part: bytes}``: the large arrays at the algorithm's peak.
+MemoryEstimate = Callable[[dict[str, Any], MemoryProblem], dict[str, int]]
+#: ``check(params, kernel_name) -> [problem, ...]``: config rules the schema cannot express.
+ConfigCheck = Callable[[dict[str, Any], str], list[str]]
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """Everything kernreg knows about one algorithm.
+
+    Parameters
+    ----------
+    name
+        Name in configs, on the command line and in results (``algorithm`` column).
+    estimator
+        The scikit-learn-style estimator class; config keys that are constructor parameters
+        are passed to it (``lambdas``, ``stopping``, ``m_values``/``d_values`` are converted).
+    title
+        Column title in the tables.
+    schema
+        JSON-schema properties of the config entry, besides ``name`` and ``label``.
+    config_defaults
+        Keys whose default the config fills in (and stores with the results). Their values are
+        the estimator's own defaults, except ``lambdas`` (the protocol's grid), ``stopping``
+        (the default rule) and ``m`` (the dataset's paper m).
+    takes_centers
+        Whether it has Nyström centers ``m``: default m from the dataset, lists and ranges of m
+        run as sweeps, m checked against the rows left for fitting.
+    memory
+        Peak-memory estimate for the preflight (data and one kernel block are added to it).
+    check
+        Extra config rules (e.g. random features need the Gaussian kernel).
+    summary
+        One line on what it computes (``kernreg`` docs and tables).
+    """
+
+    name: str
+    estimator: type[KernelEstimator]
+    title: str
+    schema: dict[str, Any] = field(default_factory=dict)
+    config_defaults: tuple[str, ...] = ()
+    takes_centers: bool = False
+    memory: MemoryEstimate | None = None
+    check: ConfigCheck | None = None
+    summary: str = ""
+
+    @property
+    def path_parameter(self) -> str | None:
+        """``"lambda"``, ``"iterations"`` or ``None``: what "Par." shows for it."""
+        return self.estimator.path_parameter
+
+    def config_schema(self) -> dict[str, Any]:
+        """The JSON schema of one config entry of this algorithm."""
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["name"],
+            "properties": {**NAME_AND_LABEL, **self.schema},
+        }
+
+    def defaults(self) -> dict[str, Any]:
+        """The config's defaults for :attr:`config_defaults` (fresh copies)."""
+        own = self.estimator().get_params()
+        special: dict[str, Any] = {
+            "lambdas": {"logspace": list(DEFAULT_LAMBDA_GRID)},
+            "stopping": {"rule": StoppingRule.name, "window": StoppingRule.window,
+                         "threshold": StoppingRule.threshold},
+        }
+        out = {}
+        for key in self.config_defaults:
+            out[key] = copy.deepcopy(special[key] if key in special else own[key])
+        return out
+
+
+_REGISTRY: dict[str, AlgorithmSpec] = {}
+
+
+def register(spec: AlgorithmSpec) -> AlgorithmSpec:
+    """Add ``spec`` (names are unique; tables list algorithms in registration order)."""
+    if spec.name in _REGISTRY:
+        raise ValueError(f"algorithm {spec.name!r} is registered twice")
+    unknown = set(spec.config_defaults) - set(spec.schema)
+    if unknown:
+        raise ValueError(f"{spec.name}: defaults for keys outside its schema: {sorted(unknown)}")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove an algorithm (used by tests that register a toy one)."""
+    del _REGISTRY[name]
+
+
+def get_algorithm_spec(name: str) -> AlgorithmSpec:
+    """The spec registered as ``name``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown; the message lists the registered names.
+    """
+    key = name.lower() if isinstance(name, str) else name
+    if key not in _REGISTRY:
+        raise ValueError(f"algorithm must be one of {sorted(_REGISTRY)}, got {name!r}")
+    return _REGISTRY[key]
+
+
+def algorithm_specs() -> list[AlgorithmSpec]:
+    """Registered specs in registration (table) order."""
+    return list(_REGISTRY.values())
+
+
+def algorithm_names() -> list[str]:
+    """Registered algorithm names in registration (table) order."""
+    return list(_REGISTRY)
+
+
+def algorithm_title(name: str) -> str:
+    """The table title of ``name`` (the name itself if it is not registered)."""
+    spec = _REGISTRY.get(name)
+    return spec.title if spec else name

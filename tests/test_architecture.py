@@ -1,0 +1,167 @@
+"""The house plan: every kernreg module sits on a floor and imports only its floor or below;
+no import cycles between packages or modules; scripts use public names only.
+
+Floors, bottom to top (docs/architecture.md):
+
+0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``paper`` (data)
+1. ``datasets``    registry, files, preprocessing, cache
+2. ``kernels``     blocked kernel evaluation
+3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping)
+4. ``config``      experiment configs
+5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
+6. ``experiment``  trials, runner, preflight, resources
+7. ``advise``      the regime advisor and its map
+8. ``cli``         the ``kernreg`` command
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "kernreg"
+FLOORS = {
+    "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
+    "kernreg.paper": 0,
+    "kernreg.datasets": 1,
+    "kernreg.kernels": 2,
+    "kernreg.solvers": 3,
+    "kernreg.config": 4,
+    "kernreg.results": 5,
+    "kernreg.experiment": 6,
+    "kernreg.advise": 7,
+    "kernreg.cli": 8,
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _unit(module: str) -> str:
+    """The floor unit of a module: the longest prefix listed in FLOORS."""
+    parts = module.split(".")
+    for k in range(len(parts), 0, -1):
+        if ".".join(parts[:k]) in FLOORS:
+            return ".".join(parts[:k])
+    raise AssertionError(f"{module} is on no floor: add its package to FLOORS")
+
+
+def _imports(path: Path, module: str) -> list[tuple[str, int]]:
+    """kernreg modules imported by ``path`` (any depth, function-level imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative import
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.append((base, node.lineno))
+            # `from kernreg.solvers import stopping` imports a module too
+            found += [(f"{base}.{alias.name}", node.lineno) for alias in node.names
+                      if (PACKAGE.parent / f"{base}.{alias.name}".replace(".", "/")).is_dir()
+                      or (PACKAGE.parent / (f"{base}.{alias.name}".replace(".", "/") + ".py"))
+                      .is_file()]
+    return [(name, line) for name, line in found
+            if name == "kernreg" or name.startswith("kernreg.")]
+
+
+def _graph() -> dict[str, list[tuple[str, int]]]:
+    return {_module_name(p): _imports(p, _module_name(p)) for p in PACKAGE.rglob("*.py")}
+
+
+def test_every_import_goes_down_or_stays_on_its_floor() -> None:
+    upward = []
+    for module, imports in _graph().items():
+        own = FLOORS[_unit(module)]
+        for target, line in imports:
+            if FLOORS[_unit(target)] > own:
+                upward.append(f"{module}:{line} imports {target} "
+                              f"(floor {own} -> {FLOORS[_unit(target)]})")
+    assert upward == [], "imports going up a floor:\n" + "\n".join(upward)
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_cycles_between_packages() -> None:
+    edges: dict[str, set[str]] = defaultdict(set)
+    for module, imports in _graph().items():
+        for target, _ in imports:
+            a, b = _unit(module), _unit(target)
+            if a != b:
+                edges[a].add(b)
+    assert _cycles(edges) == []
+
+
+def test_no_cycles_between_modules() -> None:
+    graph = _graph()
+    edges: dict[str, set[str]] = defaultdict(set)
+    for module, imports in graph.items():
+        for target, _ in imports:
+            # an import of a package runs its __init__: count it as the package module
+            while target not in graph and "." in target:
+                target = target.rpartition(".")[0]
+            # a package's __init__ importing its own submodules is how packages are built
+            if target != module and not target.startswith(module + "."):
+                edges[module].add(target)
+    assert _cycles(edges) == []
+
+
+@pytest.mark.parametrize("script", sorted((REPO / "scripts").glob("*.py")), ids=lambda p: p.name)
+def test_scripts_import_public_names_only(script: Path) -> None:
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    private = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kernreg"):
+            names = [*node.module.split("."), *(a.name for a in node.names)]
+            private += [f"line {node.lineno}: {n}" for n in names if n.startswith("_")]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("kernreg"):
+                    private += [f"line {node.lineno}: {n}" for n in alias.name.split(".")
+                                if n.startswith("_")]
+    assert private == []
