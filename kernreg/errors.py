@@ -1,13 +1,29 @@
-"""Errors that reach the user as one clear message (the CLI prints them without a traceback)."""
+"""Errors that reach the user as one clear message (the CLI prints them without a traceback).
+
+Exit statuses of the ``kernreg`` command:
+
+====  ==============================================================================
+0     success
+2     bad input, or the run cannot run here: an invalid config or option, missing or
+      corrupt data files, a memory budget too small, an output folder that cannot be
+      written, damaged result files (every :class:`KernregError`)
+130   interrupted (Ctrl-C); finished trials are kept, ``--resume`` continues
+1     a bug: Python's traceback is printed
+====  ==============================================================================
+"""
 
 from __future__ import annotations
+
+import os
+
+__all__ = ["ConfigError", "DataError", "KernregError", "OutputError", "ResultsError"]
 
 
 class KernregError(Exception):
     """Base class of every error caused by the user's input, files or environment."""
 
     #: Process exit status used by the command-line interface.
-    exit_code: int = 1
+    exit_code: int = 2
 
 
 class DataError(KernregError):
@@ -17,4 +33,17 @@ class DataError(KernregError):
 class ConfigError(KernregError):
     """A configuration value is invalid."""
 
-    exit_code = 2
+
+class ResultsError(KernregError):
+    """A result file (``results.csv``, ``results.h5``, a trial file) is damaged or is not
+    one; the message names it and what to do."""
+
+
+class OutputError(KernregError):
+    """A file cannot be written (read-only folder, a path through a file, a full disk)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: BaseException | str,
+                 advice: str = "choose another output folder, or free space, and try again"):
+        why = reason.strerror if isinstance(reason, OSError) and reason.strerror else reason
+        super().__init__(f"cannot write {path}: {why}; {advice}")
+        self.path = path

@@ -63,8 +63,7 @@ def test_strategies_give_the_same_nu_path(problem, strategy: str) -> None:
 
 
 def test_config_selects_the_nu_method(tmp_path) -> None:
-    from kernreg.config import load_experiment
-    from kernreg.experiment.estimators import make_estimator
+    from kernreg.config import load_experiment, make_estimator
 
     config = tmp_path / "nu.yaml"
     config.write_text("dataset: {name: cpusmall, n_train: 500}\nalgorithms:\n"

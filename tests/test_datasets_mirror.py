@@ -124,7 +124,7 @@ def test_data_fetch_missing_dataset_fails_with_message(
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["data", "fetch", "yearprediction"])
-    assert exit_info.value.code == 1
+    assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "YearPredictionMSD.txt.zip" in err and "offline mode" in err
     assert "Traceback" not in err
@@ -133,5 +133,5 @@ def test_data_fetch_missing_dataset_fails_with_message(
 def test_unknown_dataset_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["data", "info", "nosuch"])
-    assert exit_info.value.code == 1
+    assert exit_info.value.code == 2
     assert "unknown dataset 'nosuch'" in capsys.readouterr().err

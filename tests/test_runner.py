@@ -143,7 +143,7 @@ def test_memory_preflight_stops_before_writing(mirror: Path, tmp_path: Path,
                                                     "memory_gb: 0.05"))
     with pytest.raises(SystemExit) as exit_info:
         main(["run", str(config), "--out", str(tmp_path / "out"), "--no-progress"])
-    assert exit_info.value.code == 1
+    assert exit_info.value.code == 2  # cannot run here
     err = capsys.readouterr().err
     assert "estimated peak memory exceeds the budget of 0.05 GiB" in err
     assert "krls: ~" in err and "K + eigenvectors" in err

@@ -26,8 +26,13 @@ def plot(runs: tuple[str, ...], formats: tuple[str, ...], out_dir: str | None) -
     if out_dir and len(runs) > 1:
         raise ConfigError("--out-dir takes one run; each run's figures go to <run>/figures")
     for run in runs:
-        for path in save_figures(run, out_dir, formats):
+        written, skipped = save_figures(run, out_dir, formats)
+        for path in written:
             click.echo(str(path))
+        for stem, why in skipped.items():
+            click.echo(f"{run}: not drawn: {stem}: {why}", err=True)
+        if not written:
+            click.echo(f"{run}: nothing to draw", err=True)
 
 
 @click.command()

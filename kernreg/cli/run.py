@@ -12,9 +12,9 @@ from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
 from kernreg.config import load_experiment
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
-from kernreg.errors import KernregError
+from kernreg.errors import KernregError, ResultsError
 from kernreg.experiment import run_dir_for, run_experiment
-from kernreg.results.store import read_results_csv
+from kernreg.results.store import RunStore, read_results_csv
 from kernreg.results.tables import (
     TABLES,
     Collected,
@@ -90,8 +90,18 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
     click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
 
 
-def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
-    """Tidy results of every input (table config, experiment config, run folder or CSV)."""
+def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -> Collected:
+    """Tidy results of every input (table config, experiment config, run folder or CSV);
+    ``rebuild`` first rewrites each run folder's results.csv/results.h5 from its trial
+    files."""
+
+    def read(run_dir: Path) -> pd.DataFrame:
+        if rebuild and (run_dir / "trials").is_dir():
+            RunStore(run_dir).finalize()
+            click.echo(f"rebuilt {run_dir}/results.csv and results.h5 from "
+                       f"{len(RunStore(run_dir).trial_files())} trial files", err=True)
+        return read_results_csv(run_dir)
+
     frames, not_run, notes, missing = [], [], [], []
     for item in inputs:
         path = Path(item)
@@ -103,14 +113,14 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
         elif path.suffix in (".yaml", ".yml"):
             runs = [path]
         else:
-            frames.append(read_results_csv(path))
+            frames.append(read(path) if path.is_dir() else read_results_csv(path))
             continue
         for run_config in runs:
             exp = load_experiment(run_config)
             run_dir = run_dir_for(exp, results_dir)
             done: set[str] = set()
-            if (run_dir / "results.csv").is_file():
-                frame = read_results_csv(run_dir)
+            if (run_dir / "results.csv").is_file() or (rebuild and (run_dir / "trials").is_dir()):
+                frame = read(run_dir)
                 frames.append(frame)
                 done = set(frame["label"])
             for algo in exp.algorithms:
@@ -120,7 +130,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
                                     "reason": reason, "m": algo.params.get("m")})
                     missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
     if not frames:
-        raise KernregError("no results to tabulate:\n  " + "\n  ".join(missing))
+        raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))
     return Collected(pd.concat(frames, ignore_index=True), not_run, notes, missing)
 
 
@@ -135,15 +145,18 @@ def _collect(inputs: tuple[str, ...], results_dir: str) -> Collected:
 @click.option("--results-dir", default=DEFAULT_OUT, show_default=True,
               type=click.Path(file_okay=False), help="Where runs of config inputs are found.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+@click.option("--rebuild", is_flag=True,
+              help="First rewrite each run's results.csv and results.h5 from its trial files "
+                   "(after a damaged or interrupted write).")
 def table(inputs: tuple[str, ...], which: str | None, fmt: str, compare_paper: bool,
-          results_dir: str, output: str | None) -> None:
+          results_dir: str, output: str | None, rebuild: bool) -> None:
     """Render a table (NYTRO Table 1 or 2, LiM Table 1, a summary) from INPUTS: table configs,
     experiment configs, run folders or results.csv files."""
     if which is None:
         kinds = {load_table_config(i)["table"] for i in inputs
                  if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)}
         which = kinds.pop() if len(kinds) == 1 else "table2"
-    collected = _collect(inputs, results_dir)
+    collected = _collect(inputs, results_dir, rebuild)
     text = render_table(which, collected, fmt, compare_paper)
     for line in collected.missing:
         click.echo(f"warning: {line}", err=True)

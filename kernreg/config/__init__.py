@@ -1,20 +1,23 @@
-"""Experiment configs: YAML files validated against a schema, defaults filled in."""
+"""Experiment configs: YAML files validated against a schema, defaults filled in, and the
+estimators they configure."""
 
+from kernreg.config.estimators import estimator_params, make_estimator
+from kernreg.config.experiment import Algorithm, Experiment, expand_m, results_relevant
 from kernreg.config.loader import (
-    Algorithm,
-    Experiment,
     load_experiment,
     parse_experiment,
     raise_problems,
     read_yaml,
-    results_relevant,
     schema_problems,
 )
 
 __all__ = [
     "Algorithm",
     "Experiment",
+    "estimator_params",
+    "expand_m",
     "load_experiment",
+    "make_estimator",
     "parse_experiment",
     "raise_problems",
     "read_yaml",

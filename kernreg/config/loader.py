@@ -7,11 +7,9 @@ the file and the key path (``algorithms[1].stopping.window``) and says what is a
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
+import math
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +17,13 @@ import jsonschema
 import numpy as np
 import yaml
 
+from kernreg.config.estimators import make_estimator
+from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
 from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.solvers import algorithm_names, get_algorithm_spec
-from kernreg.solvers.params import lambda_grid, level_values
+from kernreg.solvers.params import level_values
 from kernreg.solvers.stopping import StoppingRule, default_selection
 
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
@@ -116,6 +116,18 @@ def schema_problems(instance: Any, schema: dict[str, Any], prefix: list[Any]) ->
     return [_explain(e, prefix) for e in errors]
 
 
+def non_finite_problems(data: Any, prefix: tuple[Any, ...] = ()) -> list[str]:
+    """One line per NaN or ±inf anywhere in ``data`` (YAML's ``.nan``, ``.inf``): no config
+    value may be non-finite, whatever its key (JSON Schema's ``number`` accepts them)."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return [f"{_key_path(prefix)}: must be a finite number, got {data!r}"]
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in non_finite_problems(v, (*prefix, k))]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in non_finite_problems(v, (*prefix, i))]
+    return []
+
+
 def raise_problems(path: Path, problems: list[str]) -> None:
     """Raise one :class:`ConfigError` naming ``path`` and listing ``problems`` (if any)."""
     if problems:
@@ -124,78 +136,6 @@ def raise_problems(path: Path, problems: list[str]) -> None:
         more = f"\n  … and {hidden} more" if hidden else ""
         lines = "\n  ".join(shown)
         raise ConfigError(f"{path}: invalid config:\n  {lines}{more}")
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    """One algorithm of an experiment with all its parameters (defaults filled in)."""
-
-    name: str
-    label: str
-    params: dict[str, Any]
-
-    def lambdas(self) -> np.ndarray:
-        """The λ grid as an array (for the algorithms with a ``lambdas`` key)."""
-        return lambda_grid(self.params["lambdas"])
-
-    def m_levels(self, key: str = "m_values") -> list[int] | None:
-        """The levels ``m_values`` (or ``d_values``) as a list (None: the estimator's
-        default)."""
-        return level_values(self.params.get(key))
-
-
-def expand_m(value: Any) -> list[int] | None:
-    """The values of an ``m`` entry: one, a list, or ``{range: [start, stop, step]}``."""
-    if isinstance(value, dict):
-        start, stop, step = value["range"]
-        return list(range(start, stop + 1, step))
-    if isinstance(value, list):
-        return [int(v) for v in value]
-    return None if value is None else [int(value)]
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """A validated experiment config, defaults filled in: the single source of truth of a run."""
-
-    name: str
-    path: Path | None
-    dataset: dict[str, Any]
-    kernel: dict[str, Any]
-    algorithms: tuple[Algorithm, ...]
-    protocol: dict[str, Any]
-    budget: dict[str, Any]
-    description: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        """The normalised config (what is hashed and stored with the results)."""
-        return {
-            "name": self.name,
-            "dataset": self.dataset,
-            "kernel": self.kernel,
-            "algorithms": [{"name": a.name, "label": a.label, **a.params}
-                           for a in self.algorithms],
-            "protocol": self.protocol,
-            "budget": self.budget,
-        }
-
-    def config_hash(self) -> str:
-        """sha256 of the part of the config that determines each trial's numbers (see
-        :func:`results_relevant`)."""
-        payload = results_relevant(self.as_dict())
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
-    """A normalised config without what cannot change any trial's numbers: the name, the
-    memory budget and block size, and the number of trials (trial k depends only on the seed
-    and k, so a run can be extended with more trials). BLAS threads may change rounding and
-    stay."""
-    payload = copy.deepcopy(config)
-    payload.pop("name", None)
-    payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
-    payload.get("protocol", {}).pop("trials", None)
-    return payload
 
 
 def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None
@@ -210,6 +150,7 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
         data.setdefault(section, {})
         if isinstance(data[section], dict):
             data[section].update(values)
+    raise_problems(path, non_finite_problems(data))  # before the schema's own, vaguer words
     problems = schema_problems(data, experiment_schema(), [])
     for i, algo in enumerate(data.get("algorithms") or []):
         if isinstance(algo, dict) and algo.get("name") in algorithm_names():
@@ -244,7 +185,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     if "n_train" in dataset and dataset["n_train"] > spec.n_train:
         problems.append(f"dataset.n_train: {dataset['n_train']} exceeds the {spec.n_train} "
                         f"training rows of {spec.name}")
-    algorithms, labels = [], set()
+    algorithms, labels, entries = [], set(), []
     for i, entry in enumerate(data["algorithms"]):
         algo_spec = get_algorithm_spec(entry["name"])
         params = {**algo_spec.defaults(), **copy.deepcopy(entry)}
@@ -288,8 +229,9 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                                 f"each entry a distinct label")
             labels.add(one_label)
             algorithms.append(Algorithm(name, one_label, one))
+            entries.append(i)
     raise_problems(path, problems)
-    return Experiment(
+    exp = Experiment(
         name=data.get("name") or path.stem,
         path=path,
         dataset=dataset,
@@ -299,6 +241,15 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         budget=budget,
         description=data.get("description", ""),
     )
+    # The estimators check their own parameters, with the code their fit runs: a value the
+    # schema lets through (or a combination of values) is rejected now, before a run writes.
+    for i, algo in zip(entries, exp.algorithms, strict=True):
+        try:
+            make_estimator(algo, exp, random_state=0).check_params()
+        except ValueError as exc:
+            problems.append(f"algorithms[{i}] ({algo.label}): {exc}")
+    raise_problems(path, problems)
+    return exp
 
 
 def _stopping(entry: dict[str, Any], spec: DatasetSpec, where: str, problems: list[str]

@@ -73,7 +73,8 @@ def experiment_schema() -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": {
                     "memory_gb": POSITIVE,
-                    "block_mb": POSITIVE,
+                    # a kernel block of at least 1 KiB: less rounds to a 0-byte budget
+                    "block_mb": {"type": "number", "minimum": 1 / 1024},
                     "blas_threads": POSITIVE_INT,
                 },
             },

@@ -18,6 +18,7 @@ import numpy as np
 
 from kernreg.atomic import atomic_path
 from kernreg.datasets.spec import DatasetSpec, Splits
+from kernreg.errors import OutputError
 
 log = logging.getLogger("kernreg.datasets")
 
@@ -56,8 +57,14 @@ def read(path: Path) -> tuple[Splits, dict[str, object]] | None:
 
 
 def write(path: Path, splits: Splits, meta: dict[str, object]) -> None:
-    """Write a cache entry atomically (temporary file in the same folder, then rename)."""
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
-        for name in _ARRAYS:
-            f.create_dataset(name, data=getattr(splits, name))
-        f.attrs["meta"] = json.dumps(meta)
+    """Write a cache entry atomically (temporary file in the same folder, then rename). The
+    cache only saves time: a failure to write it (read-only or full disk) is logged and the
+    data are used uncached."""
+    try:
+        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+            for name in _ARRAYS:
+                f.create_dataset(name, data=getattr(splits, name))
+            f.attrs["meta"] = json.dumps(meta)
+    except (OutputError, OSError, RuntimeError) as exc:  # h5py: RuntimeError on a full disk
+        log.warning("could not cache prepared data at %s (%s); continuing without the cache",
+                    path, exc)

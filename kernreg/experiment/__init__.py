@@ -1,6 +1,6 @@
 """Running experiments: trials of the hold-out protocol, resumable, measured."""
 
-from kernreg.experiment.estimators import make_estimator
+from kernreg.config import make_estimator
 from kernreg.experiment.resources import (
     PeakMemory,
     Stopwatch,

@@ -76,16 +76,4 @@ def run_experiment(
         for algo, trial in bar:
             bar.set_postfix_str(f"{algo.label} trial {trial}")
             store.save_trial(run_trial(exp, algo, data, trial, gflops))
-    context = {
-        "experiment": exp.name,
-        "dataset": exp.dataset["name"],
-        "sigma": exp.kernel.get("sigma"),
-        "kernel": exp.kernel["name"],
-        "config_hash": manifest["config_hash"],
-        "dataset_sha256": data.sha256,
-        "kernreg_version": manifest["environment"]["kernreg"],
-    }
-    # model size: Nyström centers, or random features
-    per_label = {a.label: {"m": a.params.get("m", a.params.get("n_features"))}
-                 for a in exp.algorithms}
-    return store.finalize(context, per_label)
+    return store.finalize()

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from kernreg.config import Algorithm, Experiment
+from kernreg.config import Algorithm, Experiment, make_estimator
 from kernreg.datasets import load_dataset
-from kernreg.experiment.estimators import make_estimator
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.results.record import TrialRecord
 from kernreg.solvers import holdout_split, misclassification_rate, rmse

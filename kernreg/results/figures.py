@@ -23,7 +23,8 @@ from kernreg.atomic import atomic_path
 from kernreg.results.store import RunData, load_run
 from kernreg.solvers import algorithm_title
 
-__all__ = ["FORMATS", "figures_of_run", "loglog_slope", "save_figure", "save_figures"]
+__all__ = ["FORMATS", "figures_of_run", "loglog_slope", "plan_figures", "save_figure",
+           "save_figures"]
 
 FORMATS = ("png", "pdf")
 #: A run with more one-parameter paths than this (an m sweep) gets time-vs-m curves instead
@@ -149,9 +150,16 @@ def time_vs_m_figure(run: RunData) -> Figure | None:
     return fig
 
 
-def figures_of_run(run: RunData) -> dict[str, Figure]:
-    """Every figure the run's contents allow, by file stem."""
-    figures: dict[str, Figure | None] = {"time_vs_m": time_vs_m_figure(run)}
+def plan_figures(run: RunData) -> tuple[dict[str, Figure], dict[str, str]]:
+    """Every figure the run's contents allow, by file stem, and for what it cannot draw the
+    reason why (``kernreg plot`` says both)."""
+    figures: dict[str, Figure] = {}
+    skipped: dict[str, str] = {}
+    time_fig = time_vs_m_figure(run)
+    if time_fig is None:
+        skipped["time_vs_m"] = "no algorithm ran at two or more values of m"
+    else:
+        figures["time_vs_m"] = time_fig
     labels = list(dict.fromkeys(r.label for r in run.records))
     incremental = [lb for lb in labels if any(r.label == lb and r.m_values.size
                                               for r in run.records)]
@@ -160,10 +168,23 @@ def figures_of_run(run: RunData) -> dict[str, Figure]:
                                                     if r.label == lb))
         figures[f"heatmap_{label}"] = heatmap_figure(run, label)
     one_d = [lb for lb in labels if lb not in incremental]
-    if len(one_d) <= MAX_PATH_FIGURES:
-        for label in one_d:
-            figures[f"path_{label}"] = path_figure(run, label)
-    return {k: f for k, f in figures.items() if f is not None}
+    if len(one_d) > MAX_PATH_FIGURES:
+        skipped["path_*"] = (f"{len(one_d)} one-parameter paths (an m sweep): the time against "
+                             f"m figure stands for them")
+        one_d = []
+    for label in one_d:
+        fig = path_figure(run, label)
+        if fig is None:
+            skipped[f"path_{label}"] = (f"{label} has no path to draw (one model, no "
+                                        f"regularization parameter: e.g. KOLS)")
+        else:
+            figures[f"path_{label}"] = fig
+    return figures, skipped
+
+
+def figures_of_run(run: RunData) -> dict[str, Figure]:
+    """Every figure the run's contents allow, by file stem."""
+    return plan_figures(run)[0]
 
 
 def save_figure(fig: Figure, paths: Sequence[str | Path]) -> list[Path]:
@@ -179,13 +200,13 @@ def save_figure(fig: Figure, paths: Sequence[str | Path]) -> list[Path]:
 
 
 def save_figures(run_dir: str | Path, out_dir: str | Path | None = None,
-                 formats: Sequence[str] = FORMATS) -> list[Path]:
+                 formats: Sequence[str] = FORMATS) -> tuple[list[Path], dict[str, str]]:
     """Draw every figure of a run into ``out_dir`` (default ``<run>/figures``); return the
-    files written."""
+    files written and, for each figure that could not be drawn, why."""
     run = load_run(run_dir)
     out = Path(out_dir) if out_dir else run.run_dir / "figures"
-    out.mkdir(parents=True, exist_ok=True)
+    figures, skipped = plan_figures(run)
     written: list[Path] = []
-    for stem, fig in figures_of_run(run).items():
+    for stem, fig in figures.items():
         written += save_figure(fig, [out / f"{stem}.{fmt}" for fmt in formats])
-    return written
+    return written, skipped

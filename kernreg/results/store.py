@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ import pandas as pd
 
 from kernreg.atomic import atomic_path, write_text
 from kernreg.config import results_relevant
-from kernreg.errors import ConfigError, KernregError
+from kernreg.errors import ConfigError, OutputError, ResultsError
 from kernreg.results.record import TrialRecord
 
 _ARRAYS = ("path_values", "val_rmse", "m_values")
@@ -94,7 +96,8 @@ class RunStore:
         try:
             return json.loads(self.manifest_path.read_text())
         except (OSError, ValueError) as exc:
-            raise KernregError(f"cannot read {self.manifest_path}: {exc}") from None
+            raise ResultsError(f"cannot read {self.manifest_path} ({exc}); the run folder is "
+                               f"damaged: start it again with --force") from None
 
     def open(self, manifest: dict[str, Any], *, resume: bool, force: bool,
              redo: tuple[str, ...] = ()) -> None:
@@ -130,8 +133,12 @@ class RunStore:
                         f"{manifest['config_hash'][:12]}…); use --force to start again or "
                         "--out for another folder"
                     )
-        self.trials_dir.mkdir(parents=True, exist_ok=True)
-        write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        try:
+            self.trials_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(self.trials_dir, exc, "choose another --out folder") from exc
+        write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n",
+                   advice="choose another --out folder")
 
     def _same_config(self, manifest: dict[str, Any]) -> bool:
         """Whether stored results come from a config with the same results-relevant fields."""
@@ -154,26 +161,67 @@ class RunStore:
         return True
 
     def save_trial(self, record: TrialRecord) -> None:
-        with atomic_path(self.trial_path(record.label, record.trial)) as tmp, \
+        """Write one finished trial's file atomically (nothing half-written on failure)."""
+        path = self.trial_path(record.label, record.trial)
+        done = len(self.trial_files())
+        advice = f"the {done} trials finished before it are kept in {self.trials_dir}; free " \
+                 f"space and continue with --resume"
+        with atomic_path(path, advice) as tmp, h5_writes(path, advice), \
                 h5py.File(tmp, "w") as f:
             _write_record(f, record)
 
+    def trial_files(self) -> list[Path]:
+        return sorted(self.trials_dir.glob("*.h5"))
+
     def load_trials(self) -> list[TrialRecord]:
+        """Every finished trial's record.
+
+        Raises
+        ------
+        ResultsError
+            A trial file is damaged: it names the file and how to redo that trial.
+        """
         records = []
-        for path in sorted(self.trials_dir.glob("*.h5")):
-            with h5py.File(path, "r") as f:
-                records.append(_read_record(f))
+        for path in self.trial_files():
+            try:
+                with h5py.File(path, "r") as f:
+                    records.append(_read_record(f))
+            except (OSError, KeyError, ValueError, TypeError) as exc:
+                raise ResultsError(
+                    f"damaged trial file {path} ({type(exc).__name__}: {exc}); delete it and "
+                    f"run the experiment again with --resume to redo that trial"
+                ) from None
         return records
 
-    def finalize(self, context: dict[str, Any],
-                 per_label: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
-        """Write ``results.h5`` and ``results.csv`` from the trial files; return the table.
+    def context(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """The columns every CSV row of this run carries, and those per algorithm label, as the
+        manifest records them."""
+        manifest = self.manifest()
+        config = manifest["config"]
+        context = {
+            "experiment": manifest["experiment"],
+            "dataset": manifest["dataset"],
+            "sigma": config["kernel"].get("sigma"),
+            "kernel": config["kernel"]["name"],
+            "config_hash": manifest["config_hash"],
+            "dataset_sha256": manifest["dataset_sha256"],
+            "kernreg_version": manifest["environment"]["kernreg"],
+        }
+        # model size: Nyström centers, or random features
+        per_label = {a["label"]: {"m": a.get("m", a.get("n_features"))}
+                     for a in config["algorithms"]}
+        return context, per_label
 
-        ``context`` adds the same columns to every row, ``per_label`` columns per algorithm.
-        """
+    def finalize(self) -> pd.DataFrame:
+        """Write ``results.h5`` and ``results.csv`` from the trial files and the manifest (also
+        what ``kernreg table --rebuild`` does to damaged ones); return the table."""
         records = self.load_trials()
         manifest = self.manifest()
-        with atomic_path(self.h5_path) as tmp, h5py.File(tmp, "w") as f:
+        context, per_label = self.context()
+        advice = f"the finished trials are kept in {self.trials_dir}; free space and rebuild " \
+                 f"with kernreg table --rebuild {self.run_dir}"
+        with atomic_path(self.h5_path, advice) as tmp, h5_writes(self.h5_path, advice), \
+                h5py.File(tmp, "w") as f:
             for key in ("experiment", "config_hash", "dataset", "dataset_sha256"):
                 f.attrs[key] = manifest[key]
             f.attrs["config"] = json.dumps(manifest["config"])
@@ -181,21 +229,84 @@ class RunStore:
             for record in records:
                 _write_record(f.create_group(f"{record.label}/trial_{record.trial:03d}"),
                               record)
-        per_label = per_label or {}
         table = pd.DataFrame([tidy_row(r, {**context, **per_label.get(r.label, {})})
                               for r in records])
-        with atomic_path(self.csv_path) as tmp:
+        with atomic_path(self.csv_path, advice) as tmp:
             table.to_csv(tmp, index=False)
         return table
 
 
+@contextmanager
+def h5_writes(path: Path, advice: str) -> Iterator[None]:
+    """HDF5 write failures (h5py raises ``RuntimeError`` when a full disk stops it extending
+    the file) as an :class:`~kernreg.errors.OutputError` naming ``path``."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "errno" not in str(exc) and "write" not in str(exc).lower():
+            raise  # not an I/O failure: a bug
+        raise OutputError(path, exc, advice) from exc
+
+
+#: Columns every tidy CSV has, and those that must be numbers.
+REQUIRED_COLUMNS = ("experiment", "dataset", "algorithm", "label", "trial", "selected",
+                    "model_selection_time", "test_rmse")
+NUMERIC_COLUMNS = ("trial", "selected", "model_selection_time", "test_rmse")
+
+
 def read_results_csv(path: str | Path) -> pd.DataFrame:
-    """Read a run's tidy CSV (``path`` may be the run folder or the CSV itself)."""
+    """Read and check a run's tidy CSV (``path`` may be the run folder or the CSV itself).
+
+    Raises
+    ------
+    ResultsError
+        The CSV is missing, not a CSV, lacks columns, has non-numbers where numbers belong,
+        misses values, or — inside a run folder — lists other trials than its trial files
+        (truncated or stale): the message names the file and says how to rebuild it.
+    """
     path = Path(path)
     csv = path / "results.csv" if path.is_dir() else path
+    run_dir = csv.parent
+    rebuild = (f"rebuild it from the trial files: kernreg table --rebuild {run_dir}"
+               if (run_dir / "trials").is_dir() else "it is not one kernreg wrote")
     if not csv.is_file():
-        raise KernregError(f"no results found at {path} (expected {csv})")
-    return pd.read_csv(csv)
+        raise ResultsError(f"no results found at {path} (expected {csv})")
+    try:
+        table = pd.read_csv(csv)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            ValueError) as exc:
+        raise ResultsError(f"{csv} is not a readable CSV ({exc}); {rebuild}") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
+    if missing:
+        raise ResultsError(f"{csv} lacks the columns {', '.join(missing)}; {rebuild}")
+    for column in NUMERIC_COLUMNS:
+        if not pd.api.types.is_numeric_dtype(table[column]):
+            raise ResultsError(f"{csv}: column {column} holds non-numbers; {rebuild}")
+    if table[list(REQUIRED_COLUMNS)].isna().any().any():
+        raise ResultsError(f"{csv} has empty required values (truncated?); {rebuild}")
+    if (run_dir / "trials").is_dir():
+        files = {p.stem for p in RunStore(run_dir).trial_files()}
+        listed = {f"{label}__t{int(t):03d}" for label, t in zip(table["label"], table["trial"],
+                                                                 strict=True)}
+        if listed != files:
+            raise ResultsError(f"{csv} lists {len(listed)} trials, the trial files are "
+                               f"{len(files)} (truncated or stale); {rebuild}")
+        _check_results_h5(run_dir / "results.h5", listed, rebuild)
+    return table
+
+
+def _check_results_h5(path: Path, trials: set[str], rebuild: str) -> None:
+    """``results.h5`` opens and holds one group per trial (``<label>/trial_003``)."""
+    try:
+        with h5py.File(path, "r") as f:
+            groups = {f"{label}__t{name.removeprefix('trial_')}" for label in f
+                      for name in f[label]}
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise ResultsError(f"{path} is damaged ({type(exc).__name__}: {exc}); {rebuild}") \
+            from None
+    if groups != trials:
+        raise ResultsError(f"{path} holds {len(groups)} trials, results.csv {len(trials)}; "
+                           f"{rebuild}")
 
 
 @dataclass
@@ -210,14 +321,20 @@ class RunData:
 
 
 def load_run(run_dir: str | Path) -> RunData:
-    """Read a finished run folder (``kernreg run`` output)."""
+    """Read a finished run folder (``kernreg run`` output).
+
+    Raises
+    ------
+    ResultsError
+        Not a run folder, no finished trial, or a damaged trial file or ``results.csv``.
+    """
     run_dir = Path(run_dir)
     store = RunStore(run_dir)
     if not store.manifest_path.is_file():
-        raise KernregError(f"{run_dir} is not a run folder (no manifest.json)")
+        raise ResultsError(f"{run_dir} is not a run folder (no manifest.json)")
     records = store.load_trials()
     if not records:
-        raise KernregError(f"{run_dir} has no finished trials to plot")
+        raise ResultsError(f"{run_dir} has no finished trials")
     manifest = store.manifest()
     return RunData(manifest["experiment"], manifest["dataset"], records,
                    read_results_csv(run_dir), run_dir)

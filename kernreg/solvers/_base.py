@@ -10,8 +10,16 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from kernreg._validation import check_data, check_fit_data, check_int, check_positive
+from kernreg._validation import (
+    check_data,
+    check_fit_data,
+    check_int,
+    check_positive,
+    check_random_state,
+)
 from kernreg.kernels import Kernel, make_kernel
+from kernreg.solvers._nystrom import check_epsilon
+from kernreg.solvers.centers import get_sampler
 from kernreg.solvers.params import DEFAULT_LAMBDA_GRID
 from kernreg.solvers.stopping import StoppingRule, get_stopping_rule
 
@@ -104,12 +112,34 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         sigma = self.sigma if self.kernel != "linear" else None
         return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget)
 
+    def check_params(self) -> None:
+        """Check every constructor parameter that can be checked without data.
+
+        ``fit`` runs the same checks; the experiment runner calls this for every algorithm of
+        a config before a run writes anything, so a bad parameter of the last algorithm stops
+        the run before the first one's trials exist.
+
+        Raises
+        ------
+        ValueError
+            Naming the parameter and what is allowed.
+        """
+        self._make_kernel()  # kernel name, σ, dtype, memory budget
+
     def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
-        """Check data and kernel parameters; set ``kernel_`` and ``n_features_in_``."""
+        """Check data and parameters; set ``kernel_`` and ``n_features_in_``."""
         X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val)
+        self.check_params()
         self.kernel_ = self._make_kernel()
         self.n_features_in_ = X.shape[1]
         return X, y, X_val, y_val
+
+    def _check_nystrom(self) -> None:
+        """The Nyström parameters every center-based estimator has (m, ε, sampler, seed)."""
+        check_int(self.m, "m", minimum=1)
+        check_epsilon(self.epsilon)
+        get_sampler(self.sampler)
+        check_random_state(self.random_state)
 
     def _check_refit(self) -> bool:
         if not isinstance(self.refit, bool | np.bool_):

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kernreg._validation import check_int, check_random_state
+from kernreg._validation import check_int, check_positive, check_random_state
 from kernreg.kernels import Kernel
 from kernreg.solvers.leverage import approximate_leverage_scores
 
@@ -86,8 +86,8 @@ class LeverageScoreSampler(CenterSampler):
     name = "leverage"
 
     def __init__(self, lam: float = 1e-6, subsample: int | None = None) -> None:
-        self.lam = lam
-        self.subsample = subsample
+        self.lam = check_positive(lam, "lam")  # a sampler is checked where it is made
+        self.subsample = check_int(subsample, "subsample", minimum=1, allow_none=True)
 
     def _select(self, X: Any, m: int, rng: np.random.Generator,
                 kernel: Kernel | None) -> np.ndarray:

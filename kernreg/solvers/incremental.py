@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_lambdas
+from kernreg._validation import check_choice, check_int, check_lambdas
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
 from kernreg.solvers._cholupdate import cholesky_append_bordered, cholesky_append_rank_one
 from kernreg.solvers._linalg import NystromFactor
-from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
+from kernreg.solvers._nystrom import PENALTIES, nystrom_products, nystrom_setup
 from kernreg.solvers.nkrls import nkrls_path
 from kernreg.solvers.params import (
     LAMBDAS,
@@ -99,8 +99,7 @@ def incremental_nkrls_path(
     failed : ndarray of shape (L,), bool
         λ values whose factorization failed at some level.
     """
-    if update not in UPDATES:
-        raise ValueError(f"update must be one of {list(UPDATES)}, got {update!r}")
+    check_choice(update, "update", UPDATES)
     m = H.shape[0]
     L, M = lambdas.size, levels.size
     coefs = np.zeros((m, L, M))
@@ -287,6 +286,17 @@ class IncrementalNystromKRLS(KernelEstimator):
     def _fit_info(self) -> dict[str, Any]:
         return {"m_selected": int(self.best_m_), **self._factor_info()}
 
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_nystrom()
+        self._check_refit()
+        self._check_lam(self.lam)
+        check_choice(self.update, "update", UPDATES)
+        check_choice(self.penalty, "penalty", PENALTIES)
+        check_m_levels(self.m_values, check_int(self.m, "m", minimum=1))
+        if self.lambdas is not None:
+            check_lambdas(self.lambdas)
+
     def fit(self, X: Any, y: Any, X_val: Any = None,
             y_val: Any = None) -> IncrementalNystromKRLS:
         """Fit at ``(lam, m)``, or over the ``(lambdas, m_values)`` grid selecting on validation.
@@ -306,8 +316,6 @@ class IncrementalNystromKRLS(KernelEstimator):
         m = self._check_m(n)
         refit = self._check_refit()
         lam = self._check_lam(self.lam)
-        if self.update not in UPDATES:
-            raise ValueError(f"update must be one of {list(UPDATES)}, got {self.update!r}")
         levels = check_m_levels(self.m_values, m)
         if X_val is None:
             lambdas, levels = np.array([lam]), np.array([m])

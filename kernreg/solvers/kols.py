@@ -17,6 +17,14 @@ from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 __all__ = ["KOLS"]
 
 
+def _check_rcond(rcond: Any) -> None:
+    if rcond is None:
+        return
+    if isinstance(rcond, bool) or not isinstance(rcond, numbers.Real) or not np.isfinite(rcond) \
+            or rcond < 0:
+        raise ValueError(f"rcond must be a finite number >= 0, got {rcond!r}")
+
+
 class KOLS(KernelEstimator):
     """Kernel ordinary least squares, ``α = K⁺ y`` (no regularization, no path).
 
@@ -62,6 +70,10 @@ class KOLS(KernelEstimator):
     def _fit_info(self) -> dict[str, Any]:
         return {"rank": float(self.rank_)}
 
+    def check_params(self) -> None:
+        super().check_params()
+        _check_rcond(self.rcond)
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KOLS:
         """Fit ``α = K⁺ y``; with validation data also record the validation RMSE.
 
@@ -78,8 +90,6 @@ class KOLS(KernelEstimator):
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
         n = X.shape[0]
         rcond = n * np.finfo(np.float64).eps if self.rcond is None else self.rcond
-        if not isinstance(rcond, numbers.Real) or not np.isfinite(rcond) or rcond < 0:
-            raise ValueError(f"rcond must be a finite number >= 0, got {self.rcond!r}")
         K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
         s, U = eigh_inplace(K)
         keep = np.abs(s) > rcond * np.max(np.abs(s))

@@ -127,6 +127,14 @@ class KernelLandweber(KernelEstimator):
     def _fit_info(self) -> dict[str, Any]:
         return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_)}
 
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_max_iter()
+        self._check_rule()
+        self._check_refit()
+        check_positive(self.step_size, "step_size", allow_none=True)
+        check_choice(self.step_rule, "step_rule", STEP_RULES)
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KernelLandweber:
         """Run the iteration; with validation data select t* by the stopping rule.
 
@@ -144,8 +152,6 @@ class KernelLandweber(KernelEstimator):
         max_iter = self._check_max_iter()
         rule = self._check_rule()
         refit = self._check_refit()
-        check_positive(self.step_size, "step_size", allow_none=True)
-        check_choice(self.step_rule, "step_rule", STEP_RULES)
         step, self.step_size_ = self._iteration(X, y)
         self.centers_ = X
         if X_val is None:

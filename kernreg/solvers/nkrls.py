@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_lambdas
+from kernreg._validation import check_choice, check_lambdas
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
 from kernreg.solvers._linalg import NystromFactor
 from kernreg.solvers._metrics import rmse
-from kernreg.solvers._nystrom import nystrom_products, nystrom_setup
+from kernreg.solvers._nystrom import PENALTIES, nystrom_products, nystrom_setup
 from kernreg.solvers.krls import eigen_path_coefs
 from kernreg.solvers.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
@@ -57,8 +57,7 @@ def nkrls_path(
     fallbacks : list of float
         λ values for which the Cholesky variant fell back to the eigendecomposition.
     """
-    if method not in PATH_METHODS:
-        raise ValueError(f"path_method must be one of {list(PATH_METHODS)}, got {method!r}")
+    check_choice(method, "path_method", PATH_METHODS)
     fallbacks: list[float] = []
     if method == "eigh":
         s, V = la.eigh(H, check_finite=False, driver="evd")  # divide and conquer: ~15% faster
@@ -170,6 +169,16 @@ class NystromKRLS(KernelEstimator):
     def _fit_info(self) -> dict[str, Any]:
         return self._factor_info()
 
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_nystrom()
+        self._check_refit()
+        self._check_lam(self.lam)
+        check_choice(self.path_method, "path_method", PATH_METHODS)
+        check_choice(self.penalty, "penalty", PENALTIES)
+        if self.lambdas is not None:
+            check_lambdas(self.lambdas)
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> NystromKRLS:
         """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
 
@@ -187,10 +196,6 @@ class NystromKRLS(KernelEstimator):
         n = X.shape[0]
         m = self._check_m(n)
         refit = self._check_refit()
-        if self.path_method not in PATH_METHODS:
-            raise ValueError(
-                f"path_method must be one of {list(PATH_METHODS)}, got {self.path_method!r}"
-            )
         lam = self._check_lam(self.lam)  # checked even when the grid is used
         if X_val is None:
             lambdas = np.array([lam])

@@ -268,6 +268,19 @@ class Nytro(KernelEstimator):
                 **self._factor_info(), "strategy": self.strategy_,
                 "validation_strategy": self.validation_strategy_}
 
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_nystrom()
+        self._check_max_iter()
+        self._check_rule()
+        self._check_refit()
+        check_positive(self.step_size, "step_size", allow_none=True)
+        check_choice(self.step_rows, "step_rows", STEP_ROWS)
+        check_positive(self.max_memory, "max_memory", allow_none=True)
+        make_update(self.acceleration, self.nu)
+        for name in ("strategy", "validation_strategy"):
+            check_choice(getattr(self, name), name, ("auto", *STRATEGIES))
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Nytro:
         """Run NYTRO; with validation data select t* by the stopping rule.
 
@@ -286,12 +299,7 @@ class Nytro(KernelEstimator):
         max_iter = self._check_max_iter()
         rule = self._check_rule()
         refit = self._check_refit()
-        check_positive(self.step_size, "step_size", allow_none=True)
-        step_rows = check_choice(self.step_rows, "step_rows", STEP_ROWS)
-        check_positive(self.max_memory, "max_memory", allow_none=True)
-        make_update(self.acceleration, self.nu)  # checks both before any work
-        for name in ("strategy", "validation_strategy"):
-            check_choice(getattr(self, name), name, ("auto", *STRATEGIES))
+        step_rows = self.step_rows
         setup = nystrom_setup(
             X,
             m,

@@ -132,6 +132,18 @@ class RandomFeaturesKRLS(KernelEstimator):
     def _fit_info(self) -> dict[str, Any]:
         return {"m_selected": int(self.best_n_features_)}  # the selected size, as m*
 
+    def check_params(self) -> None:
+        super().check_params()
+        if self.kernel != "gaussian":
+            raise ValueError(f"kernel must be 'gaussian' for random Fourier features, "
+                             f"got {self.kernel!r}")
+        check_m_levels(self.d_values, check_int(self.n_features, "n_features", minimum=1))
+        self._check_refit()
+        self._check_lam(self.lam)
+        check_random_state(self.random_state)
+        if self.lambdas is not None:
+            check_lambdas(self.lambdas)
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> RandomFeaturesKRLS:
         """Fit at ``(lam, n_features)``, or over the ``(lambdas, d_values)`` grid.
 
@@ -146,9 +158,6 @@ class RandomFeaturesKRLS(KernelEstimator):
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        if self.kernel != "gaussian":
-            raise ValueError(f"kernel must be 'gaussian' for random Fourier features, "
-                             f"got {self.kernel!r}")
         D = check_int(self.n_features, "n_features", minimum=1)
         refit = self._check_refit()
         lam = self._check_lam(self.lam)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernreg.config import Algorithm, Experiment
+from kernreg.config.experiment import Algorithm, Experiment
 from kernreg.solvers import KernelEstimator, get_algorithm
 
 

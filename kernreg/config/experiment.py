@@ -1,0 +1,89 @@
+"""An experiment config once validated, defaults filled in: the single source of truth of a
+run (its hash keys the stored results)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernreg.solvers.params import lambda_grid, level_values
+
+__all__ = ["Algorithm", "Experiment", "expand_m", "results_relevant"]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm of an experiment with all its parameters (defaults filled in)."""
+
+    name: str
+    label: str
+    params: dict[str, Any]
+
+    def lambdas(self) -> np.ndarray:
+        """The λ grid as an array (for the algorithms with a ``lambdas`` key)."""
+        return lambda_grid(self.params["lambdas"])
+
+    def m_levels(self, key: str = "m_values") -> list[int] | None:
+        """The levels ``m_values`` (or ``d_values``) as a list (None: the estimator's
+        default)."""
+        return level_values(self.params.get(key))
+
+
+def expand_m(value: Any) -> list[int] | None:
+    """The values of an ``m`` entry: one, a list, or ``{range: [start, stop, step]}``."""
+    if isinstance(value, dict):
+        start, stop, step = value["range"]
+        return list(range(start, stop + 1, step))
+    if isinstance(value, list):
+        return [int(v) for v in value]
+    return None if value is None else [int(value)]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment config, defaults filled in: the single source of truth of a run."""
+
+    name: str
+    path: Path | None
+    dataset: dict[str, Any]
+    kernel: dict[str, Any]
+    algorithms: tuple[Algorithm, ...]
+    protocol: dict[str, Any]
+    budget: dict[str, Any]
+    description: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The normalised config (what is hashed and stored with the results)."""
+        return {
+            "name": self.name,
+            "dataset": self.dataset,
+            "kernel": self.kernel,
+            "algorithms": [{"name": a.name, "label": a.label, **a.params}
+                           for a in self.algorithms],
+            "protocol": self.protocol,
+            "budget": self.budget,
+        }
+
+    def config_hash(self) -> str:
+        """sha256 of the part of the config that determines each trial's numbers (see
+        :func:`results_relevant`)."""
+        payload = results_relevant(self.as_dict())
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
+    """A normalised config without what cannot change any trial's numbers: the name, the
+    memory budget and block size, and the number of trials (trial k depends only on the seed
+    and k, so a run can be extended with more trials). BLAS threads may change rounding and
+    stay."""
+    payload = copy.deepcopy(config)
+    payload.pop("name", None)
+    payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
+    payload.get("protocol", {}).pop("trials", None)
+    return payload
