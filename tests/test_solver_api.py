@@ -14,6 +14,7 @@ from kernreg.solvers import (
     IncrementalNystromKRLS,
     KernelLandweber,
     NystromKRLS,
+    NystromPCG,
     Nytro,
     RandomFeaturesKRLS,
     algorithm_names,
@@ -62,8 +63,9 @@ def test_registry():
         "nytro": Nytro,
         "inkrls": IncrementalNystromKRLS,
         "rf": RandomFeaturesKRLS,
+        "pcg": NystromPCG,
     }
-    assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf"]
+    assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf", "pcg"]
     assert get_algorithm("NYTRO") is Nytro
     with pytest.raises(ValueError, match=r"algorithm must be one of \['es', 'inkrls', 'kols'"):
         get_algorithm("falkon")

@@ -49,10 +49,15 @@ def export_data_settings(mirror: str | None, cache_dir: str | None, offline: boo
 @click.option("--only", multiple=True, metavar="LABEL",
               help="Run only these algorithms (repeatable); --resume adds the others later.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--scheduler", metavar="WHERE",
+              help="Run the trials as Dask tasks: local:N (a LocalCluster of N worker "
+                   "processes on this machine) or a scheduler's address (tcp://host:8786); "
+                   "overrides the config's execution.scheduler (default: local, this "
+                   "process).")
 @data_options
 def run(config: str, trials: int | None, seed: int | None, out: str, resume: bool, force: bool,
-        only: tuple[str, ...], no_progress: bool, mirror: str | None, cache_dir: str | None,
-        offline: bool | None) -> None:
+        only: tuple[str, ...], no_progress: bool, scheduler: str | None, mirror: str | None,
+        cache_dir: str | None, offline: bool | None) -> None:
     """Run the experiment of CONFIG (YAML): every algorithm, every trial.
 
     CONFIG may also be a table config (`table:` and `runs:`): each listed experiment is then
@@ -61,9 +66,12 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
     """
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
-    overrides = {"protocol": {k: v for k, v in (("trials", trials), ("seed", seed))
-                              if v is not None}}
-    overrides = overrides if overrides["protocol"] else None
+    overrides: dict[str, dict] = {}
+    protocol = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
+    if protocol:
+        overrides["protocol"] = protocol
+    if scheduler:
+        overrides["execution"] = {"scheduler": scheduler}
     if is_table_config(config):
         if only:
             raise click.UsageError("--only applies to one experiment, not to a table config")

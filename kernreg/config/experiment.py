@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,8 @@ class Experiment:
     protocol: dict[str, Any]
     budget: dict[str, Any]
     description: str = ""
+    #: Where trials run: ``{"scheduler": "local" | "local:N" | "tcp://host:port"}``.
+    execution: dict[str, Any] = field(default_factory=lambda: {"scheduler": "local"})
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""
@@ -68,6 +70,7 @@ class Experiment:
                            for a in self.algorithms],
             "protocol": self.protocol,
             "budget": self.budget,
+            "execution": self.execution,
         }
 
     def config_hash(self) -> str:
@@ -79,11 +82,12 @@ class Experiment:
 
 def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
     """A normalised config without what cannot change any trial's numbers: the name, the
-    memory budget and block size, and the number of trials (trial k depends only on the seed
-    and k, so a run can be extended with more trials). BLAS threads may change rounding and
-    stay."""
+    memory budget and block size, the number of trials (trial k depends only on the seed and
+    k, so a run can be extended with more trials) and where trials run (a trial is the same
+    computation on a Dask worker). BLAS threads may change rounding and stay."""
     payload = copy.deepcopy(config)
     payload.pop("name", None)
+    payload.pop("execution", None)
     payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
     payload.get("protocol", {}).pop("trials", None)
     return payload

@@ -104,7 +104,7 @@ def _explain(error: jsonschema.ValidationError, prefix: list[Any]) -> str:
         sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=",
                 "exclusiveMaximum": "<"}[error.validator]
         return f"{where}: must be {sign} {error.validator_value}, got {value!r}"
-    if error.validator == "oneOf" and "description" in schema:
+    if error.validator in ("oneOf", "pattern") and "description" in schema:
         return f"{where}: {value!r} is not valid; expected {schema['description']}"
     return f"{where}: {error.message}"
 
@@ -172,6 +172,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                         f"classes can be coded {dataset['target_coding']}")
     protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
+    execution = {"scheduler": "local", **data.get("execution", {})}
     kernel = {"name": "gaussian", **data.get("kernel", {})}
     if kernel["name"] != "linear" and "sigma" not in kernel:
         if spec.sigma is None:
@@ -214,6 +215,9 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                     problems.append(f"algorithms[{i}].m: {m} exceeds the {n_fit} rows left "
                                     f"for fitting after the validation split")
             problems += _check_levels(params, ms, f"algorithms[{i}].m_values")
+        if params.get("backend") == "dask" and execution["scheduler"] == "local":
+            problems.append(f"algorithms[{i}].backend: dask spreads the rows over a Dask "
+                            f"cluster: run with --scheduler local:N or a scheduler's address")
         if algo_spec.check is not None:
             problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, kernel["name"])]
         sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
@@ -240,6 +244,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         protocol=protocol,
         budget=budget,
         description=data.get("description", ""),
+        execution=execution,
     )
     # The estimators check their own parameters, with the code their fit runs: a value the
     # schema lets through (or a combination of values) is rejected now, before a run writes.

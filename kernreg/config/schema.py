@@ -68,6 +68,19 @@ def experiment_schema() -> dict[str, Any]:
                     "refit": {"type": "boolean"},
                 },
             },
+            "execution": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "scheduler": {
+                        "description": "local (this process), local:N (a Dask LocalCluster "
+                                       "of N worker processes) or the address of a Dask "
+                                       "scheduler (tcp://host:8786)",
+                        "type": "string",
+                        "pattern": "^(local|local:[1-9][0-9]*|(tcp|tls|inproc)://.+)$",
+                    },
+                },
+            },
             "budget": {
                 "type": "object",
                 "additionalProperties": False,

@@ -48,15 +48,16 @@ def run_experiment(
     run to the algorithms with these labels (the others can be run later with ``resume``);
     with ``force`` only their earlier trials are deleted when the config is unchanged.
     Before anything runs, each algorithm's peak memory is estimated against
-    ``budget.memory_gb``.
+    ``budget.memory_gb``. With ``exp.execution["scheduler"]`` other than ``"local"`` the trials
+    run as Dask tasks (:mod:`kernreg.experiment.distributed`), stored the same way.
     """
     algorithms = select_algorithms(exp, only)
     store = RunStore(run_dir_for(exp, out))
     with threadpool_limits(limits=exp.budget["blas_threads"]):
         data = prepare_data(exp)
         n_val = math.ceil(exp.protocol["validation_fraction"] * len(data.y_train))
-        check_memory(exp, algorithms, len(data.y_train) - n_val, n_val, len(data.y_test),
-                     data.X_train.shape[1])
+        estimates = check_memory(exp, algorithms, len(data.y_train) - n_val, n_val,
+                                 len(data.y_test), data.X_train.shape[1])
         manifest = {
             "experiment": exp.name,
             "config": exp.as_dict(),
@@ -70,6 +71,12 @@ def run_experiment(
         store.open(manifest, resume=resume, force=force, redo=only)
         todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
                 if not store.completed(algo.label, t)]
+        if todo and exp.execution["scheduler"] != "local":
+            from kernreg.experiment.distributed import run_trials_on_dask  # Dask: optional
+
+            run_trials_on_dask(exp, todo, data, store.save_trial, progress=progress,
+                               peaks={e.label: e.peak_bytes for e in estimates})
+            return store.finalize()
         # the yardstick of this process's times (hosts differ 2.5× on the same run)
         gflops = gemm_gflops() if todo else None
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)

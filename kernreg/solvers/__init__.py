@@ -21,7 +21,7 @@ Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data:
 
 from __future__ import annotations
 
-# Importing an algorithm's module registers it; tables list algorithms in this order.
+# Importing an algorithm's module registers it (its spec's ``order`` places it in tables).
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, Selection
 from kernreg.solvers._metrics import misclassification_rate, rmse
 from kernreg.solvers.incremental import IncrementalNystromKRLS
@@ -31,6 +31,7 @@ from kernreg.solvers.landweber import KernelLandweber
 from kernreg.solvers.model_selection import holdout_split
 from kernreg.solvers.nkrls import NystromKRLS
 from kernreg.solvers.nytro import Nytro
+from kernreg.solvers.pcg import NystromPCG
 from kernreg.solvers.random_features import RandomFeaturesKRLS
 from kernreg.solvers.registry import (
     AlgorithmSpec,
@@ -53,6 +54,7 @@ __all__ = [
     "KernelLandweber",
     "MemoryProblem",
     "NystromKRLS",
+    "NystromPCG",
     "Nytro",
     "RandomFeaturesKRLS",
     "Selection",

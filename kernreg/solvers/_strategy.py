@@ -36,6 +36,11 @@ SKINNY_FLOPS = GEMM_FLOPS / 4
 CACHE_BYTES = 32 * 2**20
 CACHE_SPEEDUP = 4.0
 
+#: Seconds of one product's round trip to the Dask workers and back (scheduling, a tree of
+#: additions), and the network's bytes/s: nominal, a loaded LAN.
+ROUND_TRIP = 5e-3
+NETWORK_BYTES = 1e9
+
 #: Lanczos products for the step size (top_eigenvalue's small Krylov basis converges in ~7).
 STEP_SIZE_PRODUCTS = 8
 
@@ -97,17 +102,25 @@ def _part_costs(rows: int, m: int, d: int, normal_passes: float, scorings: float
 
 
 def nytro_costs(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
-                block_bytes: int, val_step_rows: bool = False
+                block_bytes: int, val_step_rows: bool = False, workers: int = 1
                 ) -> dict[tuple[str, str], StrategyCost]:
     """Cost of each (training, validation) strategy pair for ``n`` training and ``n_val``
     validation rows, ``m`` centers, ``d`` features and at most ``max_iter`` iterations
     (``itemsize``: kernel dtype bytes; ``block_bytes``: one kernel block; ``val_step_rows``:
-    the step size's products also pass over the validation rows)."""
+    the step size's products also pass over the validation rows). Over ``workers`` Dask
+    workers (the ``dask`` backend) the rows are split among them: seconds and peak bytes are
+    per worker, and every product adds a round trip of m-vectors (:data:`ROUND_TRIP`)."""
     # the step size γ = 1/‖A‖² costs about STEP_SIZE_PRODUCTS more normal passes
     normal_passes = max_iter + STEP_SIZE_PRODUCTS
-    train = _part_costs(n, m, d, normal_passes, 0, itemsize, gram_buffers=4)
-    val = _part_costs(n_val, m, d, STEP_SIZE_PRODUCTS if val_step_rows else 0, max_iter,
+    rows, rows_val = -(-n // workers), -(-n_val // workers)
+    train = _part_costs(rows, m, d, normal_passes, 0, itemsize, gram_buffers=4)
+    val = _part_costs(rows_val, m, d, STEP_SIZE_PRODUCTS if val_step_rows else 0, max_iter,
                       itemsize, gram_buffers=1)
+    if workers > 1:  # the iterate out and a tree of m-vector sums back, per product
+        trip = ROUND_TRIP + 8.0 * m * 3 / NETWORK_BYTES
+        for name in ("memory", "blocked"):  # gram's m × m products run in the driver
+            train[name] = (train[name][0] + normal_passes * trip, train[name][1])
+            val[name] = (val[name][0] + max_iter * trip / VALIDATION_CHUNK, val[name][1])
     # In every case: K_mm's Cholesky; the solves with R and Rᵀ of each training normal pass
     # (two triangles, one m × m read); K_mm, R and their work buffers (m × m, float64) and
     # one kernel block.

@@ -376,6 +376,7 @@ register(AlgorithmSpec(
     name="inkrls",
     estimator=IncrementalNystromKRLS,
     title="Incremental NKRLS",
+    order=60,
     schema={"lambdas": LAMBDAS, "m_values": M_LEVELS, "update": {"enum": list(UPDATES)},
             **PATH_NYSTROM},
     config_defaults=("lambdas", "m_values", "update", "epsilon", "penalty", "sampler"),

@@ -116,6 +116,7 @@ register(AlgorithmSpec(
     name="kols",
     estimator=KOLS,
     title="KOLS",
+    order=10,
     memory=full_kernel_memory,
     summary="α = K⁺y, the minimum-norm interpolant (no regularization, no path)",
 ))

@@ -153,6 +153,7 @@ register(AlgorithmSpec(
     name="krls",
     estimator=KRLS,
     title="KRLS",
+    order=20,
     schema={"lambdas": LAMBDAS},
     config_defaults=("lambdas",),
     memory=full_kernel_memory,

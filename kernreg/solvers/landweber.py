@@ -181,6 +181,7 @@ register(AlgorithmSpec(
     name="es",
     estimator=KernelLandweber,
     title="ES",
+    order=30,
     schema={"max_iter": {"type": "integer", "minimum": 1}, "stopping": STOPPING,
             "step_rule": {"enum": list(STEP_RULES)}},
     config_defaults=("max_iter", "stopping", "step_rule"),

@@ -10,6 +10,7 @@ import scipy.linalg as la
 from kernreg._validation import check_choice, check_lambdas
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
+from kernreg.solvers._dask import BACKENDS, DistributedRows
 from kernreg.solvers._linalg import NystromFactor
 from kernreg.solvers._metrics import rmse
 from kernreg.solvers._nystrom import PENALTIES, nystrom_products, nystrom_setup
@@ -118,6 +119,10 @@ class NystromKRLS(KernelEstimator):
         Kernel evaluation precision (the products are accumulated in float64).
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
+    backend : {"local", "dask"}, default "local"
+        Where ``AᵀA``, ``Aᵀy`` and the validation errors are computed: in this process, or
+        over the rows spread on the running Dask client's workers (see
+        :mod:`kernreg.solvers._dask`; the same numbers up to the order of the sums).
 
     Attributes
     ----------
@@ -151,6 +156,7 @@ class NystromKRLS(KernelEstimator):
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        backend: str = "local",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -165,6 +171,7 @@ class NystromKRLS(KernelEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.backend = backend
 
     def _fit_info(self) -> dict[str, Any]:
         return self._factor_info()
@@ -176,6 +183,7 @@ class NystromKRLS(KernelEstimator):
         self._check_lam(self.lam)
         check_choice(self.path_method, "path_method", PATH_METHODS)
         check_choice(self.penalty, "penalty", PENALTIES)
+        check_choice(self.backend, "backend", BACKENDS)
         if self.lambdas is not None:
             check_lambdas(self.lambdas)
 
@@ -212,7 +220,7 @@ class NystromKRLS(KernelEstimator):
         )
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info
-        H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
+        H, Aty = self._products(X, y, setup.centers, setup.factor)
         alphas, fallbacks = nkrls_path(H, Aty, setup.factor, lambdas, n, self.path_method)
         if X_val is None:
             self.alpha_, self.best_lambda_, self.path_ = alphas[:, 0], float(lambdas[0]), None
@@ -220,19 +228,35 @@ class NystromKRLS(KernelEstimator):
             return self
         self.path_coefs_ = alphas
 
-        val_rmse = rmse(y_val, self.kernel_.matvec(X_val, setup.centers, alphas))
+        if self.backend == "dask":
+            val_rows = DistributedRows(self.kernel_, X_val, y_val, setup.centers, "blocked")
+            val_rmse = val_rows.rmse(alphas)
+            val_rows.close()
+        else:
+            val_rmse = rmse(y_val, self.kernel_.matvec(X_val, setup.centers, alphas))
         best = best_iteration(val_rmse) - 1
         self.best_lambda_ = float(lambdas[best])
         self.path_ = {"lambdas": lambdas, "val_rmse": val_rmse, "cholesky_fallbacks": fallbacks}
         self.alpha_ = alphas[:, best].copy()
         if refit:
             Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            H, Aty = nystrom_products(self.kernel_, Xa, setup.centers, ya, setup.factor)
+            H, Aty = self._products(Xa, ya, setup.centers, setup.factor)
             alphas, _ = nkrls_path(
                 H, Aty, setup.factor, np.array([self.best_lambda_]), Xa.shape[0], self.path_method
             )
             self.alpha_ = alphas[:, 0]
         return self
+
+    def _products(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """``(AᵀA, Aᵀy)`` here, or summed over the parts of the rows on a Dask cluster."""
+        if self.backend == "dask":
+            rows = DistributedRows(self.kernel_, X, y, C, "blocked")
+            try:
+                return rows.gram_products(factor)
+            finally:
+                rows.close()
+        return nystrom_products(self.kernel_, X, C, y, factor)
 
     def predict_path(self, X: Any) -> np.ndarray:
         """Predictions of every λ of the validated path, ``(n_samples, L)`` (before any refit):
@@ -256,7 +280,9 @@ register(AlgorithmSpec(
     name="nkrls",
     estimator=NystromKRLS,
     title="NKRLS",
-    schema={"lambdas": LAMBDAS, "path_method": {"enum": list(PATH_METHODS)}, **PATH_NYSTROM},
+    order=40,
+    schema={"lambdas": LAMBDAS, "path_method": {"enum": list(PATH_METHODS)},
+            "backend": {"enum": list(BACKENDS)}, **PATH_NYSTROM},
     config_defaults=("lambdas", "path_method", "epsilon", "penalty", "sampler"),
     takes_centers=True,
     memory=nystrom_path_memory,

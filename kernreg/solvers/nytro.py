@@ -12,6 +12,7 @@ from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
 from kernreg.solvers._acceleration import ACCELERATIONS, make_update
 from kernreg.solvers._base import KernelEstimator, stack_rows
+from kernreg.solvers._dask import BACKENDS, DistributedRows, current_client
 from kernreg.solvers._iterative import (
     VALIDATION_CHUNK,
     prediction_rmse,
@@ -67,13 +68,15 @@ def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: 
 
 def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
                     block_bytes: int, memory_limit: int, strategy: str = "auto",
-                    validation_strategy: str = "auto", val_step_rows: bool = False
+                    validation_strategy: str = "auto", val_step_rows: bool = False,
+                    workers: int = 1
                     ) -> tuple[StrategyCost, dict[tuple[str, str], StrategyCost]]:
     """The (training, validation) strategies NYTRO runs with: the given ones, ``"auto"`` parts
-    filled in by the cost model within ``memory_limit``; and every pair's estimate. The one
-    plan behind both ``fit`` and the memory preflight."""
+    filled in by the cost model within ``memory_limit`` (per worker, over ``workers`` Dask
+    workers); and every pair's estimate. The one plan behind both ``fit`` and the memory
+    preflight."""
     costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, itemsize, block_bytes,
-                        val_step_rows=val_step_rows)
+                        val_step_rows=val_step_rows, workers=workers)
     return choose_strategy(costs, memory_limit, strategy, validation_strategy), costs
 
 
@@ -187,6 +190,7 @@ class Nytro(KernelEstimator):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         acceleration: str = "none",
         nu: float = 1.0,
+        backend: str = "local",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -209,6 +213,7 @@ class Nytro(KernelEstimator):
         self.memory_budget = memory_budget
         self.acceleration = acceleration
         self.nu = nu
+        self.backend = backend
 
     def _gram_kernel(self) -> Kernel:
         """The kernel for the gram strategy, always float64: G is used through R⁻¹ (up to
@@ -225,8 +230,11 @@ class Nytro(KernelEstimator):
             # K_nmᵀ(K_nm α − y) = Gα − b with G = K_nmᵀK_nm, b = K_nmᵀy formed once. AᵀA =
             # R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for its tiny λ (see
             # nystrom_products), a gradient step only needs these products.
-            G, b = self._gram_kernel().gram_products(X, C, y)
+            G, b = self._gram(X, y, C)
             return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
+        if self.backend == "dask":
+            rows = self._distributed(X, y, C, strategy)
+            return rows.gradient, rows.normal
         knm = make_knm(strategy, self.kernel_, X, C)
         return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
 
@@ -237,7 +245,7 @@ class Nytro(KernelEstimator):
         normal product."""
         if strategy == "gram":
             # ‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v: O(m²) per iterate, no K_vm kept.
-            G_v, b_v = self._gram_kernel().gram_products(X_val, C, y_val)
+            G_v, b_v = self._gram(X_val, y_val, C)
             yy, n_val = float(y_val @ y_val), y_val.shape[0]
 
             def quadratic(alphas: np.ndarray) -> np.ndarray:
@@ -245,8 +253,28 @@ class Nytro(KernelEstimator):
                 return np.sqrt(np.maximum(sq, 0.0) / n_val)
 
             return quadratic, 1, (lambda u: G_v @ u)
+        if self.backend == "dask":
+            rows = self._distributed(X_val, y_val, C, strategy)
+            return rows.rmse, VALIDATION_CHUNK, rows.normal
         knm = make_knm(strategy, self.kernel_, X_val, C)
         return prediction_rmse(knm.matvec, y_val), VALIDATION_CHUNK, knm_normal_product(knm)
+
+    def _gram(self, X: Any, y: np.ndarray, C: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(K_nmᵀK_nm, K_nmᵀy)`` in float64, here or summed over a Dask cluster's parts."""
+        if self.backend == "dask":
+            rows = DistributedRows(self._gram_kernel(), X, y, C, "blocked")
+            try:
+                return rows.gram_products()
+            finally:
+                rows.close()
+        G, b = self._gram_kernel().gram_products(X, C, y)
+        return G, b
+
+    def _distributed(self, X: Any, y: np.ndarray, C: Any, strategy: str) -> DistributedRows:
+        """Rows spread over the Dask cluster, released when the fit ends."""
+        rows = DistributedRows(self.kernel_, X, y, C, strategy)
+        self._released.append(rows)
+        return rows
 
     def _step(self, gradient: Callable[[np.ndarray], np.ndarray], gamma: float,
               factor: NystromFactor) -> Callable[[], np.ndarray]:
@@ -280,6 +308,7 @@ class Nytro(KernelEstimator):
         make_update(self.acceleration, self.nu)
         for name in ("strategy", "validation_strategy"):
             check_choice(getattr(self, name), name, ("auto", *STRATEGIES))
+        check_choice(self.backend, "backend", BACKENDS)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Nytro:
         """Run NYTRO; with validation data select t* by the stopping rule.
@@ -295,6 +324,15 @@ class Nytro(KernelEstimator):
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        self._released: list[DistributedRows] = []
+        try:
+            return self._fit(X, y, X_val, y_val)
+        finally:  # a Dask backend's row parts leave the workers with the fit
+            for rows in self._released:
+                rows.close()
+            del self._released
+
+    def _fit(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Nytro:
         m = self._check_m(X.shape[0])
         max_iter = self._check_max_iter()
         rule = self._check_rule()
@@ -316,9 +354,13 @@ class Nytro(KernelEstimator):
         limit = self.max_memory
         if limit is None:
             limit = int(0.8 * psutil.virtual_memory().available)
+        workers = 1
+        if self.backend == "dask":
+            workers = len(current_client().scheduler_info()["workers"])
         chosen, costs = plan_strategies(X.shape[0], n_val, m, X.shape[1], max_iter,
                                         self.kernel_.itemsize, self.memory_budget, limit,
-                                        self.strategy, self.validation_strategy, with_val_rows)
+                                        self.strategy, self.validation_strategy, with_val_rows,
+                                        workers)
         self.strategy_costs_ = {c.label: c for c in costs.values()}
         self.strategy_, self.validation_strategy_ = chosen.name, chosen.validation
         gradient, normal = self._training_rows(X, y, C, self.strategy_)
@@ -367,10 +409,12 @@ register(AlgorithmSpec(
     name="nytro",
     estimator=Nytro,
     title="NYTRO",
+    order=50,
     schema={"max_iter": {"type": "integer", "minimum": 1}, "stopping": STOPPING,
             "step_rows": {"enum": list(STEP_ROWS)}, "strategy": STRATEGY,
             "validation_strategy": STRATEGY, "acceleration": {"enum": list(ACCELERATIONS)},
-            "nu": {"type": "number", "exclusiveMinimum": 0}, **NYSTROM},
+            "nu": {"type": "number", "exclusiveMinimum": 0}, "backend": {"enum": list(BACKENDS)},
+            **NYSTROM},
     config_defaults=("max_iter", "stopping", "step_rows", "epsilon", "sampler", "strategy"),
     takes_centers=True,
     memory=_memory,

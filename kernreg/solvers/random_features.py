@@ -242,6 +242,7 @@ register(AlgorithmSpec(
     name="rf",
     estimator=RandomFeaturesKRLS,
     title="Random features KRLS",
+    order=70,
     schema={"lambdas": LAMBDAS, "n_features": POSITIVE_INT, "d_values": M_LEVELS},
     config_defaults=("lambdas", "n_features", "d_values"),
     memory=_memory,

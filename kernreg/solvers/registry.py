@@ -1,7 +1,7 @@
 """The algorithm registry: one :class:`AlgorithmSpec` per algorithm, registered in its own file.
 
 A spec says everything the rest of kernreg needs to know about an algorithm — its config name,
-estimator class, table title (tables list algorithms in registration order), whether it takes
+estimator class, table title and position, whether it takes
 Nyström centers, the JSON-schema fragment of its config entry with the defaults the config fills
 in, extra config checks, and its peak-memory estimate. The config schema, the defaults, the
 memory preflight, the tables and the trial records are all derived from it, so adding an
@@ -75,6 +75,8 @@ class AlgorithmSpec:
         are passed to it (``lambdas``, ``stopping``, ``m_values``/``d_values`` are converted).
     title
         Column title in the tables.
+    order
+        Position in the tables (smaller first; the papers' order for the built-in ones).
     schema
         JSON-schema properties of the config entry, besides ``name`` and ``label``.
     config_defaults
@@ -95,6 +97,7 @@ class AlgorithmSpec:
     name: str
     estimator: type[KernelEstimator]
     title: str
+    order: int = 1000
     schema: dict[str, Any] = field(default_factory=dict)
     config_defaults: tuple[str, ...] = ()
     takes_centers: bool = False
@@ -134,7 +137,7 @@ _REGISTRY: dict[str, AlgorithmSpec] = {}
 
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
-    """Add ``spec`` (names are unique; tables list algorithms in registration order)."""
+    """Add ``spec`` (names are unique)."""
     if spec.name in _REGISTRY:
         raise ValueError(f"algorithm {spec.name!r} is registered twice")
     unknown = set(spec.config_defaults) - set(spec.schema)
@@ -164,13 +167,13 @@ def get_algorithm_spec(name: str) -> AlgorithmSpec:
 
 
 def algorithm_specs() -> list[AlgorithmSpec]:
-    """Registered specs in registration (table) order."""
-    return list(_REGISTRY.values())
+    """Registered specs in table order (``order``, then registration)."""
+    return sorted(_REGISTRY.values(), key=lambda spec: spec.order)
 
 
 def algorithm_names() -> list[str]:
-    """Registered algorithm names in registration (table) order."""
-    return list(_REGISTRY)
+    """Registered algorithm names in table order."""
+    return [spec.name for spec in algorithm_specs()]
 
 
 def algorithm_title(name: str) -> str:

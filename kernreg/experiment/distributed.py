@@ -1,0 +1,181 @@
+"""Trials as Dask tasks: on a LocalCluster (``local:N``) or a running scheduler's cluster.
+
+The driver (the ``kernreg run`` process) owns the run store exactly as a local run does: it
+submits one task per unfinished trial, and writes each trial's record when its task finishes —
+atomically, once per trial — so ``--resume``, ``--force``, ``--only`` and the tables behave as
+with ``local``. A worker that dies mid-trial costs that trial a retry (Dask reschedules it on
+another worker), never a lost or a duplicated record. The prepared data are sent to each worker
+once (a broadcast), not once per task; each task limits BLAS to the budget's threads (for
+``local:N`` the budget's threads are shared among the N workers). Dask is an optional
+dependency (``pip install 'kernreg[dask]'``); it is imported only here.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from threadpoolctl import threadpool_limits
+from tqdm import tqdm
+
+from kernreg.config import Algorithm, Experiment
+from kernreg.errors import ConfigError, KernregError
+from kernreg.experiment.resources import gemm_gflops
+from kernreg.experiment.trial import PreparedData, run_trial
+from kernreg.results.record import TrialRecord
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["admissions", "dask_client", "run_trials_on_dask", "trial_task", "worker_blas_threads"]
+
+log = logging.getLogger("kernreg.experiment")
+
+
+def worker_blas_threads(scheduler: str, blas_threads: int) -> int:
+    """BLAS threads of each task: the budget's, shared among the workers of ``local:N`` (they
+    share this machine's cores); a remote cluster's workers each get the budget's."""
+    if scheduler.startswith("local:"):
+        return max(1, blas_threads // int(scheduler.split(":", 1)[1]))
+    return blas_threads
+
+
+@contextmanager
+def dask_client(scheduler: str) -> Iterator[Client]:
+    """A client of ``scheduler``: ``local:N`` starts a LocalCluster of N single-threaded
+    worker processes (closed on exit); an address connects to a running scheduler.
+
+    Raises
+    ------
+    ConfigError
+        Dask is not installed, or the scheduler cannot be reached.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError(f"--scheduler {scheduler} needs Dask: pip install 'kernreg[dask]' "
+                          f"(or make install, which installs it)") from None
+    if scheduler.startswith("local:"):
+        workers = int(scheduler.split(":", 1)[1])
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+        try:
+            yield client
+        finally:
+            client.close()
+            cluster.close()
+        return
+    try:
+        client = Client(scheduler, timeout="20s")
+    except OSError as exc:
+        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}; start it "
+                          f"(`dask scheduler`) and its workers (`dask worker {scheduler}`) "
+                          f"first") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@functools.lru_cache(maxsize=4)
+def _host_gemm(threads: int) -> float:
+    """This worker's GEMM rate under ``threads`` BLAS threads, measured once per process."""
+    with threadpool_limits(limits=threads):
+        return gemm_gflops()
+
+
+def trial_task(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
+               blas_threads: int, admission: tuple[str, int] | None = None) -> TrialRecord:
+    """One trial on a worker, its BLAS limited as the driver said (a Dask task). With
+    ``admission = (name, k)`` it first takes a lease of the cluster-wide semaphore ``name``
+    that lets ``k`` such trials hold memory at once."""
+    if admission is None:
+        with threadpool_limits(limits=blas_threads):
+            return run_trial(exp, algo, data, trial, _host_gemm(blas_threads))
+    from distributed import Semaphore
+
+    name, leases = admission
+    with Semaphore(max_leases=leases, name=name), threadpool_limits(limits=blas_threads):
+        return run_trial(exp, algo, data, trial, _host_gemm(blas_threads))
+
+
+def admissions(scheduler: str, budget_bytes: float, peaks: dict[str, int]
+               ) -> dict[str, int]:
+    """How many trials of each label may run at once on a LocalCluster (``local:N``): its
+    workers share this machine's memory, so a label whose estimated peak fits the budget k
+    times runs at most k trials at once (at least 1). A remote cluster's workers each have
+    their own memory: no limit."""
+    if not scheduler.startswith("local:"):
+        return {}
+    workers = int(scheduler.split(":", 1)[1])
+    limits = {label: max(1, int(budget_bytes // peak)) for label, peak in peaks.items()
+              if peak > 0}
+    return {label: k for label, k in limits.items() if k < workers}
+
+
+def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
+                       data: PreparedData, save: Callable[[TrialRecord], Any], *,
+                       peaks: dict[str, int] | None = None, progress: bool = True) -> None:
+    """Run the ``todo`` trials as tasks on ``exp.execution["scheduler"]`` and ``save`` each
+    record in the driver as its task finishes. ``peaks`` (label: estimated peak bytes, from
+    the preflight) limits how many trials of a label share a LocalCluster's memory at once;
+    such a trial gets the BLAS threads of the workers it keeps idle.
+
+    Raises
+    ------
+    KernregError
+        A trial's worker kept dying (e.g. out of memory): the finished trials are saved, the
+        message says which failed; ``--resume`` runs it again.
+    Exception
+        A trial raised: re-raised as it is (a bug, or a data error the local run would raise
+        too) after the other trials finished and were saved.
+    """
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    scheduler = exp.execution["scheduler"]
+    threads = worker_blas_threads(scheduler, exp.budget["blas_threads"])
+    # a data-parallel fit (backend: dask) runs in the driver and spreads its rows itself
+    in_driver = [(a, t) for a, t in todo if a.params.get("backend") == "dask"]
+    as_tasks = [(a, t) for a, t in todo if a.params.get("backend") != "dask"]
+    limits = admissions(scheduler, exp.budget["memory_gb"] * 2**30, peaks or {})
+    with dask_client(scheduler) as client:
+        for algo, trial in in_driver:
+            with threadpool_limits(limits=exp.budget["blas_threads"]):
+                save(run_trial(exp, algo, data, trial, _host_gemm(exp.budget["blas_threads"])))
+        shared = client.scatter(data, broadcast=True, hash=False)  # once per worker
+        futures = {}
+        for algo, trial in as_tasks:
+            admission, task_threads = None, threads
+            if algo.label in limits:
+                k = limits[algo.label]
+                admission = (f"kernreg-{exp.name}-{algo.label}-memory", k)
+                task_threads = max(1, exp.budget["blas_threads"] // k)
+            future = client.submit(trial_task, exp, algo, shared, trial, task_threads,
+                                   admission, key=f"kernreg-{exp.name}-{algo.label}-"
+                                   f"t{trial:03d}", pure=False)
+            futures[future] = (algo.label, trial)
+        failed: list[tuple[str, int, BaseException]] = []
+        bar = tqdm(total=len(futures), desc=f"{exp.name} on {scheduler}", unit="trial",
+                   disable=not progress, leave=False)
+        for done, future in enumerate(as_completed(futures), start=1):
+            label, trial = futures[future]
+            if future.status == "error":
+                failed.append((label, trial, future.exception()))
+            else:
+                save(future.result())
+            bar.update()
+            bar.set_postfix(running=len(futures) - done, failed=len(failed))
+        bar.close()
+    for *_, exc in failed:
+        if not isinstance(exc, KilledWorker):
+            raise exc
+    if failed:
+        which = ", ".join(f"{label} trial {trial}" for label, trial, _ in failed)
+        raise KernregError(f"{which}: the workers running it died repeatedly (out of memory? "
+                           f"see the workers' logs); the other trials are saved: run again "
+                           f"with --resume")

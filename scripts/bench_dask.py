@@ -1,0 +1,104 @@
+"""Benchmark: NKRLS and NYTRO with their rows on a Dask LocalCluster against the local solvers.
+
+On trial 0's split of a Table 2 dataset (its config's m, σ, dtype and NYTRO settings), fits
+each solver locally and with ``backend="dask"`` on a LocalCluster of ``--workers`` processes ×
+1 thread, side by side in one process, and prints: the median seconds of each, their ratio,
+the bytes each iteration/product moves between the driver and the workers, and the cluster's
+measured round-trip latency and transfer bandwidth — the constants of the scaling model in
+docs/distributed.md. The host's GEMM rate is printed beside the times.
+
+    python scripts/bench_dask.py covtype_binary --workers 2 --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from distributed import Client, LocalCluster
+from threadpoolctl import threadpool_limits
+
+from kernreg.config import load_experiment
+from kernreg.experiment import gemm_gflops, make_estimator, prepare_data, trial_seed
+from kernreg.solvers import holdout_split, rmse
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+DATASETS = {"covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
+            "ijcnn1": ("ijcnn1_nkrls.yaml", "ijcnn1_nytro.yaml"),
+            "adult": ("adult_all.yaml", "adult_all.yaml")}
+
+
+def measure_link(client: Client, repeats: int = 50) -> tuple[float, float]:
+    """(round-trip seconds of an empty task, bytes/s of moving 64 MB to a worker and back)."""
+    client.submit(int, 0, pure=False).result()
+    trips = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        client.submit(int, i, pure=False).result()
+        trips.append(time.perf_counter() - start)
+    payload = np.ones(8 * 2**20)  # 64 MB
+    start = time.perf_counter()
+    future = client.scatter(payload, hash=False)
+    back = future.result()
+    seconds = time.perf_counter() - start
+    assert back.shape == payload.shape
+    return statistics.median(trips), 2 * payload.nbytes / seconds
+
+
+def _fit(make, data, repeats: int) -> tuple[object, float]:
+    times, est = [], None
+    for _ in range(repeats):
+        est = make()
+        start = time.perf_counter()
+        est.fit(*data)
+        times.append(time.perf_counter() - start)
+    return est, statistics.median(times)
+
+
+def bench(name: str, workers: int, repeats: int) -> None:
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        latency, bandwidth = measure_link(client)
+        print(f"cluster: {workers} workers × 1 thread; round trip {latency * 1e3:.2f} ms, "
+              f"transfer {bandwidth / 1e9:.2f} GB/s", flush=True)
+        for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
+            exp = load_experiment(CONFIGS / config)
+            algo = next(a for a in exp.algorithms if a.name == label)
+            data = prepare_data(exp)
+            seed = trial_seed(exp.protocol["seed"], 0)
+            split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
+                                  random_state=np.random.default_rng(seed))
+            with threadpool_limits(limits=exp.budget["blas_threads"]):
+                gflops = gemm_gflops()
+                local, t_local = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
+                                      split, repeats)
+            with threadpool_limits(limits=1):  # the driver's own work; workers: 1 thread each
+                dask, t_dask = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s)
+                                    .set_params(backend="dask"), split, repeats)
+            same = rmse(local.predict(data.X_test), dask.predict(data.X_test))
+            m = algo.params["m"]
+            moved = 8 * m * (3 * workers - 1)  # the iterate out, partial sums back (a tree)
+            unit = "per iteration" if label == "nytro" else "for AᵀA (m × m per part)"
+            if label == "nkrls":
+                moved = 8 * m * m * (2 * workers - 1)
+            print(f"{name} {label} m={m}: local {t_local:.1f} s, dask {t_dask:.1f} s, ratio "
+                  f"{t_dask / t_local:.2f}; bytes moved {unit}: {moved / 1e6:.2f} MB; "
+                  f"predictions differ by RMS {same:.1e}; host GEMM {gflops:.0f} GF/s",
+                  flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("datasets", nargs="+", choices=list(DATASETS))
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=1)
+    args = parser.parse_args()
+    for name in args.datasets:
+        bench(name, args.workers, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
