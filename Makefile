@@ -8,7 +8,7 @@ export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
 .PHONY: help install test lint data smoke table1 table2 lim-table1 figures beyond advise bench-table2 \
-        bench-acceleration bench-data clean
+        bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
 FIGURE_RUNS := lim_fig1_pumadyn32nh lim_fig1_breast_cancer lim_fig1_cpusmall lim_fig2_cpusmall \
@@ -30,6 +30,8 @@ help:
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
 	@echo "make bench-acceleration NYTRO vs the ν-method: iterations and time to the same error"
 	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
+	@echo "make bench-load  a fit alone and beside competing processes, per BLAS thread count"
+	@echo "make bench-dask  NKRLS/NYTRO on a 2-worker LocalCluster against local (Dask extra)"
 	@echo "make clean       remove caches of prepared data and build artefacts"
 
 $(BIN)/python:
@@ -104,6 +106,13 @@ bench-acceleration:
 
 bench-data:
 	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5
+
+bench-load:
+	$(BIN)/python scripts/bench_load.py --repeats 5
+
+bench-dask:
+	$(BIN)/python scripts/bench_dask.py adult ijcnn1 --workers 2 --repeats 3
+	$(BIN)/python scripts/bench_dask.py covtype_binary --workers 2 --algorithms nytro
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info

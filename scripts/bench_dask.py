@@ -7,7 +7,7 @@ the bytes each iteration/product moves between the driver and the workers, and t
 measured round-trip latency and transfer bandwidth — the constants of the scaling model in
 docs/distributed.md. The host's GEMM rate is printed beside the times.
 
-    python scripts/bench_dask.py covtype_binary --workers 2 --repeats 1
+    python scripts/bench_dask.py covtype_binary --workers 2 --repeats 1 [--algorithms nytro]
 """
 
 from __future__ import annotations
@@ -22,7 +22,13 @@ from distributed import Client, LocalCluster
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
-from kernreg.experiment import gemm_gflops, make_estimator, prepare_data, trial_seed
+from kernreg.experiment import (
+    gemm_gflops,
+    make_estimator,
+    prepare_data,
+    resolve_blas_threads,
+    trial_seed,
+)
 from kernreg.solvers import holdout_split, rmse
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -58,20 +64,22 @@ def _fit(make, data, repeats: int) -> tuple[object, float]:
     return est, statistics.median(times)
 
 
-def bench(name: str, workers: int, repeats: int) -> None:
+def bench(name: str, workers: int, repeats: int, algorithms: list[str]) -> None:
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         latency, bandwidth = measure_link(client)
         print(f"cluster: {workers} workers × 1 thread; round trip {latency * 1e3:.2f} ms, "
               f"transfer {bandwidth / 1e9:.2f} GB/s", flush=True)
         for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
+            if label not in algorithms:
+                continue
             exp = load_experiment(CONFIGS / config)
             algo = next(a for a in exp.algorithms if a.name == label)
             data = prepare_data(exp)
             seed = trial_seed(exp.protocol["seed"], 0)
             split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
                                   random_state=np.random.default_rng(seed))
-            with threadpool_limits(limits=exp.budget["blas_threads"]):
+            with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
                 gflops = gemm_gflops()
                 local, t_local = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
                                       split, repeats)
@@ -95,9 +103,11 @@ def main() -> None:
     parser.add_argument("datasets", nargs="+", choices=list(DATASETS))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--algorithms", nargs="+", choices=("nkrls", "nytro"),
+                        default=["nkrls", "nytro"])
     args = parser.parse_args()
     for name in args.datasets:
-        bench(name, args.workers, args.repeats)
+        bench(name, args.workers, args.repeats, args.algorithms)
 
 
 if __name__ == "__main__":

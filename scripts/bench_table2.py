@@ -1,5 +1,9 @@
 """Benchmark: model-selection time of NKRLS and NYTRO on the Table 2 datasets, against the paper
-and against what a scikit-learn user would run on the same split, centers and λ grid.
+and against what a scikit-learn user would run on the same split, centers and λ grid. The host's
+measured GEMM rate (float64 1024², the configs' BLAS threads) is printed with every timed line:
+the yardstick of absolute times on shared hosts. Beside time / paper every line prints
+time / floor: the least arithmetic and memory traffic the cell must do (kernreg.experiment.floor)
+at this host's GEMM and streaming rates, measured at the start of the run.
 
 For each dataset (with its paper m and σ, the algorithm settings of its config) one hold-out
 split (trial 0 of the protocol) is fitted ``--repeats`` times; the script prints the median
@@ -7,7 +11,8 @@ seconds, the peak RSS, the ratio to the paper's time (12-core Xeon, MATLAB), the
 strategy and the BLAS threads. With ``--baseline`` it also times, on the same split and the same
 centers, scikit-learn ``Nystroem`` + ``Ridge(alpha=λn)`` over the same λ grid (and
 ``KernelRidge`` over it where the n × n kernel fits), and prints our time / baseline time and
-both test RMSEs.
+both test RMSEs. ``--baseline falkon`` times Falkon (FalkonML/falkon, CPU; not on PyPI, never
+needed by the tests) with the same centers over every tenth λ of the grid instead.
 
     python scripts/bench_table2.py insurance adult --repeats 3 --baseline
     python scripts/bench_table2.py covtype_binary --repeats 1 --dtype float32 --algorithms nytro
@@ -31,10 +36,13 @@ from kernreg.errors import KernregError
 from kernreg.experiment import (
     PeakMemory,
     blas_description,
+    gemm_gflops,
     make_estimator,
     prepare_data,
+    resolve_blas_threads,
     trial_seed,
 )
+from kernreg.experiment.floor import HostRates, nkrls_floor, nytro_floor
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import holdout_split, rmse
 
@@ -78,6 +86,32 @@ def _baseline(X_fit, y_fit, X_val, y_val, X_test, y_test, centers, sigma, lambda
     return seconds, rmse(y_test, best[1].predict(feats.transform(X_test)))
 
 
+def _falkon(X_fit, y_fit, X_val, y_val, X_test, y_test, centers, sigma, lambdas, maxiter=20):
+    """Falkon (FalkonML/falkon, CPU) with the same centers, one fit per λ of the grid (Falkon has
+    no λ path), hold-out selection, test RMSE. Falkon's penalty λ is ours: both solve
+    (K_nmᵀK_nm + λn·K_mm)α = K_nmᵀy."""
+    import falkon  # optional: not on PyPI; builds for CPU with torch
+    import torch
+
+    options = falkon.FalkonOptions(use_cpu=True, keops_active="no")
+    kernel = falkon.kernels.GaussianKernel(sigma=sigma, opt=options)
+    fixed = torch.from_numpy(np.ascontiguousarray(centers))
+    selector = falkon.center_selection.FixedSelector(fixed)
+    as_torch = [torch.from_numpy(np.ascontiguousarray(a)) for a in (X_fit, X_val, X_test)]
+    y_torch = torch.from_numpy(np.ascontiguousarray(y_fit, dtype=X_fit.dtype)).reshape(-1, 1)
+    start = time.perf_counter()
+    best = (np.inf, None)
+    for lam in lambdas:
+        model = falkon.Falkon(kernel=kernel, penalty=float(lam), M=len(centers),
+                              center_selection=selector, maxiter=maxiter, options=options)
+        model.fit(as_torch[0], y_torch)
+        err = rmse(y_val, model.predict(as_torch[1]).numpy().ravel())
+        if err < best[0]:
+            best = (err, model)
+    seconds = time.perf_counter() - start
+    return seconds, rmse(y_test, best[1].predict(as_torch[2]).numpy().ravel())
+
+
 def _kernel_ridge(X_fit, y_fit, X_val, y_val, X_test, y_test, sigma, lambdas):
     start = time.perf_counter()
     best = (np.inf, None)
@@ -89,7 +123,33 @@ def _kernel_ridge(X_fit, y_fit, X_val, y_val, X_test, y_test, sigma, lambdas):
     return time.perf_counter() - start, rmse(y_test, best[1].predict(X_test))
 
 
-def bench(name: str, repeats: int, baseline: bool, paper: dict, dtype: str | None,
+_RATES: dict[tuple[str, int], HostRates] = {}
+
+
+def host_rates(dtype: str, threads: int) -> HostRates:
+    """This host's GEMM and streaming rates in ``dtype``, measured once per run."""
+    if (dtype, threads) not in _RATES:
+        with threadpool_limits(limits=threads):
+            _RATES[dtype, threads] = rates = HostRates.measure(dtype)
+        print(f"host rates, {dtype}, {threads} BLAS threads: GEMM {rates.gemm / 1e9:.0f} GF/s, "
+              f"stream {rates.stream / 1e9:.1f} GB/s", flush=True)
+    return _RATES[dtype, threads]
+
+
+def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int) -> float:
+    """The cell's floor (see kernreg.experiment.floor) at this host's rates."""
+    dtype, threads = exp.dataset["dtype"], resolve_blas_threads(exp.budget["blas_threads"])
+    rates, rates64 = host_rates(dtype, threads), host_rates("float64", threads)
+    itemsize = 4 if dtype == "float32" else 8
+    m = algo.params["m"]
+    if label == "nkrls":
+        floor = nkrls_floor(n, n_val, m, d, len(algo.lambdas()), itemsize, rates, rates64)
+    else:
+        floor = nytro_floor(n, n_val, m, d, est.n_iter_, itemsize, rates, rates64)
+    return float(floor["total"])
+
+
+def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str | None,
           algorithms: tuple[str, ...], max_iter: int | None = None) -> None:
     for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
         if label not in algorithms:
@@ -99,7 +159,7 @@ def bench(name: str, repeats: int, baseline: bool, paper: dict, dtype: str | Non
         algo = next(a for a in exp.algorithms if a.name == label)
         if max_iter is not None and "max_iter" in algo.params:
             algo.params["max_iter"] = max_iter  # e.g. the paper's t* + window, for comparison
-        with threadpool_limits(limits=exp.budget["blas_threads"]):
+        with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
             try:
                 data = prepare_data(exp)
             except KernregError as err:  # e.g. not in the offline mirror
@@ -113,16 +173,27 @@ def bench(name: str, repeats: int, baseline: bool, paper: dict, dtype: str | Non
                                            (X_fit, y_fit, X_val, y_val), repeats)
             test = rmse(data.y_test, est.predict(data.X_test))
             paper_time = float(paper.get((name, label, "time"), "nan").split("±")[0])
+            floor = floor_seconds(label, est, algo, exp, len(y_fit), len(y_val), X_fit.shape[1])
             par = getattr(est, "best_lambda_", None) or getattr(est, "best_iter_", None)
             extra = ""
             if hasattr(est, "strategy_"):
                 extra = f", strategy {est.strategy_}/{est.validation_strategy_}"
             print(f"{name:15s} {label:5s} m={algo.params['m']:<6d} {exp.dataset['dtype']} "
-                  f"median {median:8.2f} s (n={repeats}), peak RSS {peak / 2**30:5.2f} GiB, "
-                  f"paper {paper_time:g} s, ratio ours/paper {median / paper_time:.3f}; "
+                  f"median {median:8.2f} s (n={repeats}; host GEMM {gemm_gflops():.0f} GF/s), "
+                  f"peak RSS {peak / 2**30:5.2f} GiB, "
+                  f"paper {paper_time:g} s, ratio ours/paper {median / paper_time:.3f}, "
+                  f"floor {floor:.3g} s, ours/floor {median / floor:.2f}; "
                   f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_description()}",
                   flush=True)
-            if baseline and label == "nkrls":
+            if baseline == "falkon" and label == "nkrls":
+                lambdas = algo.lambdas()[:: max(1, len(algo.lambdas()) // 10)]  # ~10 λ
+                fk_time, fk_rmse = _falkon(X_fit, y_fit, X_val, y_val, data.X_test, data.y_test,
+                                           X_fit[est.center_indices_], exp.kernel["sigma"],
+                                           lambdas)
+                print(f"{'':15s} Falkon ({len(lambdas)} λ, 20 CG iterations each): "
+                      f"{fk_time:8.2f} s, test RMSE {fk_rmse:.4f}; ours ({len(algo.lambdas())} "
+                      f"λ)/Falkon time {median / fk_time:.3f}", flush=True)
+            if baseline == "sklearn" and label == "nkrls":
                 lambdas = algo.lambdas()
                 centers = X_fit[est.center_indices_]
                 sk_time, sk_rmse = _baseline(X_fit, y_fit, X_val, y_val, data.X_test,
@@ -142,8 +213,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--baseline", action="store_true",
-                        help="also time scikit-learn on the same split, centers and λ grid")
+    parser.add_argument("--baseline", nargs="?", const="sklearn", choices=["sklearn", "falkon"],
+                        help="also time scikit-learn (default) or Falkon, when the falkon package "
+                             "is importable, on the same split, centers and λ grid")
     parser.add_argument("--dtype", choices=["float64", "float32"],
                         help="override the configs' kernel dtype")
     parser.add_argument("--algorithms", nargs="+", default=["nkrls", "nytro"],

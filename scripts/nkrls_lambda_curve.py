@@ -27,7 +27,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
-from kernreg.experiment import make_estimator, prepare_data, trial_seed
+from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_seed
 from kernreg.solvers import holdout_split, misclassification_rate, rmse
 
 
@@ -37,7 +37,7 @@ def lambda_curves(config: Path, trials: int | None) -> pd.DataFrame:
     (algo,) = [a for a in exp.algorithms if a.name == "nkrls"]
     data = prepare_data(exp)
     rows = []
-    with threadpool_limits(limits=exp.budget["blas_threads"]):
+    with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
         for trial in range(trials or exp.protocol["trials"]):
             seed = trial_seed(exp.protocol["seed"], trial)  # the runner's split and centers
             X_fit, y_fit, X_val, y_val = holdout_split(

@@ -34,7 +34,7 @@ FLOORS = {
     "kernreg.results": 5,
     "kernreg.experiment": 6,
     "kernreg.advise": 7,
-    "kernreg.cli": 8,
+    "kernreg.cli": 8, "kernreg.__main__": 8,  # `python -m kernreg` is the CLI's door
 }
 
 

@@ -178,11 +178,19 @@ def test_file_size_limit_at_the_merged_results_is_named_and_rebuilt(
     """A real write failure: the process may not write files beyond a size (RLIMIT_FSIZE),
     large enough for the trial files, too small for the merged results.h5."""
     config = _config(tmp_path)
+    # calibrate the limit on an unlimited run: above every trial file, below results.h5
+    code, _, _ = _run(["run", str(config), "--out", str(tmp_path / "free"), "--no-progress"],
+                      capsys)
+    free = tmp_path / "free" / "small"
+    largest_trial = max(p.stat().st_size for p in _trial_files(free))
+    merged = (free / "results.h5").stat().st_size
+    assert code == 0 and largest_trial < merged
+    limit = (largest_trial + merged) // 2
     out = tmp_path / "out"
     limited = textwrap.dedent(f"""
         import resource, signal, sys
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # fail the write, do not kill
-        resource.setrlimit(resource.RLIMIT_FSIZE, (40_000, 40_000))
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
         from kernreg.cli import main
         main(["run", {str(config)!r}, "--out", {str(out)!r}, "--no-progress"])
     """)

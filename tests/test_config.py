@@ -91,8 +91,8 @@ BAD_CONFIGS = {
     "unknown top-level key": (GOOD + "trails: 3\n",
                               "(top level): unknown key 'trails'; allowed keys: algorithms"),
     "unknown algorithm": (GOOD.replace("name: nytro", "name: svm"),
-                          "algorithms[1].name: 'svm' is not allowed; allowed values: es, "
-                          "inkrls, kols"),
+                          "algorithms[1].name: 'svm' is not allowed; allowed values: kols, "
+                          "krls, es, nkrls, nytro, inkrls, rf, pcg"),
     "unknown algorithm key": (GOOD.replace("max_iter: 20", "max_iters: 20"),
                               "algorithms[1]: unknown key 'max_iters'; allowed keys:"),
     "wrong type": (GOOD.replace("max_iter: 20", "max_iter: many"),

@@ -88,7 +88,8 @@ def experiment_schema() -> dict[str, Any]:
                     "memory_gb": POSITIVE,
                     # a kernel block of at least 1 KiB: less rounds to a 0-byte budget
                     "block_mb": {"type": "number", "minimum": 1 / 1024},
-                    "blas_threads": POSITIVE_INT,
+                    # "auto": the cores other processes leave idle, when each trial starts
+                    "blas_threads": {"oneOf": [POSITIVE_INT, {"const": "auto"}]},
                 },
             },
         },

@@ -7,6 +7,8 @@ from kernreg.experiment.resources import (
     blas_description,
     blas_threads,
     gemm_gflops,
+    idle_cores,
+    resolve_blas_threads,
 )
 from kernreg.experiment.runner import run_dir_for, run_experiment
 from kernreg.experiment.trial import (
@@ -19,5 +21,6 @@ from kernreg.experiment.trial import (
 )
 
 __all__ = ["PeakMemory", "PreparedData", "Stopwatch", "blas_description", "blas_threads",
-           "gemm_gflops", "make_estimator", "prepare_data", "run_dir_for", "run_experiment",
-           "run_trial", "subsample_rng", "subsample_rows", "trial_seed"]
+           "gemm_gflops", "idle_cores", "make_estimator", "prepare_data", "resolve_blas_threads",
+           "run_dir_for", "run_experiment", "run_trial", "subsample_rng", "subsample_rows",
+           "trial_seed"]

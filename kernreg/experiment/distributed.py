@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from kernreg.config import Algorithm, Experiment
 from kernreg.errors import ConfigError, KernregError
-from kernreg.experiment.resources import gemm_gflops
+from kernreg.experiment.resources import gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import PreparedData, run_trial
 from kernreg.results.record import TrialRecord
 
@@ -138,15 +138,16 @@ def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
     from distributed.scheduler import KilledWorker
 
     scheduler = exp.execution["scheduler"]
-    threads = worker_blas_threads(scheduler, exp.budget["blas_threads"])
+    budget_threads = resolve_blas_threads(exp.budget["blas_threads"])  # "auto": idle cores now
+    threads = worker_blas_threads(scheduler, budget_threads)
     # a data-parallel fit (backend: dask) runs in the driver and spreads its rows itself
     in_driver = [(a, t) for a, t in todo if a.params.get("backend") == "dask"]
     as_tasks = [(a, t) for a, t in todo if a.params.get("backend") != "dask"]
     limits = admissions(scheduler, exp.budget["memory_gb"] * 2**30, peaks or {})
     with dask_client(scheduler) as client:
         for algo, trial in in_driver:
-            with threadpool_limits(limits=exp.budget["blas_threads"]):
-                save(run_trial(exp, algo, data, trial, _host_gemm(exp.budget["blas_threads"])))
+            with threadpool_limits(limits=budget_threads):
+                save(run_trial(exp, algo, data, trial, _host_gemm(budget_threads)))
         shared = client.scatter(data, broadcast=True, hash=False)  # once per worker
         futures = {}
         for algo, trial in as_tasks:
@@ -154,7 +155,7 @@ def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
             if algo.label in limits:
                 k = limits[algo.label]
                 admission = (f"kernreg-{exp.name}-{algo.label}-memory", k)
-                task_threads = max(1, exp.budget["blas_threads"] // k)
+                task_threads = max(1, budget_threads // k)
             future = client.submit(trial_task, exp, algo, shared, trial, task_threads,
                                    admission, key=f"kernreg-{exp.name}-{algo.label}-"
                                    f"t{trial:03d}", pure=False)

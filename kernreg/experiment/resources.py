@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import threading
 import time
@@ -58,6 +59,42 @@ class Stopwatch:
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self._start
+
+
+def idle_cores(interval: float = 0.25) -> int:
+    """Cores of this process's affinity set that other processes left idle over ``interval``
+    seconds (at least 1): the host's busy time from ``/proc/stat`` minus this process's own.
+
+    What ``budget.blas_threads: auto`` resolves to when a trial starts: BLAS threads beyond the
+    idle cores share a core with another process, and every GEMM then waits for its slowest
+    thread. Where ``/proc/stat`` cannot be read, all cores count as idle.
+    """
+    cores = len(os.sched_getaffinity(0))
+    try:
+        busy0, own0, start = _host_busy_seconds(), _own_cpu_seconds(), time.monotonic()
+        time.sleep(interval)
+        busy1, own1, end = _host_busy_seconds(), _own_cpu_seconds(), time.monotonic()
+    except (OSError, ValueError):
+        return cores
+    others = max(0.0, (busy1 - busy0) - (own1 - own0)) / (end - start)
+    return max(1, min(cores, cores - round(others)))
+
+
+def _host_busy_seconds() -> float:
+    """CPU seconds all processes of the host have run (``/proc/stat``: all but idle, iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+def resolve_blas_threads(setting: int | str) -> int:
+    """``budget.blas_threads`` as a count: an integer as is, ``"auto"`` the idle cores now."""
+    return idle_cores() if setting == "auto" else int(setting)
 
 
 def blas_threads() -> dict[str, int]:

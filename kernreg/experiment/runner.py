@@ -12,7 +12,7 @@ from tqdm import tqdm
 from kernreg.config import Algorithm, Experiment
 from kernreg.errors import ConfigError
 from kernreg.experiment.preflight import check_memory
-from kernreg.experiment.resources import environment, gemm_gflops
+from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
 
@@ -53,7 +53,7 @@ def run_experiment(
     """
     algorithms = select_algorithms(exp, only)
     store = RunStore(run_dir_for(exp, out))
-    with threadpool_limits(limits=exp.budget["blas_threads"]):
+    with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
         data = prepare_data(exp)
         n_val = math.ceil(exp.protocol["validation_fraction"] * len(data.y_train))
         estimates = check_memory(exp, algorithms, len(data.y_train) - n_val, n_val,
@@ -82,5 +82,7 @@ def run_experiment(
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
         for algo, trial in bar:
             bar.set_postfix_str(f"{algo.label} trial {trial}")
-            store.save_trial(run_trial(exp, algo, data, trial, gflops))
+            # "auto" threads follow the load trial by trial; the record keeps the count used
+            with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
+                store.save_trial(run_trial(exp, algo, data, trial, gflops))
     return store.finalize()

@@ -252,6 +252,8 @@ def h5_writes(path: Path, advice: str) -> Iterator[None]:
 REQUIRED_COLUMNS = ("experiment", "dataset", "algorithm", "label", "trial", "selected",
                     "model_selection_time", "test_rmse")
 NUMERIC_COLUMNS = ("trial", "selected", "model_selection_time", "test_rmse")
+#: Columns no row may leave empty (``selected`` is empty for KOLS, which selects nothing).
+FILLED_COLUMNS = tuple(c for c in REQUIRED_COLUMNS if c != "selected")
 
 
 def read_results_csv(path: str | Path) -> pd.DataFrame:
@@ -282,7 +284,7 @@ def read_results_csv(path: str | Path) -> pd.DataFrame:
     for column in NUMERIC_COLUMNS:
         if not pd.api.types.is_numeric_dtype(table[column]):
             raise ResultsError(f"{csv}: column {column} holds non-numbers; {rebuild}")
-    if table[list(REQUIRED_COLUMNS)].isna().any().any():
+    if table[list(FILLED_COLUMNS)].isna().any().any():
         raise ResultsError(f"{csv} has empty required values (truncated?); {rebuild}")
     if (run_dir / "trials").is_dir():
         files = {p.stem for p in RunStore(run_dir).trial_files()}

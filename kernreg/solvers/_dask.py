@@ -120,7 +120,9 @@ class DistributedRows:
                                            workers=where, hash=False)
             self._parts.append(self.client.submit(_Part.build, rows, ys, kernel, centers,
                                                   strategy, workers=where, pure=False))
-        self.client.wait(self._parts)
+        from distributed import wait  # the optional extra, present once a client exists
+
+        wait(self._parts)
 
     def _sum(self, method: str, *args: Any) -> Any:
         """``Σ_parts part.method(*args)``, added pairwise on the workers; the total gathered."""

@@ -6,6 +6,7 @@ A sampler only chooses row indices; the solver gathers the rows. New samplers su
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -115,7 +116,9 @@ def get_sampler(name: str | dict[str, Any] | CenterSampler) -> CenterSampler:
         name = name.get("name")
     if not isinstance(name, str) or name not in SAMPLERS:
         raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {name!r}")
-    try:
-        return SAMPLERS[name](**params)
-    except TypeError as exc:
-        raise ValueError(f"sampler {name!r}: {exc}") from None
+    accepted = set(inspect.signature(SAMPLERS[name]).parameters)
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        takes = ", ".join(sorted(accepted)) or "no parameters"
+        raise ValueError(f"sampler {name!r} does not take {', '.join(unknown)} (it takes {takes})")
+    return SAMPLERS[name](**params)

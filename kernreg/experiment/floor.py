@@ -1,0 +1,103 @@
+"""The floor of a timed cell: the least work NKRLS or NYTRO must do, at this host's measured rates.
+
+A cell's floor is the arithmetic it cannot avoid divided by the host's GEMM rate, plus the bytes
+it must move divided by the host's streaming rate, both measured in the same run
+(:meth:`HostRates.measure`). ``time / floor`` says how far a timing is from what the machine
+allows — the yardstick the issue's "≤ 2× floor" goal is stated in. The counts are lower bounds:
+the elementwise exp, triangular solves, BLAS-2 halves of factorizations and cache misses are
+not counted, so a real solver can approach but not reach 1.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["HostRates", "nkrls_floor", "nytro_floor"]
+
+
+@dataclass(frozen=True)
+class HostRates:
+    """Measured rates of this host under the current BLAS thread limits.
+
+    Attributes
+    ----------
+    gemm : float
+        Floating-point operations per second of a large square GEMM in the cell's dtype.
+    stream : float
+        Bytes per second of a matrix-vector product over a matrix far larger than the caches
+        (one streaming read: what an iteration over a stored ``K_nm`` does).
+    """
+
+    gemm: float
+    stream: float
+
+    @classmethod
+    def measure(cls, dtype: str = "float64", n: int = 4096, stream_mb: int = 1024,
+                repeats: int = 3) -> HostRates:
+        """Best of ``repeats`` ``n × n`` GEMMs and of ``repeats`` GEMVs over ``stream_mb`` MB."""
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((n, n)).astype(dtype)
+        out = np.empty_like(a)
+        np.matmul(a, a, out=out)  # warm-up: threads, page faults
+        best = min(_seconds(lambda: np.matmul(a, a, out=out)) for _ in range(repeats))
+        gemm = 2.0 * n**3 / best
+        rows = stream_mb * 2**20 // (np.dtype(dtype).itemsize * 1024)
+        big = np.ones((rows, 1024), dtype=dtype)
+        v = np.ones(1024, dtype=dtype)
+        big @ v  # warm-up (first touch)
+        best = min(_seconds(lambda: big @ v) for _ in range(repeats))
+        return cls(gemm=gemm, stream=big.nbytes / best)
+
+
+def _seconds(work) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def _kernel(n: int, m: int, d: int, itemsize: int, rates: HostRates) -> float:
+    """Evaluating an n × m Gaussian block: the distance GEMM, and writing the block once."""
+    return 2.0 * n * m * d / rates.gemm + n * m * itemsize / rates.stream
+
+
+def nkrls_floor(n: int, n_val: int, m: int, d: int, n_lambdas: int, itemsize: int,
+                rates: HostRates, rates64: HostRates | None = None) -> dict[str, float]:
+    """Seconds NKRLS's λ path cannot go below, by part, and their ``total``.
+
+    ``K_nm`` and ``K_vm`` (at ``rates``, the kernel's dtype); ``AᵀA`` as one symmetric rank-n
+    update (n·m² flops); ``K_mm``'s Cholesky (m³/3) and the reduction to tridiagonal form of the
+    m × m eigenproblem (4m³/3); the validation predictions of every λ (2·n_val·m·n_lambdas) —
+    these at ``rates64`` (default ``rates``), since wherever ``R⁻¹`` enters kernreg stays float64.
+    """
+    wide = rates64 or rates
+    parts = {
+        "kernel": _kernel(n + n_val, m, d, itemsize, rates),
+        "gram": n * m * m / wide.gemm,
+        "factorizations": (m**3 / 3 + 4 * m**3 / 3) / wide.gemm,
+        "validation": 2.0 * n_val * m * n_lambdas / wide.gemm,
+    }
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def nytro_floor(n: int, n_val: int, m: int, d: int, iterations: int, itemsize: int,
+                rates: HostRates, rates64: HostRates | None = None) -> dict[str, float | str]:
+    """Seconds NYTRO's validated path of ``iterations`` cannot go below, and their ``total``.
+
+    ``K_nm``, ``K_vm`` and ``K_mm``'s Cholesky, then the cheaper of two plans: stream ``K_nm``
+    once per iteration and ``K_vm`` once per ten (``stream``), or reduce both once to m × m
+    Gram matrices (n·m² and n_val·m² flops) and stream those (``gram``). The step size's
+    Lanczos passes are not counted. ``rates64`` (default ``rates``): the float64 Grams'.
+    """
+    wide = rates64 or rates
+    setup = _kernel(n + n_val, m, d, itemsize, rates) + m**3 / 3 / rates.gemm
+    stream = iterations * (n + n_val / 10) * m * itemsize / rates.stream
+    gram = ((n + n_val) * m * m / wide.gemm
+            + iterations * 2 * m * m * 8 / wide.stream)
+    parts = {"setup": setup, "iterations": min(stream, gram),
+             "plan": "stream" if stream <= gram else "gram"}
+    parts["total"] = setup + parts["iterations"]
+    return parts

@@ -1,0 +1,99 @@
+"""Benchmark: a fit alone and beside competing processes, with several BLAS thread counts.
+
+Fits one Table 2 cell (trial 0's split of its config: Adult NYTRO by default) ``--repeats``
+times alone, then while ``--competitors`` processes keep one core each busy (a BLAS GEMM loop,
+one thread each: what another kernreg run or a Dask worker does), with each BLAS thread count
+of ``--threads`` (``auto`` = kernreg's ``budget.blas_threads: auto``, the cores idle when the
+fit starts). Prints median seconds, the slowdown under load, and the slowdown a fair share of
+the cores predicts (``(competitors + threads) / cores`` when oversubscribed), side by side in
+one run. The host's GEMM rate is printed beside the times.
+
+    python scripts/bench_load.py --config configs/adult_all.yaml --algorithm nytro
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from kernreg.config import load_experiment
+from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_seed
+from kernreg.solvers import holdout_split
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _compete(stop: mp.Event) -> None:  # type: ignore[valid-type]
+    """Keep one core busy with GEMMs until told to stop."""
+    with threadpool_limits(limits=1):
+        a = np.random.default_rng(0).standard_normal((512, 512))
+        while not stop.is_set():
+            a @ a
+
+
+def _median_fit(make, split, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        est = make()
+        start = time.perf_counter()
+        est.fit(*split)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "adult_all.yaml"))
+    parser.add_argument("--algorithm", default="nytro")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--competitors", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--threads", nargs="+", default=["2", "1", "auto"])
+    args = parser.parse_args()
+    exp = load_experiment(args.config)
+    algo = next(a for a in exp.algorithms if a.label == args.algorithm)
+    data = prepare_data(exp)
+    seed = trial_seed(exp.protocol["seed"], 0)
+    split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
+                          random_state=np.random.default_rng(seed))
+    cores = len(os.sched_getaffinity(0))
+    with threadpool_limits(limits=cores):
+        print(f"{cores} cores; host GEMM {gemm_gflops():.0f} GF/s alone", flush=True)
+
+    def make(a=algo, e=exp, s=seed):
+        return make_estimator(a, e, s)
+
+    alone: dict[str, float] = {}  # BLAS threads setting → median seconds with no competitor
+    for competitors in [0, *args.competitors]:
+        stop = mp.Event()
+        procs = [mp.Process(target=_compete, args=(stop,), daemon=True) for _ in range(competitors)]
+        for p in procs:
+            p.start()
+        time.sleep(1.0)  # let them start spinning
+        try:
+            for spec in args.threads:
+                threads = idle_cores() if spec == "auto" else int(spec)
+                with threadpool_limits(limits=threads):
+                    seconds = _median_fit(make, split, args.repeats)
+                if competitors == 0:
+                    alone[spec] = seconds
+                fair = max(1.0, (competitors + threads) / cores)
+                print(f"{args.algorithm} {exp.name}: {competitors} competing process(es), "
+                      f"BLAS threads {spec} ({threads}): median {seconds:.3f} s "
+                      f"(n={args.repeats}); ×{seconds / alone[spec]:.2f} of alone with the same "
+                      f"setting (fair share of the cores: ×{fair:.2f}), "
+                      f"×{seconds / min(alone.values()):.2f} of the fastest alone", flush=True)
+        finally:
+            stop.set()
+            for p in procs:
+                p.join()
+
+
+if __name__ == "__main__":
+    main()
