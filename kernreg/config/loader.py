@@ -109,9 +109,17 @@ def _explain(error: jsonschema.ValidationError, prefix: list[Any]) -> str:
     return f"{where}: {error.message}"
 
 
+#: JSON Schema's "integer" admits 0.0 and 2.0; a seed, a count or an m written as a float
+#: would then reach numpy and Python as a float. Here an integer is an ``int`` (not a bool).
+_STRICT_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
+                                          type_checker=_STRICT_TYPES)
+
+
 def schema_problems(instance: Any, schema: dict[str, Any], prefix: list[Any]) -> list[str]:
     """One line per violation of ``schema`` by ``instance``, key paths under ``prefix``."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
     return [_explain(e, prefix) for e in errors]
 
