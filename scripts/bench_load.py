@@ -69,6 +69,8 @@ def main() -> None:
     def make(a=algo, e=exp, s=seed):
         return make_estimator(a, e, s)
 
+    with threadpool_limits(limits=cores):
+        make().fit(*split)  # warm-up, untimed: first touch of the data, thread pools
     alone: dict[str, float] = {}  # BLAS threads setting → median seconds with no competitor
     for competitors in [0, *args.competitors]:
         stop = mp.Event()
@@ -84,11 +86,13 @@ def main() -> None:
                 if competitors == 0:
                     alone[spec] = seconds
                 fair = max(1.0, (competitors + threads) / cores)
+                versus = "" if competitors == 0 else (
+                    f"; ×{seconds / alone[spec]:.2f} of alone with the same setting (a fair "
+                    f"share of the cores: ×{fair:.2f}), ×{seconds / min(alone.values()):.2f} of "
+                    "the fastest alone")
                 print(f"{args.algorithm} {exp.name}: {competitors} competing process(es), "
                       f"BLAS threads {spec} ({threads}): median {seconds:.3f} s "
-                      f"(n={args.repeats}); ×{seconds / alone[spec]:.2f} of alone with the same "
-                      f"setting (fair share of the cores: ×{fair:.2f}), "
-                      f"×{seconds / min(alone.values()):.2f} of the fastest alone", flush=True)
+                      f"(n={args.repeats}){versus}", flush=True)
         finally:
             stop.set()
             for p in procs:

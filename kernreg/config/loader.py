@@ -27,7 +27,8 @@ from kernreg.solvers.params import level_values
 from kernreg.solvers.stopping import StoppingRule, default_selection
 
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
-DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": os.cpu_count() or 1}
+# BLAS threads "auto": the cores other processes leave idle when a trial starts (docs/speed.md)
+DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": "auto"}
 MAX_REPORTED = 10
 
 

@@ -61,7 +61,7 @@ class Stopwatch:
         self.seconds = time.perf_counter() - self._start
 
 
-def idle_cores(interval: float = 0.25) -> int:
+def idle_cores(interval: float = 0.1) -> int:
     """Cores of this process's affinity set that other processes left idle over ``interval``
     seconds (at least 1): the host's busy time from ``/proc/stat`` minus this process's own.
 
