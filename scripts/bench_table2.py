@@ -1,5 +1,7 @@
 """Benchmark: model-selection time of NKRLS and NYTRO on the Table 2 datasets, against the paper
-and against what a scikit-learn user would run on the same split, centers and λ grid.
+and against what a scikit-learn user would run on the same split, centers and λ grid. The host's
+measured GEMM rate (float64 1024², the configs' BLAS threads) is printed with every timed line:
+the yardstick of absolute times on shared hosts.
 
 For each dataset (with its paper m and σ, the algorithm settings of its config) one hold-out
 split (trial 0 of the protocol) is fitted ``--repeats`` times; the script prints the median
@@ -29,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from kernreg.config import load_experiment
 from kernreg.errors import KernregError
 from kernreg.experiment.estimators import make_estimator
-from kernreg.experiment.resources import PeakMemory, blas_description
+from kernreg.experiment.resources import PeakMemory, blas_description, gemm_gflops
 from kernreg.experiment.trial import prepare_data, trial_seed
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import holdout_split, rmse
@@ -114,7 +116,8 @@ def bench(name: str, repeats: int, baseline: bool, paper: dict, dtype: str | Non
             if hasattr(est, "strategy_"):
                 extra = f", strategy {est.strategy_}/{est.validation_strategy_}"
             print(f"{name:15s} {label:5s} m={algo.params['m']:<6d} {exp.dataset['dtype']} "
-                  f"median {median:8.2f} s (n={repeats}), peak RSS {peak / 2**30:5.2f} GiB, "
+                  f"median {median:8.2f} s (n={repeats}; host GEMM {gemm_gflops():.0f} GF/s), "
+                  f"peak RSS {peak / 2**30:5.2f} GiB, "
                   f"paper {paper_time:g} s, ratio ours/paper {median / paper_time:.3f}; "
                   f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_description()}",
                   flush=True)
