@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 from distributed import Client, LocalCluster
 from threadpoolctl import threadpool_limits
 
@@ -65,8 +66,10 @@ def _fit(make, data, repeats: int) -> tuple[object, float]:
 
 
 def bench(name: str, workers: int, repeats: int, algorithms: list[str]) -> None:
+    # as kernreg's own local:N: the workers share this machine's memory, each may use it all
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=None, memory_limit=psutil.virtual_memory().total
+                      ) as cluster, Client(cluster) as client:
         latency, bandwidth = measure_link(client)
         print(f"cluster: {workers} workers × 1 thread; round trip {latency * 1e3:.2f} ms, "
               f"transfer {bandwidth / 1e9:.2f} GB/s", flush=True)
@@ -92,9 +95,12 @@ def bench(name: str, workers: int, repeats: int, algorithms: list[str]) -> None:
             unit = "per iteration" if label == "nytro" else "for AᵀA (m × m per part)"
             if label == "nkrls":
                 moved = 8 * m * m * (2 * workers - 1)
+            plans = "".join(f", {who} strategy {e.strategy_}/{e.validation_strategy_}"
+                            for who, e in (("local", local), ("dask", dask))
+                            if hasattr(e, "strategy_"))
             print(f"{name} {label} m={m}: local {t_local:.1f} s, dask {t_dask:.1f} s, ratio "
                   f"{t_dask / t_local:.2f}; bytes moved {unit}: {moved / 1e6:.2f} MB; "
-                  f"predictions differ by RMS {same:.1e}; host GEMM {gflops:.0f} GF/s",
+                  f"predictions differ by RMS {same:.1e}{plans}; host GEMM {gflops:.0f} GF/s",
                   flush=True)
 
 

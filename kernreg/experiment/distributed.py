@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+import psutil
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
@@ -60,8 +61,13 @@ def dask_client(scheduler: str) -> Iterator[Client]:
                           f"(or make install, which installs it)") from None
     if scheduler.startswith("local:"):
         workers = int(scheduler.split(":", 1)[1])
+        # Dask's default gives each worker total/N bytes and restarts a worker above 95% of
+        # it: a Covertype NYTRO trial (17.9 GB) on local:2 would be killed over and over.
+        # Memory is shared here and kernreg admits trials by their estimated peaks
+        # (admissions), so each worker may use the whole machine.
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=None, silence_logs=logging.ERROR,
+                               memory_limit=psutil.virtual_memory().total)
         client = Client(cluster)
         try:
             yield client

@@ -23,10 +23,27 @@ from kernreg.kernels import Kernel
 from kernreg.solvers._knm import KnmOperator, make_knm
 from kernreg.solvers._linalg import NystromFactor
 
-__all__ = ["BACKENDS", "DistributedRows", "current_client"]
+__all__ = ["BACKENDS", "DistributedRows", "current_client", "worker_memory_limit"]
 
 #: Where a data-parallel solver computes its products.
 BACKENDS = ("local", "dask")
+
+
+def worker_memory_limit(client: Any, driver_available: int) -> tuple[int, int]:
+    """``(workers, bytes one worker may use)``: the smallest Dask ``memory_limit`` of the
+    workers, and where several workers share the driver's host (a LocalCluster), no more than
+    the host's ``driver_available`` bytes split among them — they share one memory."""
+    import socket
+
+    info = client.scheduler_info()["workers"].values()
+    limits = [w.get("memory_limit") or driver_available for w in info]
+    local_hosts = {"127.0.0.1", "localhost", socket.gethostname(),
+                   socket.gethostbyname(socket.gethostname())}
+    on_host = sum(1 for w in info if w.get("host") in local_hosts)
+    limit = min(limits, default=driver_available)
+    if on_host:
+        limit = min(limit, driver_available // on_host)
+    return max(1, len(limits)), int(limit)
 
 
 def current_client() -> Any:

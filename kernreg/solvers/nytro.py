@@ -12,7 +12,7 @@ from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
 from kernreg.solvers._acceleration import ACCELERATIONS, make_update
 from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._dask import BACKENDS, DistributedRows, current_client
+from kernreg.solvers._dask import BACKENDS, DistributedRows, current_client, worker_memory_limit
 from kernreg.solvers._iterative import (
     VALIDATION_CHUNK,
     prediction_rmse,
@@ -355,8 +355,9 @@ class Nytro(KernelEstimator):
         if limit is None:
             limit = int(0.8 * psutil.virtual_memory().available)
         workers = 1
-        if self.backend == "dask":
-            workers = len(current_client().scheduler_info()["workers"])
+        if self.backend == "dask":  # per worker: its own limit, or its share of this host
+            workers, per_worker = worker_memory_limit(current_client(), limit)
+            limit = per_worker if self.max_memory is None else limit
         chosen, costs = plan_strategies(X.shape[0], n_val, m, X.shape[1], max_iter,
                                         self.kernel_.itemsize, self.memory_budget, limit,
                                         self.strategy, self.validation_strategy, with_val_rows,
