@@ -59,6 +59,8 @@ def dask_client(scheduler: str) -> Iterator[Client]:
     except ImportError:
         raise ConfigError(f"--scheduler {scheduler} needs Dask: pip install 'kernreg[dask]' "
                           f"(or make install, which installs it)") from None
+    # Dask's own INFO lines (worker registration, dashboard hints) are not kernreg's output
+    logging.getLogger("distributed").setLevel(logging.WARNING)
     if scheduler.startswith("local:"):
         workers = int(scheduler.split(":", 1)[1])
         # Dask's default gives each worker total/N bytes and restarts a worker above 95% of
