@@ -37,8 +37,11 @@ def worker_memory_limit(client: Any, driver_available: int) -> tuple[int, int]:
 
     info = client.scheduler_info()["workers"].values()
     limits = [w.get("memory_limit") or driver_available for w in info]
-    local_hosts = {"127.0.0.1", "localhost", socket.gethostname(),
-                   socket.gethostbyname(socket.gethostname())}
+    local_hosts = {"127.0.0.1", "localhost", socket.gethostname()}
+    try:
+        local_hosts.add(socket.gethostbyname(socket.gethostname()))
+    except OSError:  # a host name that does not resolve: the loopback names still count
+        pass
     on_host = sum(1 for w in info if w.get("host") in local_hosts)
     limit = min(limits, default=driver_available)
     if on_host:
