@@ -28,9 +28,9 @@ from kernreg.experiment import (
     make_estimator,
     prepare_data,
     resolve_blas_threads,
-    trial_seed,
+    trial_split,
 )
-from kernreg.solvers import holdout_split, rmse
+from kernreg.solvers import rmse
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 DATASETS = {"covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
@@ -79,9 +79,7 @@ def bench(name: str, workers: int, repeats: int, algorithms: list[str]) -> None:
             exp = load_experiment(CONFIGS / config)
             algo = next(a for a in exp.algorithms if a.name == label)
             data = prepare_data(exp)
-            seed = trial_seed(exp.protocol["seed"], 0)
-            split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
-                                  random_state=np.random.default_rng(seed))
+            seed, split = trial_split(exp, data, 0)
             with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
                 gflops = gemm_gflops()
                 local, t_local = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),

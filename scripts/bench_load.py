@@ -24,8 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
-from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_seed
-from kernreg.solvers import holdout_split
+from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_split
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,9 +58,7 @@ def main() -> None:
     exp = load_experiment(args.config)
     algo = next(a for a in exp.algorithms if a.label == args.algorithm)
     data = prepare_data(exp)
-    seed = trial_seed(exp.protocol["seed"], 0)
-    split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
-                          random_state=np.random.default_rng(seed))
+    seed, split = trial_split(exp, data, 0)
     cores = len(os.sched_getaffinity(0))
     with threadpool_limits(limits=cores):
         print(f"{cores} cores; host GEMM {gemm_gflops():.0f} GF/s alone", flush=True)

@@ -40,11 +40,11 @@ from kernreg.experiment import (
     make_estimator,
     prepare_data,
     resolve_blas_threads,
-    trial_seed,
+    trial_split,
 )
 from kernreg.experiment.floor import HostRates, nkrls_floor, nytro_floor
 from kernreg.results.tables import paper_table2
-from kernreg.solvers import holdout_split, rmse
+from kernreg.solvers import rmse
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 # The config holding each dataset's NKRLS and NYTRO settings.
@@ -165,10 +165,7 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
             except KernregError as err:  # e.g. not in the offline mirror
                 print(f"{name:15s} {label:5s} skipped: {err}")
                 continue
-            seed = trial_seed(exp.protocol["seed"], 0)
-            X_fit, y_fit, X_val, y_val = holdout_split(
-                data.X_train, data.y_train, exp.protocol["validation_fraction"],
-                random_state=np.random.default_rng(seed))
+            seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, 0)
             est, median, peak = _timed_fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
                                            (X_fit, y_fit, X_val, y_val), repeats)
             test = rmse(data.y_test, est.predict(data.X_test))

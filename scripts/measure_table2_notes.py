@@ -22,9 +22,9 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.datasets import load_dataset
-from kernreg.experiment import prepare_data, trial_seed
+from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
-from kernreg.solvers import KOLS, KernelLandweber, Nytro, holdout_split, rmse
+from kernreg.solvers import KOLS, KernelLandweber, Nytro, rmse
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 IJCNN1_N = 39992  # Ijcnn1's fit rows: 80% of 49990
@@ -33,9 +33,7 @@ IJCNN1_N = 39992  # Ijcnn1's fit rows: 80% of 49990
 def _trial0(config: str):
     exp = load_experiment(CONFIGS / config)
     data = prepare_data(exp)
-    seed = trial_seed(exp.protocol["seed"], 0)
-    split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
-                          random_state=np.random.default_rng(seed))
+    seed, split = trial_split(exp, data, 0)
     return exp, data, seed, split
 
 

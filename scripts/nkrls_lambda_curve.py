@@ -27,8 +27,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
-from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_seed
-from kernreg.solvers import holdout_split, misclassification_rate, rmse
+from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
+from kernreg.solvers import misclassification_rate, rmse
 
 
 def lambda_curves(config: Path, trials: int | None) -> pd.DataFrame:
@@ -39,10 +39,8 @@ def lambda_curves(config: Path, trials: int | None) -> pd.DataFrame:
     rows = []
     with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
         for trial in range(trials or exp.protocol["trials"]):
-            seed = trial_seed(exp.protocol["seed"], trial)  # the runner's split and centers
-            X_fit, y_fit, X_val, y_val = holdout_split(
-                data.X_train, data.y_train, exp.protocol["validation_fraction"],
-                random_state=np.random.default_rng(seed))
+            # the runner's split and centers
+            seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
             est = make_estimator(algo, exp, random_state=seed).fit(X_fit, y_fit, X_val, y_val)
             test = est.predict_path(data.X_test)
             frame = pd.DataFrame({

@@ -18,9 +18,10 @@ from kernreg.experiment.trial import (
     subsample_rng,
     subsample_rows,
     trial_seed,
+    trial_split,
 )
 
 __all__ = ["PeakMemory", "PreparedData", "Stopwatch", "blas_description", "blas_threads",
            "gemm_gflops", "idle_cores", "make_estimator", "prepare_data", "resolve_blas_threads",
            "run_dir_for", "run_experiment", "run_trial", "subsample_rng", "subsample_rows",
-           "trial_seed"]
+           "trial_seed", "trial_split"]

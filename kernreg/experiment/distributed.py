@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import psutil
@@ -31,17 +31,22 @@ from kernreg.results.record import TrialRecord
 if TYPE_CHECKING:
     from distributed import Client
 
-__all__ = ["admissions", "dask_client", "run_trials_on_dask", "trial_task", "worker_blas_threads"]
+__all__ = ["admissions", "dask_client", "local_workers", "run_trials_on_dask", "trial_task",
+           "worker_blas_threads"]
 
 log = logging.getLogger("kernreg.experiment")
+
+
+def local_workers(scheduler: str) -> int | None:
+    """N of ``local:N`` (a LocalCluster on this machine); ``None`` for any other scheduler."""
+    return int(scheduler.split(":", 1)[1]) if scheduler.startswith("local:") else None
 
 
 def worker_blas_threads(scheduler: str, blas_threads: int) -> int:
     """BLAS threads of each task: the budget's, shared among the workers of ``local:N`` (they
     share this machine's cores); a remote cluster's workers each get the budget's."""
-    if scheduler.startswith("local:"):
-        return max(1, blas_threads // int(scheduler.split(":", 1)[1]))
-    return blas_threads
+    workers = local_workers(scheduler)
+    return blas_threads if workers is None else max(1, blas_threads // workers)
 
 
 @contextmanager
@@ -61,8 +66,8 @@ def dask_client(scheduler: str) -> Iterator[Client]:
                           f"(or make install, which installs it)") from None
     # Dask's own INFO lines (worker registration, dashboard hints) are not kernreg's output
     logging.getLogger("distributed").setLevel(logging.WARNING)
-    if scheduler.startswith("local:"):
-        workers = int(scheduler.split(":", 1)[1])
+    workers = local_workers(scheduler)
+    if workers is not None:
         # Dask's default gives each worker total/N bytes and restarts a worker above 95% of
         # it: a Covertype NYTRO trial (17.9 GB) on local:2 would be killed over and over.
         # Memory is shared here and kernreg admits trials by their estimated peaks
@@ -101,13 +106,13 @@ def trial_task(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     """One trial on a worker, its BLAS limited as the driver said (a Dask task). With
     ``admission = (name, k)`` it first takes a lease of the cluster-wide semaphore ``name``
     that lets ``k`` such trials hold memory at once."""
-    if admission is None:
-        with threadpool_limits(limits=blas_threads):
-            return run_trial(exp, algo, data, trial, _host_gemm(blas_threads))
-    from distributed import Semaphore
+    lease: AbstractContextManager[Any] = nullcontext()
+    if admission is not None:
+        from distributed import Semaphore
 
-    name, leases = admission
-    with Semaphore(max_leases=leases, name=name), threadpool_limits(limits=blas_threads):
+        name, leases = admission
+        lease = Semaphore(max_leases=leases, name=name)
+    with lease, threadpool_limits(limits=blas_threads):
         return run_trial(exp, algo, data, trial, _host_gemm(blas_threads))
 
 
@@ -117,9 +122,9 @@ def admissions(scheduler: str, budget_bytes: float, peaks: dict[str, int]
     workers share this machine's memory, so a label whose estimated peak fits the budget k
     times runs at most k trials at once (at least 1). A remote cluster's workers each have
     their own memory: no limit."""
-    if not scheduler.startswith("local:"):
+    workers = local_workers(scheduler)
+    if workers is None:
         return {}
-    workers = int(scheduler.split(":", 1)[1])
     limits = {label: max(1, int(budget_bytes // peak)) for label, peak in peaks.items()
               if peak > 0}
     return {label: k for label, k in limits.items() if k < workers}

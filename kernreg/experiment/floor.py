@@ -10,10 +10,11 @@ not counted, so a real solver can approach but not reach 1.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
+
+from kernreg.experiment.resources import Stopwatch, gemm_gflops
 
 __all__ = ["HostRates", "nkrls_floor", "nytro_floor"]
 
@@ -38,24 +39,17 @@ class HostRates:
     def measure(cls, dtype: str = "float64", n: int = 4096, stream_mb: int = 1024,
                 repeats: int = 3) -> HostRates:
         """Best of ``repeats`` ``n × n`` GEMMs and of ``repeats`` GEMVs over ``stream_mb`` MB."""
-        rng = np.random.default_rng(0)
-        a = rng.standard_normal((n, n)).astype(dtype)
-        out = np.empty_like(a)
-        np.matmul(a, a, out=out)  # warm-up: threads, page faults
-        best = min(_seconds(lambda: np.matmul(a, a, out=out)) for _ in range(repeats))
-        gemm = 2.0 * n**3 / best
+        gemm = gemm_gflops(n, repeats, dtype) * 1e9
         rows = stream_mb * 2**20 // (np.dtype(dtype).itemsize * 1024)
         big = np.ones((rows, 1024), dtype=dtype)
         v = np.ones(1024, dtype=dtype)
         big @ v  # warm-up (first touch)
-        best = min(_seconds(lambda: big @ v) for _ in range(repeats))
+        best = float("inf")
+        for _ in range(repeats):
+            with Stopwatch() as watch:
+                big @ v
+            best = min(best, watch.seconds)
         return cls(gemm=gemm, stream=big.nbytes / best)
-
-
-def _seconds(work) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
 
 
 def _kernel(n: int, m: int, d: int, itemsize: int, rates: HostRates) -> float:

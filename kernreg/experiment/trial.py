@@ -69,6 +69,16 @@ def trial_seed(seed: int, trial: int) -> int:
     return int(np.random.SeedSequence([seed, trial]).generate_state(1)[0])
 
 
+def trial_split(exp: Experiment, data: PreparedData, trial: int
+                ) -> tuple[int, tuple[Any, np.ndarray, Any, np.ndarray]]:
+    """Trial ``trial``'s seed and its hold-out split ``(X_fit, y_fit, X_val, y_val)`` of the
+    training data: what the runner fits, for scripts that re-fit one trial."""
+    seed = trial_seed(exp.protocol["seed"], trial)
+    split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
+                          random_state=np.random.default_rng(seed))
+    return seed, split
+
+
 def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
               gemm_gflops: float | None = None) -> TrialRecord:
     """Run trial ``trial`` of ``algo``.
@@ -78,11 +88,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     the protocol asks for one); loading the data is excluded. ``gemm_gflops``, this host's
     measured GEMM rate, is recorded beside the times.
     """
-    seed = trial_seed(exp.protocol["seed"], trial)
-    X_fit, y_fit, X_val, y_val = holdout_split(
-        data.X_train, data.y_train, exp.protocol["validation_fraction"],
-        random_state=np.random.default_rng(seed),
-    )
+    seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
     estimator = make_estimator(algo, exp, random_state=seed)
     with PeakMemory() as memory, Stopwatch() as fit_clock:
         estimator.fit(X_fit, y_fit, X_val, y_val)
