@@ -24,7 +24,7 @@ help:
 	@echo "make lim-table1  LiM Table 1, the authors' code and the paper's reading (~40 min)"
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
-	@echo "make beyond      samplers, ν-method, random features on 3 datasets (~30 min) -> results/beyond.md"
+	@echo "make beyond      samplers, ν-method, random features, PCG on 4 datasets (~1 h) -> results/beyond.md"
 	@echo "make advise      kernreg advise on the Table 2 datasets vs their measured winners (~2 min)"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"

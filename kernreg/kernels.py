@@ -210,16 +210,22 @@ class Kernel(ABC):
             Xb = _row_block(X, start, stop, Y.shape[0], self.dtype)
             yield slice(start, stop), self._fill(Xb, Y, aux, out)
 
-    def __call__(self, X: Any, Y: Any = None) -> np.ndarray:
+    def __call__(self, X: Any, Y: Any = None, *, out: np.ndarray | None = None) -> np.ndarray:
         """Return the full kernel matrix ``K(X, Y)`` (``Y = X`` when omitted).
 
         The result itself has ``n * p`` entries and is not bounded by the memory budget; the
-        computation adds no temporary larger than the output.
+        computation adds no temporary larger than the output. ``out``: a C-contiguous array
+        of shape ``(n, p)`` and the kernel's dtype to write it into.
         """
         if Y is None:
             Y = X
         X, Y, aux = self._setup(X, Y)
-        out = np.empty((X.shape[0], Y.shape[0]), dtype=self.dtype)
+        shape = (X.shape[0], Y.shape[0])
+        if out is None:
+            out = np.empty(shape, dtype=self.dtype)
+        elif out.shape != shape or out.dtype != self.dtype or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous {self.dtype.__name__} array of shape "
+                             f"{shape}, got {out.dtype} {out.shape}")
         rows = self._rows_per_block(Y, X.shape[0], None)
         for start in range(0, X.shape[0], rows):
             stop = min(start + rows, X.shape[0])

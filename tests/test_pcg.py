@@ -9,7 +9,7 @@ import pytest
 
 from kernreg.solvers import NystromKRLS, NystromPCG, rmse
 from kernreg.solvers._linalg import nystrom_factor
-from kernreg.solvers.pcg import FalkonPreconditioner
+from kernreg.solvers.pcg import FalkonPreconditioner, NystromPreconditioner
 
 
 @pytest.fixture(scope="module")
@@ -25,11 +25,12 @@ def _rel(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
+@pytest.mark.parametrize("preconditioner", ["falkon", "nystrom"])
 @pytest.mark.parametrize("lam", [1e-2, 1e-4, 1e-6])
-def test_converged_pcg_equals_nkrls(problem, lam: float) -> None:
+def test_converged_pcg_equals_nkrls(problem, lam: float, preconditioner: str) -> None:
     X, y, _, _, X_test = problem
     kw = {"sigma": 0.8, "m": 60, "lam": lam, "random_state": 4}
-    pcg = NystromPCG(max_iter=300, tol=1e-14, **kw).fit(X, y)
+    pcg = NystromPCG(max_iter=300, tol=1e-14, preconditioner=preconditioner, **kw).fit(X, y)
     nkrls = NystromKRLS(**kw).fit(X, y)
     assert _rel(pcg.predict(X_test), nkrls.predict(X_test)) < 1e-8
 
@@ -63,11 +64,12 @@ def test_the_preconditioner_cuts_the_iterations(problem) -> None:
     assert pcg.n_iter_ * 5 < plain, (pcg.n_iter_, plain)
 
 
-def test_preconditioner_maps_back_and_forth() -> None:
+@pytest.mark.parametrize("kind", [FalkonPreconditioner, NystromPreconditioner])
+def test_preconditioner_maps_back_and_forth(kind) -> None:
     rng = np.random.default_rng(0)
     M = rng.standard_normal((30, 30))
     factor = nystrom_factor(M @ M.T + 30 * np.eye(30))
-    pre = FalkonPreconditioner(factor, n=500)
+    pre = kind(factor, n=500)
     v = rng.standard_normal(30)
     for lam in (1e-6, 1e-2):
         np.testing.assert_allclose(pre.inverse(pre.apply(v, lam), lam), v, rtol=1e-9)
@@ -84,6 +86,11 @@ def test_strategies_give_the_same_path(problem) -> None:
     fits = {s: NystromPCG(sigma=0.8, m=60, lambdas=np.logspace(-4, -1, 4), max_iter=15,
                           strategy=s, random_state=2, memory_budget=4096).fit(X, y, X_val, y_val)
             for s in ("memory", "blocked", "gram")}
+    # a stored K_nm beside a re-evaluated K_vm (when both do not fit together)
+    fits["memory/blocked"] = NystromPCG(
+        sigma=0.8, m=60, lambdas=np.logspace(-4, -1, 4), max_iter=15, strategy="memory",
+        validation_strategy="blocked", random_state=2, memory_budget=4096,
+    ).fit(X, y, X_val, y_val)
     ref = fits["memory"]
     for strategy, est in fits.items():
         close = 1e-8 if strategy != "gram" else 1e-5
@@ -115,3 +122,51 @@ def test_iterations_regularize_at_lambda_near_zero(problem) -> None:
     est.fit(X, y, X_val, y_val)
     assert est.path_["iterations"][0] < 60  # the rule stopped it
     assert est.best_iter_ <= est.path_["iterations"][0]
+
+
+@pytest.mark.parametrize("preconditioner", ["falkon", "nystrom"])
+def test_iterates_minimize_the_objective_over_the_krylov_space(
+        problem, preconditioner: str) -> None:
+    """CG's t-th iterate from α = 0 is the α of least NKRLS objective
+    ‖K_nm α − y‖² + λn‖Rα‖² in span{(P H)^j P K_nmᵀy, j < t}: H = K_nmᵀK_nm + λnRᵀR and
+    P = BBᵀ the preconditioner's metric, (RᵀR RᵀR/m + λRᵀR)⁻¹ for Falkon's, (RᵀR)⁻¹ for
+    NYTRO's."""
+    X, y, _, _, _ = problem
+    lam, m, n = 1e-7, 30, len(y)
+    kw = {"sigma": 0.5, "m": m, "lam": lam, "random_state": 3, "tol": 1e-15,
+          "stopping_rule": "none", "preconditioner": preconditioner}
+    ref = NystromPCG(max_iter=1, **kw).fit(X, y)
+    C = X[ref.center_indices_]
+    K = np.exp(-((X[:, None, :] - C[None, :, :]) ** 2).sum(-1) / (2 * 0.5**2))
+    R = nystrom_factor(K[ref.center_indices_], 1e-10).R
+    Kmm = R.T @ R
+    P = (np.linalg.inv(Kmm @ Kmm / m + lam * Kmm) if preconditioner == "falkon"
+         else np.linalg.inv(Kmm))
+    H = K.T @ K + lam * n * Kmm
+    design, target = np.vstack([K, np.sqrt(lam * n) * R]), np.concatenate([y, np.zeros(m)])
+    basis = [P @ (K.T @ y)]
+    for t in range(1, 6):
+        est = NystromPCG(max_iter=t, **kw).fit(X, y)
+        V = np.linalg.qr(np.column_stack(basis))[0]
+        best = V @ np.linalg.lstsq(design @ V, target, rcond=None)[0]
+        assert _rel(K @ est.alpha_, K @ best) < 1e-8, t
+        basis.append(P @ (H @ basis[-1]))
+
+
+def test_nystrom_preconditioned_iterations_regularize(problem) -> None:
+    """At λ ≈ 0 NYTRO's preconditioner keeps CG's early iterates smooth: an early iterate
+    comes within 10% of NKRLS's best validation error before later ones overfit, while
+    Falkon's preconditioner, built for that λ, jumps to a large-norm α in its first step."""
+    X, y, X_val, y_val, _ = problem
+    kw = {"sigma": 0.3, "m": 200, "lambdas": [1e-14], "max_iter": 40, "tol": 1e-15,
+          "stopping_rule": "none", "random_state": 2}
+    fits = {p: NystromPCG(preconditioner=p, **kw).fit(X, y, X_val, y_val)
+            for p in ("nystrom", "falkon")}
+    firsts = {p: NystromPCG(preconditioner=p, **{**kw, "max_iter": 1}).fit(X, y, X_val, y_val)
+              for p in ("nystrom", "falkon")}
+    nkrls = NystromKRLS(sigma=0.3, m=200, random_state=2).fit(X, y, X_val, y_val)
+    best_ridge = float(np.min(nkrls.path_["val_rmse"]))
+    assert fits["nystrom"].path_["val_rmse"][0] < 1.1 * best_ridge
+    assert 1 < fits["nystrom"].best_iter_ < 40  # an early iterate, not the last one
+    assert np.linalg.norm(firsts["falkon"].alpha_) > 20 * np.linalg.norm(
+        firsts["nystrom"].alpha_)

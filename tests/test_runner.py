@@ -222,3 +222,25 @@ def test_force_with_only_redoes_just_those_algorithms(mirror: Path, tmp_path: Pa
     # a changed config cannot keep the other algorithms' trials: everything goes
     main([*args, "--seed", "3", "--force", "--only", "nytro"])
     assert [p.name for p in trials.glob("*.h5")] == ["nytro__t000.h5"]
+
+
+def test_an_algorithms_trials_hand_their_kernel_arrays_on(mirror: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """ES's second trial writes its n × n kernel into the first trial's array (no fresh memory
+    to touch), and nothing stays kept once the run is over."""
+    import kernreg.solvers._buffers as buffers
+    import kernreg.solvers.landweber as landweber
+
+    handed: list[np.ndarray] = []  # held, so that a fresh array cannot reuse an address
+
+    def spy(shape: tuple[int, ...], dtype: object) -> np.ndarray:
+        handed.append(buffers.take(shape, dtype))
+        return handed[-1]
+
+    monkeypatch.setattr(landweber, "take", spy)
+    _table(tmp_path, "handed", only=("es",))
+    assert len(handed) == 2 * 2  # K and the validation kernel, in each of the 2 trials
+    K1, V1, K2, V2 = handed
+    assert K2 is K1 and V2 is V1
+    assert not buffers._kept and buffers._depth == 0

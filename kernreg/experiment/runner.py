@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import groupby
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,7 @@ from kernreg.experiment.preflight import check_memory
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
+from kernreg.solvers import reuse_buffers
 
 
 def run_dir_for(exp: Experiment, out: str | Path) -> Path:
@@ -80,9 +82,13 @@ def run_experiment(
         # the yardstick of this process's times (hosts differ 2.5× on the same run)
         gflops = gemm_gflops() if todo else None
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
-        for algo, trial in bar:
-            bar.set_postfix_str(f"{algo.label} trial {trial}")
-            # "auto" threads follow the load trial by trial; the record keeps the count used
-            with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
-                store.save_trial(run_trial(exp, algo, data, trial, gflops))
+        for _, trials in groupby(bar, key=lambda todo_item: todo_item[0].label):
+            # one algorithm's trials hand their big kernel arrays on (kernreg.solvers._buffers)
+            with reuse_buffers():
+                for algo, trial in trials:
+                    bar.set_postfix_str(f"{algo.label} trial {trial}")
+                    # "auto" threads follow the load trial by trial; the record keeps the count
+                    with threadpool_limits(
+                            limits=resolve_blas_threads(exp.budget["blas_threads"])):
+                        store.save_trial(run_trial(exp, algo, data, trial, gflops))
     return store.finalize()

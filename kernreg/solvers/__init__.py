@@ -23,6 +23,7 @@ from __future__ import annotations
 
 # Importing an algorithm's module registers it (its spec's ``order`` places it in tables).
 from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, Selection
+from kernreg.solvers._buffers import reuse_buffers
 from kernreg.solvers._metrics import misclassification_rate, rmse
 from kernreg.solvers.incremental import IncrementalNystromKRLS
 from kernreg.solvers.kols import KOLS
@@ -66,6 +67,7 @@ __all__ = [
     "holdout_split",
     "misclassification_rate",
     "register",
+    "reuse_buffers",
     "rmse",
     "unregister",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from kernreg.kernels import Kernel
+from kernreg.solvers._buffers import release, take
 
 __all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "make_knm"]
 
@@ -35,6 +36,10 @@ class KnmOperator(ABC):
         r = self.matvec(v) - y
         return self.rmatvec(r), r
 
+    def close(self) -> None:  # noqa: B027 (only stored strategies have something to hand on)
+        """End of use: stored kernel values go to the next fit of the same shape (see
+        :mod:`kernreg.solvers._buffers`); no product may follow."""
+
 
 class InMemoryKnm(KnmOperator):
     """``K_nm`` computed once and kept in memory, in the kernel's dtype.
@@ -49,8 +54,13 @@ class InMemoryKnm(KnmOperator):
     fused_block_bytes = 4 * 2**20
 
     def __init__(self, kernel: Kernel, X: Any, C: Any):
-        self.K = kernel(X, C)
+        # written into the previous trial's K_nm when one of this shape was released
+        self.K = kernel(X, C, out=take((X.shape[0], C.shape[0]), kernel.dtype))
         self.shape = self.K.shape
+
+    def close(self) -> None:
+        release(self.K)
+        self.K = None
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         return np.asarray(self.K @ v.astype(self.K.dtype, copy=False), dtype=np.float64)

@@ -9,6 +9,7 @@ import numpy as np
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers._base import KernelEstimator, stack_rows
+from kernreg.solvers._buffers import release, take
 from kernreg.solvers._iterative import (
     VALIDATION_CHUNK,
     prediction_rmse,
@@ -110,9 +111,18 @@ class KernelLandweber(KernelEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
 
-    def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
-        """Return the ``step`` closure for data (X, y) and the step size it uses."""
-        K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
+    def _float64_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
+        """``K(X, Y)`` in float64, written into the previous trial's array of its shape when
+        one was released (see :mod:`kernreg.solvers._buffers`)."""
+        rows, cols = X.shape[0], (X if Y is None else Y).shape[0]
+        if self.kernel_.dtype == np.float64:
+            return self.kernel_(X, Y, out=take((rows, cols), np.float64))
+        return np.asarray(self.kernel_(X, Y), dtype=np.float64)
+
+    def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float, np.ndarray]:
+        """Return the ``step`` closure for data (X, y), the step size it uses and its K (to be
+        released when the fit ends)."""
+        K = sym_inplace(self._float64_kernel(X))
         eta = self.step_size
         if eta is None:
             eta = 1.0 / (top_eigenvalue(K) if self.step_rule == "norm" else X.shape[0])
@@ -122,7 +132,7 @@ class KernelLandweber(KernelEstimator):
             alpha[:] -= eta * (K @ alpha - y)
             return alpha
 
-        return step, float(eta)
+        return step, float(eta), K
 
     def _fit_info(self) -> dict[str, Any]:
         return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_)}
@@ -152,23 +162,26 @@ class KernelLandweber(KernelEstimator):
         max_iter = self._check_max_iter()
         rule = self._check_rule()
         refit = self._check_refit()
-        step, self.step_size_ = self._iteration(X, y)
+        step, self.step_size_, K = self._iteration(X, y)
         self.centers_ = X
         if X_val is None:
             self.alpha_ = run_fixed(step, max_iter)
             self.best_iter_ = self.n_iter_ = max_iter
             self.path_ = None
+            release(K)
             return self
-        K_val = np.asarray(self.kernel_(X_val, X), dtype=np.float64)
+        K_val = self._float64_kernel(X_val, X)
         # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
         res = run_validated(step, prediction_rmse(lambda a: K_val @ a, y_val), rule, max_iter,
                             VALIDATION_CHUNK)
+        release(K, K_val)  # the path's iterates are arrays of their own
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
         self.alpha_ = res.best_coef
         if refit:
             Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            step, self.refit_step_size_ = self._iteration(Xa, ya)
+            step, self.refit_step_size_, K = self._iteration(Xa, ya)
             self.alpha_, self.centers_ = run_fixed(step, self.best_iter_), Xa
+            release(K)
         return self
 
 

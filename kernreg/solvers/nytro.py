@@ -233,9 +233,9 @@ class Nytro(KernelEstimator):
             G, b = self._gram(X, y, C)
             return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
         if self.backend == "dask":
-            rows = self._distributed(X, y, C, strategy)
+            rows = self._closed_after_fit(DistributedRows(self.kernel_, X, y, C, strategy))
             return rows.gradient, rows.normal
-        knm = make_knm(strategy, self.kernel_, X, C)
+        knm = self._closed_after_fit(make_knm(strategy, self.kernel_, X, C))
         return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
 
     def _validation_rows(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
@@ -254,9 +254,10 @@ class Nytro(KernelEstimator):
 
             return quadratic, 1, (lambda u: G_v @ u)
         if self.backend == "dask":
-            rows = self._distributed(X_val, y_val, C, strategy)
+            rows = self._closed_after_fit(DistributedRows(self.kernel_, X_val, y_val, C,
+                                                          strategy))
             return rows.rmse, VALIDATION_CHUNK, rows.normal
-        knm = make_knm(strategy, self.kernel_, X_val, C)
+        knm = self._closed_after_fit(make_knm(strategy, self.kernel_, X_val, C))
         return prediction_rmse(knm.matvec, y_val), VALIDATION_CHUNK, knm_normal_product(knm)
 
     def _gram(self, X: Any, y: np.ndarray, C: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -270,9 +271,9 @@ class Nytro(KernelEstimator):
         G, b = self._gram_kernel().gram_products(X, C, y)
         return G, b
 
-    def _distributed(self, X: Any, y: np.ndarray, C: Any, strategy: str) -> DistributedRows:
-        """Rows spread over the Dask cluster, released when the fit ends."""
-        rows = DistributedRows(self.kernel_, X, y, C, strategy)
+    def _closed_after_fit(self, rows: Any) -> Any:
+        """``rows`` (a K_nm strategy, or rows spread over a Dask cluster), closed when the fit
+        ends: a cluster's parts leave the workers, a stored K_nm goes to the next fit."""
         self._released.append(rows)
         return rows
 
@@ -324,10 +325,10 @@ class Nytro(KernelEstimator):
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        self._released: list[DistributedRows] = []
+        self._released: list[KnmOperator | DistributedRows] = []
         try:
             return self._fit(X, y, X_val, y_val)
-        finally:  # a Dask backend's row parts leave the workers with the fit
+        finally:  # nothing of the rows outlives the fit (alpha_ is its own array)
             for rows in self._released:
                 rows.close()
             del self._released

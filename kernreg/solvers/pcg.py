@@ -13,6 +13,16 @@ Beyond Falkon: one eigendecomposition ``TTᵀ/m = QΛQᵀ`` gives ``F⁻¹ = Q(�
 the previous solution; the validation error is computed after every CG iteration, and a
 stopping rule may end a λ's iterations early — with λ → 0 the iterations themselves
 regularize, as NYTRO's do. At convergence every λ's α equals NKRLS's (tested to 1e-8).
+
+Falkon's preconditioner is built for the λ it solves at: as λ → 0, ``BBᵀ = (K_mm²/m + λK_mm)⁻¹``
+grows as ``m/k²`` along an eigenvalue ``k`` of ``K_mm`` (``k`` down to ε = 1e-10), and the first
+CG step already puts ‖α‖ ≈ 1e7 along those directions (measured on Ijcnn1 at λ = 1e-12: training
+and validation rows, near the centers, stay fitted at RMSE 0.98 while test rows get predictions
+up to ±9; test RMSE 1.35 at the validation's best iterate). ``preconditioner="nystrom"`` uses
+``B = R⁻¹/√n`` instead, ``BBᵀ = K_mm⁻¹``: CG then runs on NYTRO's system ``AᵀAβ = Aᵀy``
+(``A = K_nmR⁻¹``), whose iterates are kernel conjugate-gradient regression (Blanchard & Krämer
+2010) on the Nyström space — the iteration count is the regularizer, and 50–100 iterations reach
+what 500 of Landweber's do (Ijcnn1: test RMSE 0.38 at 60 iterations).
 """
 
 from __future__ import annotations
@@ -34,10 +44,15 @@ from kernreg.solvers.params import LAMBDAS, NYSTROM
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
 
-__all__ = ["STRATEGIES", "FalkonPreconditioner", "NystromPCG"]
+__all__ = ["PRECONDITIONERS", "STRATEGIES", "FalkonPreconditioner", "NystromPCG",
+           "NystromPreconditioner"]
 
 #: How ``K_nm`` is used: kept, re-evaluated per product, or reduced once to ``K_nmᵀK_nm``.
 STRATEGIES = ("memory", "blocked", "gram")
+#: How the validation rows' ``K_vm`` is used for the error after every iteration.
+VALIDATION_STRATEGIES = ("memory", "blocked")
+#: ``B`` of the preconditioned system ``BᵀHBβ = BᵀK_nmᵀy``: Falkon's, or NYTRO's ``R⁻¹``.
+PRECONDITIONERS = ("falkon", "nystrom")
 
 
 class FalkonPreconditioner:
@@ -74,6 +89,37 @@ class FalkonPreconditioner:
                                            * (self.Q.T @ (self.factor.R @ alpha)))
 
 
+class NystromPreconditioner:
+    """``B = R⁻¹/√n`` (``RᵀR = K_mm + εI``) for every λ: CG on NYTRO's system, whose
+    iterations regularize (see the module's docstring).
+
+    Parameters
+    ----------
+    factor : NystromFactor
+        ``RᵀR = K_mm + εI``.
+    n : int
+        Training rows.
+    """
+
+    def __init__(self, factor: NystromFactor, n: int) -> None:
+        self.factor, self.n = factor, n
+
+    def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
+        """``B v``."""
+        return self.factor.solve(v) / np.sqrt(self.n)
+
+    def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
+        """``Bᵀ v``."""
+        return self.factor.solve_t(v) / np.sqrt(self.n)
+
+    def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
+        """``B⁻¹ α`` (a warm start's β)."""
+        return np.sqrt(self.n) * (self.factor.R @ alpha)
+
+
+_PRECONDITIONER_CLASSES = {"falkon": FalkonPreconditioner, "nystrom": NystromPreconditioner}
+
+
 class NystromPCG(KernelEstimator):
     """Nyström KRLS solved by Falkon's preconditioned conjugate gradient, over a λ path.
 
@@ -104,6 +150,14 @@ class NystromPCG(KernelEstimator):
     threshold : float, default 0.0
     strategy : {"memory", "blocked", "gram"}, default "memory"
         How ``K_nm`` is used (the same iterates: tested).
+    validation_strategy : {"memory", "blocked"}, optional
+        How ``K_vm`` is used for the validation error after every iteration: kept, or
+        re-evaluated block-wise for each iterate (when ``K_nm`` and ``K_vm`` do not fit
+        together, e.g. Covertype at m = 10000). Default: ``"memory"`` with ``strategy="memory"``,
+        else ``"blocked"``.
+    preconditioner : {"falkon", "nystrom"}, default "falkon"
+        Falkon's ``B = T⁻¹F_λ⁻¹/√n``, few iterations to the λ's solution; or ``R⁻¹/√n``,
+        NYTRO's, for CG iterations as the regularizer at λ → 0 (see the module's docstring).
     epsilon : float, default 1e-10
     sampler : str or CenterSampler, default "uniform"
     random_state : None, int or numpy.random.Generator
@@ -140,6 +194,8 @@ class NystromPCG(KernelEstimator):
         window: int = 10,
         threshold: float = 0.0,
         strategy: str = "memory",
+        validation_strategy: str | None = None,
+        preconditioner: str = "falkon",
         epsilon: float = 1e-10,
         sampler: Any = "uniform",
         random_state: Any = None,
@@ -158,6 +214,8 @@ class NystromPCG(KernelEstimator):
         self.window = window
         self.threshold = threshold
         self.strategy = strategy
+        self.validation_strategy = validation_strategy
+        self.preconditioner = preconditioner
         self.epsilon = epsilon
         self.sampler = sampler
         self.random_state = random_state
@@ -178,6 +236,9 @@ class NystromPCG(KernelEstimator):
         self._check_lam(self.lam)
         check_positive(self.tol, "tol")
         check_choice(self.strategy, "strategy", STRATEGIES)
+        if self.validation_strategy is not None:
+            check_choice(self.validation_strategy, "validation_strategy", VALIDATION_STRATEGIES)
+        check_choice(self.preconditioner, "preconditioner", PRECONDITIONERS)
         if self.lambdas is not None:
             check_lambdas(self.lambdas)
 
@@ -197,10 +258,19 @@ class NystromPCG(KernelEstimator):
                     lambdas: np.ndarray, rule: StoppingRule, score: Any
                     ) -> tuple[list[list[np.ndarray]], list[list[float]]]:
         """CG over the λ path (largest λ first, warm starts); every iterate's α and score."""
+        normal, knm = self._normal(X, C)
+        try:
+            return self._cg_path(X, y, C, factor, lambdas, rule, score, normal)
+        finally:  # a stored K_nm goes to the next fit of its shape
+            if knm is not None:
+                knm.close()
+
+    def _cg_path(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor,
+                 lambdas: np.ndarray, rule: StoppingRule, score: Any, normal: Any
+                 ) -> tuple[list[list[np.ndarray]], list[list[float]]]:
         n, m = X.shape[0], C.shape[0]
-        normal, _ = self._normal(X, C)
         rhs = self.kernel_.rmatvec(X, C, y)  # K_nmᵀ y
-        pre = FalkonPreconditioner(factor, n)
+        pre = _PRECONDITIONER_CLASSES[self.preconditioner](factor, n)
         R = factor.R
         alpha = np.zeros(m)
         iterates: list[list[np.ndarray]] = []
@@ -274,10 +344,13 @@ class NystromPCG(KernelEstimator):
             return self
         lambdas = np.sort(check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None
                                         else self.lambdas))[::-1]
-        val_knm = make_knm("memory" if self.strategy == "memory" else "blocked",
+        val_knm = make_knm(_validation_strategy(self.strategy, self.validation_strategy),
                            self.kernel_, X_val, C)
-        iterates, scores = self._solve_path(X, y, C, setup.factor, lambdas, rule,
-                                            lambda a: float(rmse(y_val, val_knm.matvec(a))))
+        try:
+            iterates, scores = self._solve_path(X, y, C, setup.factor, lambdas, rule,
+                                                lambda a: float(rmse(y_val, val_knm.matvec(a))))
+        finally:
+            val_knm.close()
         best = [(min(s), -k, int(np.argmin(s))) for k, s in enumerate(scores)]
         _, neg_k, t = min(best)
         k = -neg_k
@@ -297,14 +370,23 @@ class NystromPCG(KernelEstimator):
         return self
 
 
+def _validation_strategy(strategy: str, validation_strategy: str | None) -> str:
+    """The validation rows' strategy: the given one, else stored along with a stored K_nm."""
+    if validation_strategy is not None:
+        return validation_strategy
+    return "memory" if strategy == "memory" else "blocked"
+
+
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
-    # K_mm, T, Q, F and work buffers (m × m); the stored K_nm (memory) or G (gram)
+    # K_mm, T, Q, F and work buffers (m × m); the stored K_nm (memory) or G (gram); K_vm
     m = params["m"]
     parts = {"m×m matrices": 5 * m * m * F64}
     if params["strategy"] == "memory":
-        parts["K_nm + K_vm"] = (problem.n_fit + problem.n_val) * m * problem.itemsize
+        parts["K_nm"] = problem.n_fit * m * problem.itemsize
     elif params["strategy"] == "gram":
         parts["G"] = m * m * F64
+    if _validation_strategy(params["strategy"], params.get("validation_strategy")) == "memory":
+        parts["K_vm"] = problem.n_val * m * problem.itemsize
     return parts
 
 
@@ -315,7 +397,9 @@ register(AlgorithmSpec(
     order=80,
     schema={"lambdas": LAMBDAS, "max_iter": {"type": "integer", "minimum": 1},
             "tol": {"type": "number", "exclusiveMinimum": 0}, "stopping": STOPPING,
-            "strategy": {"enum": list(STRATEGIES)}, **NYSTROM},
+            "strategy": {"enum": list(STRATEGIES)},
+            "validation_strategy": {"enum": list(VALIDATION_STRATEGIES)},
+            "preconditioner": {"enum": list(PRECONDITIONERS)}, **NYSTROM},
     config_defaults=("lambdas", "max_iter", "tol", "stopping", "strategy", "epsilon",
                      "sampler"),
     takes_centers=True,
