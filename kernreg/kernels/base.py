@@ -1,4 +1,4 @@
-"""Kernel functions evaluated block-wise under a memory budget.
+"""The kernel base class: kernel values evaluated block-wise under a memory budget.
 
 A :class:`Kernel` turns two sets of points (rows of dense arrays or CSR matrices) into kernel
 values, one block of rows of the first set at a time, so that no more than ``memory_budget`` bytes
@@ -11,6 +11,10 @@ Nyström solvers need without ever storing ``K_nm``:
 
 Distances use the GEMM expansion ``||x||² + ||y||² − 2 x·y`` clipped at 0 (rounding can make it
 slightly negative), and the exponential is taken in place.
+
+Each kernel lives in its own module of this package (``gaussian.py``, ...) and ends with its
+registration in :mod:`kernreg.kernels.registry`; the helpers here (:func:`row_sq_norms`,
+:func:`cross`, :class:`DistanceKernel`) are what those modules build on.
 """
 
 from __future__ import annotations
@@ -27,12 +31,15 @@ from kernreg._validation import check_dtype, check_int, check_positive
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
-    "KERNELS",
-    "GaussianKernel",
+    "DENSIFY_DENSITY",
+    "Data",
+    "DistanceKernel",
     "Kernel",
-    "LaplacianKernel",
-    "LinearKernel",
-    "make_kernel",
+    "as_2d",
+    "cast",
+    "cross",
+    "row_block",
+    "row_sq_norms",
 ]
 
 #: Default bytes of kernel values held at once by the blocked routines (256 MiB).
@@ -41,7 +48,7 @@ DEFAULT_MEMORY_BUDGET = 256 * 2**20
 Data = np.ndarray | sp.csr_matrix
 
 
-def _as_2d(X: Any, name: str) -> Data:
+def as_2d(X: Any, name: str) -> Data:
     """Return ``X`` as a 2-D float ndarray or CSR matrix (no finiteness scan: callers check)."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -54,7 +61,7 @@ def _as_2d(X: Any, name: str) -> Data:
     return X
 
 
-def _cast(X: Data, dtype: type[np.floating]) -> Data:
+def cast(X: Data, dtype: type[np.floating]) -> Data:
     """Cast to ``dtype`` without copying when it already matches."""
     if X.dtype == dtype:
         return X
@@ -66,10 +73,10 @@ def _cast(X: Data, dtype: type[np.floating]) -> Data:
 DENSIFY_DENSITY = 0.02
 
 
-def _row_block(X: Data, start: int, stop: int, n_cols: int, dtype: type[np.floating]) -> Data:
+def row_block(X: Data, start: int, stop: int, n_cols: int, dtype: type[np.floating]) -> Data:
     """Rows ``start:stop`` of ``X`` in ``dtype``, densified when sparse but dense enough (and no
     larger than the ``(rows, n_cols)`` kernel block it produces)."""
-    Xb = _cast(X[start:stop], dtype)
+    Xb = cast(X[start:stop], dtype)
     if (
         sp.issparse(Xb)
         and Xb.shape[1] <= n_cols
@@ -79,14 +86,14 @@ def _row_block(X: Data, start: int, stop: int, n_cols: int, dtype: type[np.float
     return Xb
 
 
-def _row_sq_norms(X: Data) -> np.ndarray:
+def row_sq_norms(X: Data) -> np.ndarray:
     """Squared Euclidean norm of each row, in the dtype of ``X``."""
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1), dtype=X.dtype).ravel()
     return np.einsum("ij,ij->i", X, X)
 
 
-def _cross(Xb: Data, Y: Data, out: np.ndarray) -> np.ndarray:
+def cross(Xb: Data, Y: Data, out: np.ndarray) -> np.ndarray:
     """Write ``Xb @ Y.T`` into ``out`` (dense), for any mix of dense and CSR operands."""
     if sp.issparse(Xb) or sp.issparse(Y):
         prod = Xb @ Y.T
@@ -157,11 +164,11 @@ class Kernel(ABC):
         return int(rows)
 
     def _setup(self, X: Any, Y: Any) -> tuple[Data, Data, Any]:
-        X = _as_2d(X, "X")
-        Y = _as_2d(Y, "Y")
+        X = as_2d(X, "X")
+        Y = as_2d(Y, "Y")
         if X.shape[1] != Y.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]} (shape mismatch)")
-        Y = _cast(Y, self.dtype)
+        Y = cast(Y, self.dtype)
         # A sparse Y (e.g. centers) is densified when that is cheap: sparse @ dense products are
         # fast and produce the dense block directly, without a sparse temporary.
         if sp.issparse(Y) and Y.shape[0] * Y.shape[1] * self.itemsize <= self.memory_budget:
@@ -207,7 +214,7 @@ class Kernel(ABC):
                 out = buf[: stop - start]
             else:
                 out = np.empty((stop - start, Y.shape[0]), dtype=self.dtype)
-            Xb = _row_block(X, start, stop, Y.shape[0], self.dtype)
+            Xb = row_block(X, start, stop, Y.shape[0], self.dtype)
             yield slice(start, stop), self._fill(Xb, Y, aux, out)
 
     def __call__(self, X: Any, Y: Any = None, *, out: np.ndarray | None = None) -> np.ndarray:
@@ -229,7 +236,7 @@ class Kernel(ABC):
         rows = self._rows_per_block(Y, X.shape[0], None)
         for start in range(0, X.shape[0], rows):
             stop = min(start + rows, X.shape[0])
-            self._fill(_row_block(X, start, stop, Y.shape[0], self.dtype), Y, aux,
+            self._fill(row_block(X, start, stop, Y.shape[0], self.dtype), Y, aux,
                        out[start:stop])
         return out
 
@@ -264,7 +271,7 @@ class Kernel(ABC):
         G : ndarray of shape (m, m), float64, symmetric
         b : ndarray of shape (m,) or (m, k), float64, or None when ``y`` is None
         """
-        m = _as_2d(C, "C").shape[0]
+        m = as_2d(C, "C").shape[0]
         G = np.zeros((m, m))
         b = None
         if y is not None:
@@ -287,8 +294,8 @@ class Kernel(ABC):
     def matvec(self, X: Any, C: Any, v: Any, *, block_rows: int | None = None) -> np.ndarray:
         """Return ``K(X, C) @ v`` (float64, shape ``(n,)`` or ``(n, k)``) without storing K."""
         v = np.asarray(v, dtype=np.float64)
-        n = _as_2d(X, "X").shape[0]
-        m = _as_2d(C, "C").shape[0]
+        n = as_2d(X, "X").shape[0]
+        m = as_2d(C, "C").shape[0]
         if v.shape[0] != m:
             raise ValueError(f"v has {v.shape[0]} rows but C has {m} (shape mismatch)")
         out = np.empty((n, *v.shape[1:]))
@@ -300,10 +307,10 @@ class Kernel(ABC):
     def rmatvec(self, X: Any, C: Any, u: Any, *, block_rows: int | None = None) -> np.ndarray:
         """Return ``K(X, C)ᵀ @ u`` (float64, shape ``(m,)`` or ``(m, k)``) without storing K."""
         u = np.asarray(u, dtype=np.float64)
-        n = _as_2d(X, "X").shape[0]
+        n = as_2d(X, "X").shape[0]
         if u.shape[0] != n:
             raise ValueError(f"u has {u.shape[0]} rows but X has {n} (shape mismatch)")
-        out = np.zeros((_as_2d(C, "C").shape[0], *u.shape[1:]))
+        out = np.zeros((as_2d(C, "C").shape[0], *u.shape[1:]))
         for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
             out += Kb.T @ u[sl].astype(self.dtype, copy=False)
         return out
@@ -317,8 +324,8 @@ class Kernel(ABC):
         """
         v = np.asarray(v, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
-        n = _as_2d(X, "X").shape[0]
-        m = _as_2d(C, "C").shape[0]
+        n = as_2d(X, "X").shape[0]
+        m = as_2d(C, "C").shape[0]
         if v.shape[0] != m:
             raise ValueError(f"v has {v.shape[0]} rows but C has {m} (shape mismatch)")
         if y.shape != (n,):
@@ -340,8 +347,12 @@ class Kernel(ABC):
         return {"dtype": np.dtype(self.dtype).name, "memory_budget": self.memory_budget}
 
 
-class _DistanceKernel(Kernel):
-    """Kernels of the form ``f(||x − y||²)`` with bandwidth ``sigma``."""
+class DistanceKernel(Kernel):
+    """Base of the kernels of the form ``f(||x − y||²)`` with bandwidth ``sigma``.
+
+    ``_prepare`` gives the squared norms of ``Y``; a subclass's ``_fill`` gets the squared
+    distances of a block from :meth:`_sq_dist` and maps them in place. ``k(x, x) = 1``.
+    """
 
     def __init__(
         self,
@@ -354,153 +365,20 @@ class _DistanceKernel(Kernel):
         self.sigma = check_positive(sigma, "sigma")
 
     def _prepare(self, Y: Data) -> np.ndarray:
-        return _row_sq_norms(Y)
+        return row_sq_norms(Y)
 
     def _sq_dist(
         self, Xb: Data, Y: Data, yy: np.ndarray, out: np.ndarray, xx: np.ndarray | None = None
     ) -> np.ndarray:
-        _cross(Xb, Y, out)
+        cross(Xb, Y, out)
         out *= -2.0
-        out += (_row_sq_norms(Xb) if xx is None else xx)[:, None]
+        out += (row_sq_norms(Xb) if xx is None else xx)[:, None]
         out += yy[None, :]
         np.maximum(out, 0.0, out=out)  # rounding can push ||x−y||² slightly below 0
         return out
 
     def diag(self, X: Any) -> np.ndarray:
-        return np.ones(_as_2d(X, "X").shape[0])
+        return np.ones(as_2d(X, "X").shape[0])
 
     def _params(self) -> dict[str, Any]:
         return {"sigma": self.sigma, **super()._params()}
-
-
-class GaussianKernel(_DistanceKernel):
-    """Gaussian kernel ``k(x, x') = exp(−||x − x'||² / (2σ²))``.
-
-    Parameters
-    ----------
-    sigma : float, default 1.0
-        Bandwidth σ > 0 (scikit-learn's ``gamma`` is ``1 / (2σ²)``).
-    dtype, memory_budget
-        See :class:`Kernel`.
-    """
-
-    name = "gaussian"
-
-    def _prepare(self, Y: Data) -> tuple[np.ndarray, np.ndarray | None]:
-        yy = _row_sq_norms(Y)
-        if sp.issparse(Y):
-            return yy, None
-        # [y, 1, −‖y‖²/(2σ²)]: with [x/σ², −‖x‖²/(2σ²), 1] one GEMM gives −‖x−y‖²/(2σ²)
-        Y_aug = np.empty((Y.shape[0], Y.shape[1] + 2), dtype=Y.dtype)
-        Y_aug[:, :-2], Y_aug[:, -2], Y_aug[:, -1] = Y, 1.0, -yy / (2.0 * self.sigma**2)
-        return yy, Y_aug
-
-    def _fill(self, Xb: Data, Y: Data, aux: tuple[np.ndarray, np.ndarray | None],
-              out: np.ndarray) -> np.ndarray:
-        yy, Y_aug = aux
-        if Y_aug is None or sp.issparse(Xb):
-            self._sq_dist(Xb, Y, yy, out)
-            out *= -1.0 / (2.0 * self.sigma**2)
-        else:
-            # The norms ride in the GEMM (two extra columns): the exponent comes out of one
-            # product and only the clamp and exp touch the block again, where the expansion
-            # −2xy + ‖x‖² + ‖y‖², scaled, took five elementwise passes (1.7× slower on Covertype's
-            # float32 K_vm, 104582 × 10000).
-            inv = 1.0 / self.sigma**2
-            X_aug = np.empty((Xb.shape[0], Xb.shape[1] + 2), dtype=Y_aug.dtype)
-            X_aug[:, :-2] = Xb
-            X_aug[:, :-2] *= inv
-            X_aug[:, -2], X_aug[:, -1] = -0.5 * inv * _row_sq_norms(Xb), 1.0
-            np.matmul(X_aug, Y_aug.T, out=out)
-            np.minimum(out, 0.0, out=out)  # rounding can make −‖x−y‖² slightly positive
-        np.exp(out, out=out)
-        return out
-
-
-class LaplacianKernel(_DistanceKernel):
-    """Laplacian kernel ``k(x, x') = exp(−||x − x'|| / σ)`` (Euclidean norm).
-
-    Through the GEMM expansion, distances between nearly coincident points carry an absolute
-    error of about ``sqrt(eps)·||x||`` (square root of the rounding in ``||x−y||²``); exactly
-    coincident points are detected and get ``k = 1``. One boolean mask of the block's shape
-    (1 byte per entry) is allocated per block for that.
-
-    Parameters
-    ----------
-    sigma : float, default 1.0
-        Bandwidth σ > 0.
-    dtype, memory_budget
-        See :class:`Kernel`.
-    """
-
-    name = "laplacian"
-
-    def _fill(self, Xb: Data, Y: Data, aux: np.ndarray, out: np.ndarray) -> np.ndarray:
-        xx = _row_sq_norms(Xb)
-        self._sq_dist(Xb, Y, aux, out, xx)
-        # The expansion leaves ~eps·||x||² of rounding in ||x−y||², which sqrt turns into an
-        # error of ~sqrt(eps)·||x||; zero squared distances at that noise level so that
-        # coincident points (e.g. centers drawn from X) get exactly k = 1.
-        noise = 4.0 * np.finfo(self.dtype).eps * (xx.max(initial=0.0) + aux.max(initial=0.0))
-        out[out <= noise] = 0.0
-        np.sqrt(out, out=out)
-        out *= -1.0 / self.sigma
-        np.exp(out, out=out)
-        return out
-
-
-class LinearKernel(Kernel):
-    """Linear kernel ``k(x, x') = x·x'``.
-
-    Parameters
-    ----------
-    sigma : float, optional
-        Ignored; accepted so that every kernel can be built from the same arguments.
-    dtype, memory_budget
-        See :class:`Kernel`.
-    """
-
-    name = "linear"
-
-    def __init__(
-        self,
-        sigma: float | None = None,
-        *,
-        dtype: Any = "float64",
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    ):
-        super().__init__(dtype=dtype, memory_budget=memory_budget)
-
-    def _fill(self, Xb: Data, Y: Data, aux: Any, out: np.ndarray) -> np.ndarray:
-        return _cross(Xb, Y, out)
-
-    def diag(self, X: Any) -> np.ndarray:
-        return _row_sq_norms(_cast(_as_2d(X, "X"), np.float64))
-
-
-#: Kernels by name.
-KERNELS: dict[str, type[Kernel]] = {
-    "gaussian": GaussianKernel,
-    "laplacian": LaplacianKernel,
-    "linear": LinearKernel,
-}
-
-
-def make_kernel(
-    name: str,
-    sigma: float | None = 1.0,
-    *,
-    dtype: Any = "float64",
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-) -> Kernel:
-    """Build a kernel by name (one of :data:`KERNELS`).
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is unknown (the message lists the allowed names) or a parameter is invalid.
-    """
-    if not isinstance(name, str) or name not in KERNELS:
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {name!r}")
-    cls = KERNELS[name]
-    return cls(sigma, dtype=dtype, memory_budget=memory_budget)

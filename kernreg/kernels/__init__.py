@@ -1,0 +1,44 @@
+"""Kernels evaluated block-wise under a memory budget, and their registry.
+
+* :mod:`~kernreg.kernels.base` — the :class:`Kernel` base class with the block machinery and
+  the fused products (``K_nmᵀK_nm``, ``K_nm v``, ...), :class:`DistanceKernel`;
+* :mod:`~kernreg.kernels.registry` — :class:`KernelSpec`, :func:`register`,
+  :func:`make_kernel`: a kernel is its class plus one registration;
+* one module per kernel (``gaussian``, ``laplacian``, ``linear``), each ending with its
+  ``register(KernelSpec(...))``.
+
+To add a kernel: write ``kernreg/kernels/<name>.py`` (class + registration) and import it
+below (docs/architecture.md, "How to add a kernel").
+"""
+
+from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, DistanceKernel, Kernel
+
+# each kernel module registers its kernel when imported, in this (the registry's) order
+from kernreg.kernels.gaussian import GaussianKernel
+from kernreg.kernels.laplacian import LaplacianKernel
+from kernreg.kernels.linear import LinearKernel
+from kernreg.kernels.registry import (
+    KERNELS,
+    KernelSpec,
+    get_kernel_spec,
+    kernel_names,
+    make_kernel,
+    register,
+    unregister,
+)
+
+__all__ = [
+    "DEFAULT_MEMORY_BUDGET",
+    "KERNELS",
+    "DistanceKernel",
+    "GaussianKernel",
+    "Kernel",
+    "KernelSpec",
+    "LaplacianKernel",
+    "LinearKernel",
+    "get_kernel_spec",
+    "kernel_names",
+    "make_kernel",
+    "register",
+    "unregister",
+]
