@@ -34,6 +34,15 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
                       threshold=stopping["threshold"], select=stopping["select"])
     kwargs.update(params)
     accepted = get_algorithm(algo.name)().get_params()
+    # the kernel's parameters besides σ reach estimators that take them by name; a kernel
+    # parameter an estimator would drop is a config problem, not a silent default
+    for key, value in exp.kernel.items():
+        if key in ("name", "sigma"):
+            continue
+        if key not in accepted:
+            raise ValueError(f"kernel.{key}: the {algo.name} estimator takes no kernel "
+                             f"parameter {key!r} (it builds its kernel from name and sigma)")
+        kwargs[key] = value
     unused = sorted(set(params) - set(accepted))
     if unused:  # the schema and the estimator disagree: a programming error, not a user error
         raise RuntimeError(f"{algo.name} does not accept {unused}")

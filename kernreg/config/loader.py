@@ -22,6 +22,7 @@ from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
 from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
+from kernreg.kernels import get_kernel_spec, kernel_names
 from kernreg.solvers import algorithm_names, get_algorithm_spec
 from kernreg.solvers.params import level_values
 from kernreg.solvers.stopping import StoppingRule, default_selection
@@ -30,6 +31,7 @@ DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit":
 # BLAS threads "auto": the cores other processes leave idle when a trial starts (docs/speed.md)
 DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": "auto"}
 MAX_REPORTED = 10
+DEFAULT_KERNEL = "gaussian"
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -161,6 +163,10 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
             data[section].update(values)
     raise_problems(path, non_finite_problems(data))  # before the schema's own, vaguer words
     problems = schema_problems(data, experiment_schema(), [])
+    kernel = data.get("kernel", {})
+    if isinstance(kernel, dict) and kernel.get("name", DEFAULT_KERNEL) in kernel_names():
+        schema = get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).config_schema()
+        problems += schema_problems(kernel, schema, ["kernel"])
     for i, algo in enumerate(data.get("algorithms") or []):
         if isinstance(algo, dict) and algo.get("name") in algorithm_names():
             schema = get_algorithm_spec(algo["name"]).config_schema()
@@ -182,11 +188,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     execution = {"scheduler": "local", **data.get("execution", {})}
-    kernel = {"name": "gaussian", **data.get("kernel", {})}
-    if kernel["name"] != "linear" and "sigma" not in kernel:
-        if spec.sigma is None:
-            problems.append(f"kernel.sigma: required, dataset {spec.name} has no paper default")
-        kernel["sigma"] = spec.sigma
+    kernel = _kernel(data.get("kernel", {}), spec, problems)
     n_train = min(dataset.get("n_train", spec.n_train), spec.n_train)
     n_fit = int(np.floor(n_train * (1 - protocol["validation_fraction"])))
     if "n_test" in dataset and dataset["n_test"] > spec.n_test:
@@ -264,6 +266,26 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
             problems.append(f"algorithms[{i}] ({algo.label}): {exc}")
     raise_problems(path, problems)
     return exp
+
+
+def _kernel(entry: dict[str, Any], spec: DatasetSpec, problems: list[str]) -> dict[str, Any]:
+    """The ``kernel:`` section with its registered defaults filled in; a bandwidth ``sigma``
+    without one takes the dataset's paper σ."""
+    kernel = {"name": DEFAULT_KERNEL, **entry}
+    kernel_spec = get_kernel_spec(kernel["name"])
+    for param in kernel_spec.parameters:
+        if param in kernel:
+            continue
+        if param in kernel_spec.defaults:
+            kernel[param] = copy.deepcopy(kernel_spec.defaults[param])
+        elif param == "sigma":
+            if spec.sigma is None:
+                problems.append(f"kernel.sigma: required, dataset {spec.name} has no paper "
+                                f"default")
+            kernel["sigma"] = spec.sigma
+        else:
+            problems.append(f"kernel.{param}: required for the {kernel['name']} kernel")
+    return kernel
 
 
 def _stopping(entry: dict[str, Any], spec: DatasetSpec, where: str, problems: list[str]

@@ -1,16 +1,19 @@
 """JSON Schemas of experiment configs (validated with ``jsonschema``).
 
-Algorithm entries are validated in two stages: the experiment schema checks the entry's
-``name`` against the algorithm registry, then the algorithm's own schema
-(:meth:`~kernreg.solvers.AlgorithmSpec.config_schema`) checks its keys, so an unknown key is
-reported with the keys that algorithm accepts. Both are built when a config is read, so an
-algorithm registered later (a plugin, a test's toy) is accepted like the built-in ones.
+The ``kernel:`` section and algorithm entries are validated in two stages: the experiment
+schema checks the entry's ``name`` against the kernel or algorithm registry, then the kernel's
+or algorithm's own schema (:meth:`~kernreg.kernels.KernelSpec.config_schema`,
+:meth:`~kernreg.solvers.AlgorithmSpec.config_schema`) checks its keys, so an unknown key is
+reported with the keys that kernel or algorithm accepts. Both are built when a config is read,
+so a kernel or algorithm registered later (a plugin, a test's toy) is accepted like the
+built-in ones.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kernreg.kernels import kernel_names
 from kernreg.solvers import algorithm_names
 from kernreg.solvers.params import POSITIVE, POSITIVE_INT
 
@@ -18,7 +21,7 @@ __all__ = ["experiment_schema"]
 
 
 def experiment_schema() -> dict[str, Any]:
-    """The schema of an experiment config, with the registered algorithm names."""
+    """The schema of an experiment config, with the registered kernel and algorithm names."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -40,14 +43,8 @@ def experiment_schema() -> dict[str, Any]:
                     "n_test": POSITIVE_INT,
                 },
             },
-            "kernel": {
-                "type": "object",
-                "additionalProperties": False,
-                "properties": {
-                    "name": {"enum": ["gaussian", "laplacian", "linear"]},
-                    "sigma": POSITIVE,
-                },
-            },
+            # its parameters: the named kernel's own schema (second stage)
+            "kernel": {"type": "object", "properties": {"name": {"enum": kernel_names()}}},
             "algorithms": {
                 "type": "array",
                 "minItems": 1,
