@@ -5,7 +5,8 @@ Floors, bottom to top (docs/architecture.md):
 
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``paper`` (data)
 1. ``datasets``    registry, files, preprocessing, cache
-2. ``kernels``     blocked kernel evaluation
+2. ``kernels``     kernel registry, blocked kernel evaluation;
+   ``features``    feature-map registry, explicit random features (may import ``kernels``)
 3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping)
 4. ``config``      experiment configs
 5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
@@ -28,7 +29,7 @@ FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0,
     "kernreg.datasets": 1,
-    "kernreg.kernels": 2,
+    "kernreg.kernels": 2, "kernreg.features": 2,
     "kernreg.solvers": 3,
     "kernreg.config": 4,
     "kernreg.results": 5,
@@ -165,3 +166,17 @@ def test_scripts_import_public_names_only(script: Path) -> None:
                     private += [f"line {node.lineno}: {n}" for n in alias.name.split(".")
                                 if n.startswith("_")]
     assert private == []
+
+
+@pytest.mark.parametrize("package", ["kernreg.kernels", "kernreg.features"])
+def test_kernel_and_feature_map_modules_are_leaves(package: str) -> None:
+    """A kernel (a feature map) is one module plus its registration: it builds on the package's
+    ``base`` and ``registry`` (and, for feature maps, on kernels) but never on another kernel's
+    or map's module, so removing or changing one changes no other."""
+    shared = {f"{package}.base", f"{package}.registry", package}
+    leaves = [m for m in _graph() if m.startswith(package + ".") and m not in shared]
+    assert leaves, f"no modules found in {package}"
+    found = [f"{module}:{line} imports {target}"
+             for module in leaves for target, line in _graph()[module]
+             if target.startswith(package + ".") and target not in shared]
+    assert found == [], "leaf modules importing each other:\n" + "\n".join(found)
