@@ -371,7 +371,36 @@ def render_speed_table(bench_csv: Path) -> str:
     header = ["dataset", "algorithm", "float64 s (first)", "float32 s (first)", "paper s",
               "ours / paper (64 / 32)", "ours / floor (64 / 32)", "strategy (64 / 32)",
               "test RMSE (64 / 32)"]
-    return _rows_md(header, rows)
+    return f"{_rates_caption(bench)}\n\n{_rows_md(header, rows)}"
+
+
+def _rates_caption(bench: pd.DataFrame) -> str:
+    """Host rates and repeats of the bench rows, as one sentence."""
+    rates = []
+    for dtype in ("float64", "float32"):
+        rows = bench[bench["dtype"] == dtype]
+        if not len(rows):
+            continue
+        gemm = _range(rows["host_gemm_gflops_min"].min(), rows["host_gemm_gflops_max"].max())
+        text = f"{dtype} GEMM {gemm} GF/s"
+        stream = rows.dropna(subset=["host_stream_gbs_min"])
+        if len(stream):
+            gbs = _range(stream["host_stream_gbs_min"].min(), stream["host_stream_gbs_max"].max())
+            text += f" and stream {gbs} GB/s"
+        rates.append(text)
+    parts = []
+    for n in sorted(set(bench["repeats"]), reverse=True):
+        cells = []
+        for ds in dict.fromkeys(bench["dataset"]):
+            algos = list(bench.loc[(bench["dataset"] == ds) & (bench["repeats"] == n),
+                                   "algorithm"].drop_duplicates())
+            if algos == list(bench.loc[bench["dataset"] == ds, "algorithm"].drop_duplicates()):
+                cells.append(_TITLES.get(ds, ds))
+            elif algos:
+                cells.append(f"{_TITLES.get(ds, ds)} {'/'.join(a.upper() for a in algos)}")
+        fits = f"median of {n} fits" if n > 1 else "one fit"
+        parts.append(f"{fits} ({', '.join(cells)})")
+    return f"Host rates {'; '.join(rates)}; {'; '.join(parts)}:"
 
 
 # ---------------------------------------------------------------------------------------------
