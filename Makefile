@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint docs data smoke table1 table2 lim-table1 figures beyond advise bench-table2 \
+.PHONY: help install test lint docs data smoke table1 table2 lim-table1 figures beyond samplers advise bench-table2 \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -26,6 +26,8 @@ help:
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
 	@echo "make beyond      samplers, ν-method, random features, PCG on 4 datasets (~1 h) -> results/beyond.md"
+	@echo "make samplers    NKRLS with uniform vs leverage-score centers on cpuSmall (~1 min)"
+	@echo "                 -> results/samplers_cpusmall.csv"
 	@echo "make advise      kernreg advise on the Table 2 datasets vs their measured winners (~2 min)"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
@@ -95,6 +97,11 @@ beyond:
 	$(BIN)/kernreg table configs/beyond.yaml -o results/beyond.md
 	$(MAKE) --no-print-directory docs
 
+samplers:
+	$(BIN)/kernreg run configs/samplers_cpusmall.yaml --no-progress > /dev/null
+	$(BIN)/python scripts/run_summary.py results/samplers_cpusmall -o results/samplers_cpusmall.csv
+	$(MAKE) --no-print-directory docs
+
 # A dataset that cannot be loaded here (not in the mirror, no internet) is reported and skipped;
 # the comparison marks it NA. The maps go to results/figures/ for the README.
 ADVISE_DATASETS := insurance adult ijcnn1 covtype_binary yearprediction
@@ -114,16 +121,19 @@ bench-table2:
 
 bench-acceleration:
 	$(BIN)/python scripts/bench_acceleration.py cpusmall insurance adult ijcnn1 --repeats 3
+	$(MAKE) --no-print-directory docs
 
 bench-data:
 	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5
 
 bench-load:
 	$(BIN)/python scripts/bench_load.py --repeats 5
+	$(MAKE) --no-print-directory docs
 
 bench-dask:
 	$(BIN)/python scripts/bench_dask.py adult ijcnn1 --workers 2 --repeats 3
 	$(BIN)/python scripts/bench_dask.py covtype_binary --workers 2 --algorithms nytro
+	$(MAKE) --no-print-directory docs
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info

@@ -27,20 +27,16 @@ dataset, algorithm, dtype and ``--max-iter``; the file is rewritten atomically a
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.kernel_approximation import Nystroem
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
 from threadpoolctl import threadpool_limits
 
-from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.errors import KernregError
 from kernreg.experiment import (
@@ -53,6 +49,7 @@ from kernreg.experiment import (
     trial_split,
 )
 from kernreg.experiment.floor import HostRates, nkrls_floor, nytro_floor
+from kernreg.results.bench import record_row, today_source
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 
@@ -146,26 +143,8 @@ _RATES: dict[tuple[str, int], HostRates] = {}
 
 
 def record(path: Path, row: dict) -> None:
-    """Put ``row`` into the bench CSV at ``path`` in place of the row with the same key (other
-    rows and the comment lines kept as written, except a note on earlier rows that no row
-    carries any more); the file is rewritten atomically."""
-    comments, table = [], pd.DataFrame(columns=CSV_COLUMNS)
-    if path.is_file():
-        text = path.read_text(encoding="utf-8")
-        comments = [line for line in text.splitlines() if line.startswith("#")]
-        table = pd.read_csv(io.StringIO(text), comment="#", dtype=str, keep_default_na=False)
-    new = {c: "" if row.get(c) is None else str(row[c]) for c in CSV_COLUMNS}
-    same = (table[CSV_KEY] == pd.Series({k: new[k] for k in CSV_KEY})).all(axis=1)
-    if same.any():
-        table.loc[same.idxmax(), CSV_COLUMNS] = [new[c] for c in CSV_COLUMNS]
-        table = table.drop(index=same[same].index[1:])
-    else:
-        table = pd.concat([table, pd.DataFrame([new])], ignore_index=True)
-    sources = set(table["source"])
-    comments = [c for c in comments if not c.startswith('# Rows with source "')
-                or c.split('"')[1] in sources]
-    body = table[CSV_COLUMNS].to_csv(index=False, lineterminator="\n")
-    write_text(path, "".join(f"{c}\n" for c in comments) + body)
+    """Put ``row`` into the bench CSV at ``path`` in place of the row of the same cell."""
+    record_row(path, row, CSV_KEY, CSV_COLUMNS)
 
 
 def host_rates(dtype: str, threads: int) -> HostRates:
@@ -245,8 +224,7 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
                     "host_stream_gbs_min": round(rates.stream / 1e9, 2),
                     "host_stream_gbs_max": round(rates.stream / 1e9, 2),
                     "blas_threads": threads,
-                    "source": "scripts/bench_table2.py "
-                              + datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+                    "source": today_source("scripts/bench_table2.py")})
             if baseline == "falkon" and label == "nkrls":
                 lambdas = algo.lambdas()[:: max(1, len(algo.lambdas()) // 10)]  # ~10 λ
                 fk_time, fk_rmse = _falkon(X_fit, y_fit, X_val, y_val, data.X_test, data.y_test,

@@ -296,7 +296,8 @@ def _seconds(value: float) -> str:
 
 
 def _ratio(value: float) -> str:
-    return sig(value, 2) if value < 1 else f"{value:.2f}" if value < 1.1 else sig(value, 2)
+    """2 significant digits below 1, 2 decimals up to 10."""
+    return sig(value, 2) if value < 1 or value >= 10 else f"{value:.2f}"
 
 
 def _strategy(row: pd.Series) -> str:
@@ -401,6 +402,159 @@ def _rates_caption(bench: pd.DataFrame) -> str:
         fits = f"median of {n} fits" if n > 1 else "one fit"
         parts.append(f"{fits} ({', '.join(cells)})")
     return f"Host rates {'; '.join(rates)}; {'; '.join(parts)}:"
+
+
+# The issue's speed targets, checked against the bench rows: (dataset, algorithm, kind, value,
+# text); kind "s": the median at most value seconds; "x": at least value times faster than
+# the paper. float64 where it was timed, else float32 (the cell as the README shows it).
+SPEED_TARGETS = (
+    ("ijcnn1", "nytro", "s", 40.0, "Ijcnn1 NYTRO ≤ 40 s"),
+    ("insurance", "nkrls", "x", 4.0, "Insurance NKRLS ≥ 4× faster than the paper"),
+    ("ijcnn1", "nkrls", "x", 4.0, "Ijcnn1 NKRLS ≥ 4× faster than the paper"),
+    ("adult", "nytro", "s", 0.43, "Adult NYTRO ≤ 0.43 s"),
+    ("covtype_binary", "nytro", "s", 46.0, "Covertype NYTRO ≤ 46 s per trial"),
+    ("covtype_binary", "nkrls", "s", 600.0, "Covertype NKRLS ≤ 600 s"),
+)
+
+
+def render_speed_targets(bench_csv: Path) -> str:
+    """docs/speed.md: the issue's targets against the measured cells."""
+    bench = _bench(bench_csv)
+    rows = []
+    for ds, algo, kind, value, text in SPEED_TARGETS:
+        cell = bench[(bench["dataset"] == ds) & (bench["algorithm"] == algo)]
+        if not len(cell):
+            rows.append([text, "not measured", ""])
+            continue
+        pick = cell[cell["dtype"] == "float64"]
+        r = (pick if len(pick) else cell).iloc[0]
+        if kind == "s":
+            measured = f"{_seconds(r['median_s'])} s {r['dtype']}"
+            if not math.isnan(r["first_s"]) and r["first_s"] > 1.1 * r["median_s"]:
+                measured += f" ({_seconds(r['first_s'])} s the first)"
+            met = r["median_s"] <= value
+        else:
+            speedup = r["paper_s"] / r["median_s"]
+            measured = f"{speedup:.1f}× ({r['dtype']})"
+            met = speedup >= value
+        rows.append([text, measured, "met" if met else "unmet"])
+    return _rows_md(["target", "measured", ""], rows)
+
+
+def render_speed_default_rule(path: Path) -> str:
+    """docs/speed.md: the earlier timings under the package's default stopping rule."""
+    bench = _read_csv(path)
+    rows, last = [], None
+    for (ds, algo), group in bench.groupby(["dataset", "algorithm"], sort=False):
+        by = {r["dtype"]: r for _, r in group.iterrows()}
+        r64, r32 = by.get("float64"), by.get("float32")
+        one = r64 if r64 is not None else r32
+        label = algo.upper() + (f", {one['note']}" if isinstance(one["note"], str) else "")
+        rows.append([_TITLES.get(ds, ds) if ds != last else "", label,
+                     _pair(r64, r32, lambda r: _seconds(r["median_s"]), merge=False),
+                     f"{one['paper_s']:g}",
+                     _pair(r64, r32, lambda r: _ratio(r["median_s"] / r["paper_s"]), merge=False),
+                     _pair(r64, r32, lambda r: f"{r['test_rmse']:.4f}", merge=False)])
+        last = ds
+    return _rows_md(["dataset", "algorithm", "float64 / float32 s", "paper s", "ours / paper",
+                     "test RMSE float64 / float32"], rows)
+
+
+def render_bench_load(path: Path) -> str:
+    """docs/speed.md: a fit alone and beside competing processes, per BLAS thread setting."""
+    load = _read_csv(path)
+    load = load[(load["config"] == load["config"].iloc[0])
+                & (load["algorithm"] == load["algorithm"].iloc[0])]  # the first cell measured
+    cores = int(load["cores"].iloc[0])
+    alone = {str(r["threads_setting"]): r for _, r in load[load["competitors"] == 0].iterrows()}
+    rows = []
+    for competitors, group in load.groupby("competitors"):
+        by = {str(r["threads_setting"]): r for _, r in group.iterrows()}
+
+        def fair(threads: int, c: int = int(competitors)) -> float:
+            return max(1.0, (c + threads) / cores)
+
+        row = [str(competitors)]
+        for setting in ("2", "1"):
+            r = by.get(setting)
+            text = "—" if r is None else f"{r['median_s']:.2f} s"
+            if r is not None and competitors and setting == "2" and setting in alone:
+                text += (f" (×{r['median_s'] / alone[setting]['median_s']:.2f}; fair "
+                         f"×{fair(int(r['threads'])):.1f})")
+            row.append(text)
+        auto = by.get("auto")
+        if auto is None:
+            row += ["—", "—"]
+        else:
+            row.append(f"{auto['median_s']:.2f} s ({int(auto['threads'])})")
+            base = alone.get(str(int(auto["threads"])))
+            if not competitors or base is None:
+                row.append("—")
+            else:
+                share = fair(int(auto["threads"]))
+                row.append(f"×{share:.1f} of {int(auto['threads'])} thread"
+                           f"{'s' if auto['threads'] > 1 else ''} alone: "
+                           f"{share * base['median_s']:.2f} s")
+        rows.append(row)
+    return _rows_md(["competing processes", "2 threads", "1 thread", "`auto` (threads)",
+                     "fair share for `auto`'s threads"], rows)
+
+
+_DATASET_TITLES = {"cpusmall": "cpuSmall", **_TITLES}
+
+
+def render_bench_acceleration(path: Path) -> str:
+    """docs/solvers.md: NYTRO against the ν-method, iterations and seconds to NYTRO's best."""
+    acc = _read_csv(path)
+    rows = []
+    for _, r in acc.iterrows():
+        rows.append([f"{_DATASET_TITLES.get(r['dataset'], r['dataset'])}, σ {r['sigma']:g}, "
+                     f"m {int(r['m'])}",
+                     f"{int(r['nytro_t'])}, {r['nytro_s']:.4g}",
+                     "never" if math.isnan(r["nu_t"]) else f"{int(r['nu_t'])}, {r['nu_s']:.3g}",
+                     "—" if math.isnan(r["nu_t"]) else f"{r['nu_s'] / r['nytro_s']:.2f}"])
+    return _rows_md(["dataset", "NYTRO: t*, s",
+                     "ν-method: iterations to NYTRO's best validation RMSE, s", "time ratio"],
+                    rows)
+
+
+def render_bench_dask(path: Path) -> str:
+    """docs/distributed.md: local against backend: dask on a LocalCluster."""
+    dask = _read_csv(path)
+    workers = sorted(set(dask["workers"].astype(int)))
+    rows = []
+    for _, r in dask.iterrows():
+        cell = f"{_TITLES.get(r['dataset'], r['dataset'])} {r['algorithm'].upper()}, " \
+               f"m = {int(r['m'])}"
+        if r["dtype"] != "float64":
+            cell += f", {r['dtype']}"
+        if r["repeats"] == 1:
+            cell += " (1 fit)"
+        elif not math.isnan(r["repeats"]):
+            cell += f" (median of {int(r['repeats'])})"
+        moved = (f"{r['moved_mb']:g} MB for `AᵀA`" if r["algorithm"] == "nkrls"
+                 else f"{r['moved_mb']:g} MB per iteration")
+        rows.append([cell, f"{r['local_s']:.4g} s", f"{r['dask_s']:.4g} s",
+                     f"{r['ratio']:.2f}", moved, f"{r['pred_rms_diff']:.1e}".replace("e-0", "e-")])
+    head = "dask, " + "/".join(map(str, workers)) + " workers"
+    return _rows_md(["cell", "local", head, "ratio", "moved", "predictions differ (RMS)"], rows)
+
+
+def render_samplers(path: Path) -> str:
+    """docs/solvers.md: uniform against leverage-score centers per m."""
+    runs = _read_csv(path)
+    labels = list(dict.fromkeys(runs["label"]))
+    rows = []
+    for m, group in runs.groupby("m", sort=True):
+        by = {r["label"]: r for _, r in group.iterrows()}
+        row = [str(int(m))]
+        for label in labels:
+            r = by.get(label)
+            row.append("—" if r is None else
+                       f"{r['test_rmse_mean']:.2f} ± {r['test_rmse_std']:.2f} / "
+                       f"{r['time_s_mean']:.2g}")
+        rows.append(row)
+    return _rows_md(["m", *(f"{label}: test RMSE / time (s)" for label in labels)], rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -508,6 +662,19 @@ DOC_TABLES: dict[str, DocTable] = {t.name: t for t in (
              "README: NKRLS/NYTRO times against the paper and the floor"),
     DocTable("speed_table2", ("bench_table2.csv",), render_speed_table,
              "docs/speed.md: float64 and float32 times, floors, strategies, RMSE"),
+    DocTable("speed_targets", ("bench_table2.csv",), render_speed_targets,
+             "docs/speed.md: the issue's speed targets against the measured cells"),
+    DocTable("speed_default_rule", ("bench_table2_default_rule.csv",),
+             render_speed_default_rule,
+             "docs/speed.md: earlier timings under the package's default stopping rule"),
+    DocTable("bench_load", ("bench_load.csv",), render_bench_load,
+             "docs/speed.md: a fit beside competing processes, per BLAS thread setting"),
+    DocTable("bench_acceleration", ("bench_acceleration.csv",), render_bench_acceleration,
+             "docs/solvers.md: NYTRO against the ν-method"),
+    DocTable("samplers", ("samplers_cpusmall.csv",), render_samplers,
+             "docs/solvers.md: uniform against leverage-score centers on cpuSmall"),
+    DocTable("bench_dask", ("bench_dask.csv",), render_bench_dask,
+             "docs/distributed.md: local against backend: dask"),
     DocTable("beyond", ("beyond.md",), render_beyond,
              "docs/solvers.md: samplers, ν-method, PCG, random features side by side"),
     DocTable("advise", ("advise_table2.md",), render_advise,
@@ -537,24 +704,46 @@ def render_block(name: str, results_dir: Path, where: str = "") -> str:
     return table.render(*paths).rstrip("\n") + "\n"
 
 
+_FENCE = re.compile(r"^ *(```|~~~).*?^ *\1[^\n]*$", re.M | re.S)
+
+
+def _outside_code(text: str, fn: Callable[[str], str]) -> str:
+    """``text`` with ``fn`` applied to the parts outside fenced code blocks (where a marker is
+    an example, not a block)."""
+    out, last = [], 0
+    for m in _FENCE.finditer(text):
+        out += [fn(text[last:m.start()]), m.group(0)]
+        last = m.end()
+    return "".join([*out, fn(text[last:])])
+
+
+def _plain_parts(text: str) -> list[str]:
+    """The parts of ``text`` outside fenced code blocks."""
+    bounds = [0, *(i for m in _FENCE.finditer(text) for i in m.span()), len(text)]
+    return [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+
+
 def check_markers(text: str, where: str = "") -> None:
     """Raise if the opening and closing markers of ``text`` do not pair up."""
-    opens, closes = len(_OPEN.findall(text)), text.count(_CLOSE)
-    if opens != closes or opens != len(BLOCK.findall(text)):
-        raise ResultsError(f"{where}: {opens} '<!-- kernreg:table NAME -->' and {closes} "
-                           f"'{_CLOSE}' markers do not pair up")
+    for part in _plain_parts(text):
+        opens, closes = len(_OPEN.findall(part)), part.count(_CLOSE)
+        if opens != closes or opens != len(BLOCK.findall(part)):
+            raise ResultsError(f"{where}: {opens} '<!-- kernreg:table NAME -->' and {closes} "
+                               f"'{_CLOSE}' markers do not pair up")
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
-    """The (name, body) of every marker block of ``text``."""
-    return [(m.group("name"), m.group("body")) for m in BLOCK.finditer(text)]
+    """The (name, body) of every marker block of ``text`` (outside fenced code)."""
+    return [(m.group("name"), m.group("body"))
+            for part in _plain_parts(text) for m in BLOCK.finditer(part)]
 
 
 def render_text(text: str, results_dir: Path, where: str = "") -> str:
     """``text`` with every marker block's body re-rendered from ``results_dir``."""
     check_markers(text, where)
-    return BLOCK.sub(lambda m: m.group(1) + render_block(m.group("name"), results_dir, where)
-                     + m.group(4), text)
+    return _outside_code(text, lambda part: BLOCK.sub(
+        lambda m: m.group(1) + render_block(m.group("name"), results_dir, where) + m.group(4),
+        part))
 
 
 def doc_files(root: Path) -> list[Path]:
