@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from kernreg.errors import ResultsError
+from kernreg.results.bench import record_row
 from kernreg.results.docs import (
     BLOCK,
     DOC_TABLES,
@@ -212,3 +213,35 @@ def test_make_docs_script_checks_and_exits_2_on_a_missing_source(tmp_path):
     missing = subprocess.run(script, capture_output=True, text=True, env=env)
     assert missing.returncode == 2
     assert "table2.md" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_markers_inside_fenced_code_are_examples():
+    text = ("```markdown\n<!-- kernreg:table NAME -->\n<!-- /kernreg:table -->\n```\n\n"
+            "<!-- kernreg:table samplers -->\nold\n<!-- /kernreg:table -->\n")
+    assert [name for name, _ in blocks(text)] == ["samplers"]
+    out = render_text(text, RESULTS, "x.md")
+    assert out.startswith("```markdown\n<!-- kernreg:table NAME -->\n")
+    assert "old" not in out and "| m | uniform: test RMSE / time (s)" in out
+
+
+def test_record_row_replaces_its_key_and_keeps_the_rest(tmp_path):
+    path = tmp_path / "b.csv"
+    columns = ["dataset", "m", "seconds", "source"]
+    path.write_text('# what the file is\n# Rows with source "old" are from the docs\n'
+                    "dataset,m,seconds,source\nadult,1000,0.80,old\nijcnn1,5000,20.10,old\n")
+    record_row(path, {"dataset": "adult", "m": 1000, "seconds": 0.5, "source": "new"},
+               ["dataset", "m"], columns)
+    assert path.read_text() == ('# what the file is\n# Rows with source "old" are from the '
+                                "docs\ndataset,m,seconds,source\nadult,1000,0.5,new\n"
+                                "ijcnn1,5000,20.10,old\n")  # 20.10 kept as written
+    record_row(path, {"dataset": "ijcnn1", "m": 5000, "seconds": 19, "source": "new"},
+               ["dataset", "m"], columns)
+    record_row(path, {"dataset": "covtype", "m": 10000, "seconds": None, "source": "new"},
+               ["dataset", "m"], [*columns[:3], "floor", "source"])  # a new column
+    lines = path.read_text().splitlines()
+    assert lines[0] == "# what the file is"
+    assert not any("old" in line for line in lines)  # no row is "old": its note goes too
+    assert lines[1:] == ["dataset,m,seconds,floor,source", "adult,1000,0.5,,new",
+                         "ijcnn1,5000,19,,new", "covtype,10000,,,new"]
+    with pytest.raises(ValueError, match="source"):
+        record_row(path, {"dataset": "x"}, ["dataset"], ["dataset", "m"])
