@@ -21,7 +21,7 @@ from kernreg.results.store import load_run
 
 KEY = ["label", "m"]
 COLUMNS = [*KEY, "trials", "test_rmse_mean", "test_rmse_std", "time_s_mean", "time_s_std",
-           "source"]
+           "host_gemm_gflops", "source"]
 
 
 def main() -> int:
@@ -37,11 +37,13 @@ def main() -> int:
     source = today_source(f"{args.run.name} (scripts/run_summary.py)")
     for (label, m), group in table.groupby(["label", "m"], sort=False):
         record_row(args.output, {
-            "label": label, "m": int(m), "trials": len(group),
+            # an m sweep labels its runs "<label>_m<m>": the label of the config is the column
+            "label": str(label).removesuffix(f"_m{int(m)}"), "m": int(m), "trials": len(group),
             "test_rmse_mean": f"{group['test_rmse'].mean():.4g}",
-            "test_rmse_std": f"{group['test_rmse'].std(ddof=0):.2g}",
+            "test_rmse_std": f"{group['test_rmse'].std(ddof=0):.3g}",
             "time_s_mean": f"{group['model_selection_time'].mean():.3g}",
-            "time_s_std": f"{group['model_selection_time'].std(ddof=0):.2g}",
+            "time_s_std": f"{group['model_selection_time'].std(ddof=0):.3g}",
+            "host_gemm_gflops": f"{group['gemm_gflops'].median():.0f}",
             "source": source}, KEY, COLUMNS)
     print(f"wrote {args.output}")
     return 0
