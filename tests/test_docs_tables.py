@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from kernreg.errors import ResultsError
@@ -245,3 +246,36 @@ def test_record_row_replaces_its_key_and_keeps_the_rest(tmp_path):
                          "ijcnn1,5000,19,,new", "covtype,10000,,,new"]
     with pytest.raises(ValueError, match="source"):
         record_row(path, {"dataset": "x"}, ["dataset"], ["dataset", "m"])
+
+
+@pytest.mark.mirror
+def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
+    """scripts/run_summary.py (make samplers): an m sweep's runs become rows (label, m) with
+    the mean and std over trials of the run's own tidy table."""
+    from kernreg.config import load_experiment
+    from kernreg.experiment import run_experiment
+
+    config = tmp_path / "sweep.yaml"
+    config.write_text("name: sweep\ndataset: {name: cpusmall, n_train: 600, n_test: 300}\n"
+                      "kernel: {sigma: 0.2}\nalgorithms:\n"
+                      "  - {name: nkrls, label: uniform, m: [20, 40],"
+                      " lambdas: {logspace: [1e-6, 1e-2, 5]}}\n"
+                      "protocol: {trials: 2, seed: 3}\nbudget: {blas_threads: 1}\n")
+    table = run_experiment(load_experiment(config), tmp_path / "runs", progress=False)
+    out = tmp_path / "summary.csv"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_summary.py"),
+                           str(tmp_path / "runs" / "sweep"), "-o", str(out)],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    summary = pd.read_csv(out, comment="#")
+    assert list(summary["label"]) == ["uniform", "uniform"]
+    assert sorted(summary["m"]) == [20, 40]
+    for _, row in summary.iterrows():
+        trials = table[table["m"] == row["m"]]
+        assert row["trials"] == len(trials) == 2
+        assert row["test_rmse_mean"] == pytest.approx(trials["test_rmse"].mean(), rel=1e-3)
+    missing = subprocess.run([sys.executable, str(REPO / "scripts" / "run_summary.py"),
+                              str(tmp_path / "nothing"), "-o", str(out)],
+                             capture_output=True, text=True, env=env)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
