@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -53,6 +54,4 @@ def record_row(path: str | Path, row: Mapping[str, object], key: Sequence[str],
 
 def today_source(script: str) -> str:
     """The ``source`` of a row measured now by ``script``: ``scripts/x.py YYYY-MM-DD``."""
-    from datetime import datetime, timezone
-
     return f"{script} {datetime.now(timezone.utc):%Y-%m-%d}"
