@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint data smoke table1 table2 lim-table1 figures beyond advise bench-table2 \
+.PHONY: help install test lint docs data smoke table1 table2 lim-table1 figures beyond samplers advise bench-table2 \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -18,6 +18,7 @@ help:
 	@echo "make install     create $(VENV) and install kernreg with its dev tools"
 	@echo "make test        run the test suite (offline; uses the mirror if present)"
 	@echo "make lint        ruff check"
+	@echo "make docs        render the measured tables of README.md and docs/ from results/ (seconds)"
 	@echo "make data        fetch, verify and cache every dataset that can be had"
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
@@ -25,6 +26,8 @@ help:
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
 	@echo "make beyond      samplers, ν-method, random features, PCG on 4 datasets (~1 h) -> results/beyond.md"
+	@echo "make samplers    NKRLS with uniform vs leverage-score centers on cpuSmall (~1 min)"
+	@echo "                 -> results/samplers_cpusmall.csv"
 	@echo "make advise      kernreg advise on the Table 2 datasets vs their measured winners (~2 min)"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
 	@echo "make table2      run NYTRO Table 2 (resumes finished trials; hours) -> results/table2.md"
@@ -47,6 +50,11 @@ test:
 lint:
 	$(BIN)/ruff check kernreg tests scripts
 
+# Every <!-- kernreg:table NAME --> block of README.md and docs/*.md, re-rendered from the
+# committed results files (kernreg.results.docs; tests/test_docs_tables.py checks them).
+docs:
+	$(BIN)/python scripts/render_docs.py
+
 data:
 	$(BIN)/kernreg data fetch all --skip-missing
 
@@ -61,12 +69,14 @@ table1:
 table2:
 	$(BIN)/kernreg run configs/table2.yaml --no-progress
 	$(BIN)/kernreg table configs/table2.yaml --compare-paper -o results/table2.md
+	$(MAKE) --no-print-directory docs
 
 lim-table1:
 	$(BIN)/kernreg run configs/lim_table1.yaml --no-progress
 	$(BIN)/kernreg table configs/lim_table1.yaml -o results/lim_table1.md
 	$(BIN)/kernreg run configs/lim_table1_selected.yaml --no-progress
 	$(BIN)/kernreg table configs/lim_table1_selected.yaml -o results/lim_table1_selected.md
+	$(MAKE) --no-print-directory docs
 
 # Each run resumes its finished trials; its figures go to results/<run>/figures (PNG + PDF),
 # and the PNGs are gathered in results/figures/ for the README.
@@ -85,6 +95,12 @@ figures:
 beyond:
 	$(BIN)/kernreg run configs/beyond.yaml --no-progress > /dev/null
 	$(BIN)/kernreg table configs/beyond.yaml -o results/beyond.md
+	$(MAKE) --no-print-directory docs
+
+samplers:
+	$(BIN)/kernreg run configs/samplers_cpusmall.yaml --no-progress > /dev/null
+	$(BIN)/python scripts/run_summary.py results/samplers_cpusmall -o results/samplers_cpusmall.csv
+	$(MAKE) --no-print-directory docs
 
 # A dataset that cannot be loaded here (not in the mirror, no internet) is reported and skipped;
 # the comparison marks it NA. The maps go to results/figures/ for the README.
@@ -95,24 +111,29 @@ advise:
 	$(BIN)/python scripts/advise_table2.py --advice-dir results/advise -o results/advise_table2.md
 	@mkdir -p results/figures
 	@for f in results/advise/*.png; do cp $$f results/figures/advise_$$(basename $$f); done
+	$(MAKE) --no-print-directory docs
 
 bench-table2:
 	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --baseline
 	$(BIN)/python scripts/bench_table2.py insurance adult ijcnn1 --repeats 5 --dtype float32
 	$(BIN)/python scripts/bench_table2.py covtype_binary yearprediction --repeats 1 --dtype float32
+	$(MAKE) --no-print-directory docs
 
 bench-acceleration:
 	$(BIN)/python scripts/bench_acceleration.py cpusmall insurance adult ijcnn1 --repeats 3
+	$(MAKE) --no-print-directory docs
 
 bench-data:
 	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5
 
 bench-load:
 	$(BIN)/python scripts/bench_load.py --repeats 5
+	$(MAKE) --no-print-directory docs
 
 bench-dask:
 	$(BIN)/python scripts/bench_dask.py adult ijcnn1 --workers 2 --repeats 3
 	$(BIN)/python scripts/bench_dask.py covtype_binary --workers 2 --algorithms nytro
+	$(MAKE) --no-print-directory docs
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info

@@ -5,7 +5,9 @@ NYTRO's whole validated path (``max_iter`` iterations) gives its best validation
 at iteration ``t*``; the ν-method's path gives the first iteration ``t_ν`` with validation
 RMSE ≤ ``e*``. Both are then re-timed fitting exactly their iterations (``t*`` and ``t_ν``,
 validation included, median of ``--repeats``), and the script prints iterations, seconds and
-their ratios, with the BLAS threads.
+their ratios, with the BLAS threads. Each dataset's line is also written to ``--csv``
+(default results/bench_acceleration.csv, the source of the table in docs/solvers.md: ``make
+docs``), replacing the row of the same dataset, m, max_iter and ν.
 
     python scripts/bench_acceleration.py cpusmall adult --repeats 3
 """
@@ -15,16 +17,22 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kernreg.datasets import get_spec, load_dataset
-from kernreg.experiment import blas_description, trial_seed
+from kernreg.experiment import blas_description, gemm_gflops, trial_seed
+from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import Nytro, holdout_split, rmse
 
 #: m per dataset: the paper's, else the one of this project's figures.
 M = {"cpusmall": 1000, "adult": 1000, "ijcnn1": 5000, "insurance": 2000}
+CSV = Path(__file__).resolve().parents[1] / "results" / "bench_acceleration.csv"
+CSV_KEY = ["dataset", "sigma", "m", "max_iter", "nu"]
+CSV_COLUMNS = [*CSV_KEY, "nytro_val_rmse", "nytro_t", "nytro_s", "nu_t", "nu_s", "repeats",
+               "blas_threads", "host_gemm_gflops", "source"]
 
 
 def _seconds(params: dict, data: tuple, repeats: int) -> tuple[Nytro, float]:
@@ -45,6 +53,10 @@ def main() -> None:
     parser.add_argument("--max-iter", type=int, default=500)
     parser.add_argument("--nu", type=float, default=1.0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--csv", type=Path, default=CSV,
+                        help="where the rows go (default: results/bench_acceleration.csv)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
     args = parser.parse_args()
     with threadpool_limits(args.threads):
         print(f"BLAS: {blas_description()}")
@@ -60,9 +72,16 @@ def main() -> None:
             nu = Nytro(max_iter=args.max_iter, acceleration="nu", nu=args.nu, **kw).fit(*data)
             e_star, t_star = float(np.min(lw.path_["val_rmse"])), lw.best_iter_
             reached = np.flatnonzero(nu.path_["val_rmse"] <= e_star)
+            row = {"dataset": name, "sigma": spec.sigma, "m": M[name], "max_iter": args.max_iter,
+                   "nu": args.nu, "nytro_val_rmse": round(e_star, 6), "nytro_t": t_star,
+                   "repeats": args.repeats, "blas_threads": args.threads,
+                   "host_gemm_gflops": round(gemm_gflops(), 1),
+                   "source": today_source("scripts/bench_acceleration.py")}
             if reached.size == 0:
                 print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  ν-method never "
                       f"reaches it in {args.max_iter} iterations")
+                if args.csv is not None:  # NYTRO's time is not measured then: no seconds
+                    record_row(args.csv, row, CSV_KEY, CSV_COLUMNS)
                 continue
             t_nu = int(reached[0]) + 1
             # re-timed at exactly the iterations each needs; a threshold of +99.9% keeps the
@@ -76,6 +95,9 @@ def main() -> None:
             print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  {s_lw:7.3f}  {t_nu:4d}  "
                   f"{s_nu:6.3f}  {t_nu / t_star:9.3f}  {s_nu / s_lw:9.3f}   "
                   f"(val RMSE of the re-timed fits {check[0]:.5f} / {check[1]:.5f})")
+            if args.csv is not None:
+                row.update(nytro_s=round(s_lw, 4), nu_t=t_nu, nu_s=round(s_nu, 4))
+                record_row(args.csv, row, CSV_KEY, CSV_COLUMNS)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ each solver locally and with ``backend="dask"`` on a LocalCluster of ``--workers
 1 thread, side by side in one process, and prints: the median seconds of each, their ratio,
 the bytes each iteration/product moves between the driver and the workers, and the cluster's
 measured round-trip latency and transfer bandwidth — the constants of the scaling model in
-docs/distributed.md. The host's GEMM rate is printed beside the times.
+docs/distributed.md. The host's GEMM rate is printed beside the times. Each cell is also
+written to ``--csv`` (default results/bench_dask.csv, the source of the table in
+docs/distributed.md: ``make docs``), replacing the row of the same cell and worker count.
 
     python scripts/bench_dask.py covtype_binary --workers 2 --repeats 1 [--algorithms nytro]
 """
@@ -30,9 +32,14 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
+from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import rmse
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CSV = Path(__file__).resolve().parents[1] / "results" / "bench_dask.csv"
+CSV_KEY = ["dataset", "algorithm", "m", "dtype", "workers"]
+CSV_COLUMNS = [*CSV_KEY, "repeats", "local_s", "dask_s", "ratio", "moved_mb", "pred_rms_diff",
+               "local_strategy", "dask_strategy", "host_gemm_gflops", "source"]
 DATASETS = {"covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
             "ijcnn1": ("ijcnn1_nkrls.yaml", "ijcnn1_nytro.yaml"),
             "adult": ("adult_all.yaml", "adult_all.yaml")}
@@ -65,7 +72,8 @@ def _fit(make, data, repeats: int) -> tuple[object, float]:
     return est, statistics.median(times)
 
 
-def bench(name: str, workers: int, repeats: int, algorithms: list[str]) -> None:
+def bench(name: str, workers: int, repeats: int, algorithms: list[str],
+          csv: Path | None = None) -> None:
     # as kernreg's own local:N: the workers share this machine's memory, each may use it all
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None, memory_limit=psutil.virtual_memory().total
@@ -100,6 +108,18 @@ def bench(name: str, workers: int, repeats: int, algorithms: list[str]) -> None:
                   f"{t_dask / t_local:.2f}; bytes moved {unit}: {moved / 1e6:.2f} MB; "
                   f"predictions differ by RMS {same:.1e}{plans}; host GEMM {gflops:.0f} GF/s",
                   flush=True)
+            if csv is not None:
+                strategy = {who: f"{e.strategy_}/{e.validation_strategy_}"
+                            for who, e in (("local", local), ("dask", dask))
+                            if hasattr(e, "strategy_")}
+                record_row(csv, {
+                    "dataset": name, "algorithm": label, "m": m,
+                    "dtype": exp.dataset["dtype"], "workers": workers, "repeats": repeats,
+                    "local_s": round(t_local, 3), "dask_s": round(t_dask, 3),
+                    "ratio": round(t_dask / t_local, 3), "moved_mb": round(moved / 1e6, 3),
+                    "pred_rms_diff": f"{same:.2e}", "local_strategy": strategy.get("local"),
+                    "dask_strategy": strategy.get("dask"), "host_gemm_gflops": round(gflops, 1),
+                    "source": today_source("scripts/bench_dask.py")}, CSV_KEY, CSV_COLUMNS)
 
 
 def main() -> None:
@@ -109,9 +129,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--algorithms", nargs="+", choices=("nkrls", "nytro"),
                         default=["nkrls", "nytro"])
+    parser.add_argument("--csv", type=Path, default=CSV,
+                        help="where the rows go (default: results/bench_dask.csv)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
     args = parser.parse_args()
     for name in args.datasets:
-        bench(name, args.workers, args.repeats, args.algorithms)
+        bench(name, args.workers, args.repeats, args.algorithms, args.csv)
 
 
 if __name__ == "__main__":

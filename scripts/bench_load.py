@@ -6,7 +6,9 @@ one thread each: what another kernreg run or a Dask worker does), with each BLAS
 of ``--threads`` (``auto`` = kernreg's ``budget.blas_threads: auto``, the cores idle when the
 fit starts). Prints median seconds, the slowdown under load, and the slowdown a fair share of
 the cores predicts (``(competitors + threads) / cores`` when oversubscribed), side by side in
-one run. The host's GEMM rate is printed beside the times.
+one run. The host's GEMM rate is printed beside the times. Each line is also written to
+``--csv`` (default results/bench_load.csv, the source of the table in docs/speed.md: ``make
+docs``), replacing the row of the same config, algorithm, competitors and thread setting.
 
     python scripts/bench_load.py --config configs/adult_all.yaml --algorithm nytro
 """
@@ -25,8 +27,12 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_split
+from kernreg.results.bench import record_row, today_source
 
 ROOT = Path(__file__).resolve().parents[1]
+CSV_KEY = ["config", "algorithm", "competitors", "threads_setting"]
+CSV_COLUMNS = ["config", "algorithm", "cores", "competitors", "threads_setting", "threads",
+               "median_s", "repeats", "host_gemm_gflops", "source"]
 
 
 def _compete(stop: mp.Event) -> None:  # type: ignore[valid-type]
@@ -54,6 +60,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--competitors", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--threads", nargs="+", default=["2", "1", "auto"])
+    parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_load.csv",
+                        help="where the rows go (default: results/bench_load.csv)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
     args = parser.parse_args()
     exp = load_experiment(args.config)
     algo = next(a for a in exp.algorithms if a.label == args.algorithm)
@@ -61,7 +71,8 @@ def main() -> None:
     seed, split = trial_split(exp, data, 0)
     cores = len(os.sched_getaffinity(0))
     with threadpool_limits(limits=cores):
-        print(f"{cores} cores; host GEMM {gemm_gflops():.0f} GF/s alone", flush=True)
+        host_gemm = gemm_gflops()
+        print(f"{cores} cores; host GEMM {host_gemm:.0f} GF/s alone", flush=True)
 
     def make(a=algo, e=exp, s=seed):
         return make_estimator(a, e, s)
@@ -90,6 +101,13 @@ def main() -> None:
                 print(f"{args.algorithm} {exp.name}: {competitors} competing process(es), "
                       f"BLAS threads {spec} ({threads}): median {seconds:.3f} s "
                       f"(n={args.repeats}){versus}", flush=True)
+                if args.csv is not None:
+                    record_row(args.csv, {
+                        "config": exp.name, "algorithm": args.algorithm, "cores": cores,
+                        "competitors": competitors, "threads_setting": spec,
+                        "threads": threads, "median_s": round(seconds, 4),
+                        "repeats": args.repeats, "host_gemm_gflops": round(host_gemm, 1),
+                        "source": today_source("scripts/bench_load.py")}, CSV_KEY, CSV_COLUMNS)
         finally:
             stop.set()
             for p in procs:

@@ -16,6 +16,10 @@ n × n kernel fits), and prints our time / baseline time and both test RMSEs.
 ``--baseline falkon`` times Falkon (FalkonML/falkon, CPU; not on PyPI, never needed by the
 tests) with the same centers over every tenth λ of the grid instead.
 
+Every timed line is also written to ``--csv`` (default results/bench_table2.csv, the source of
+the speed tables of README.md and docs/speed.md: ``make docs``), replacing the row of the same
+dataset, algorithm, dtype and ``--max-iter``; the file is rewritten atomically after each line.
+
     python scripts/bench_table2.py insurance adult --repeats 3 --baseline
     python scripts/bench_table2.py covtype_binary --repeats 1 --dtype float32 --algorithms nytro
 """
@@ -45,10 +49,17 @@ from kernreg.experiment import (
     trial_split,
 )
 from kernreg.experiment.floor import HostRates, nkrls_floor, nytro_floor
+from kernreg.results.bench import record_row, today_source
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+BENCH_CSV = Path(__file__).resolve().parents[1] / "results" / "bench_table2.csv"
+CSV_KEY = ["dataset", "algorithm", "dtype", "max_iter"]
+CSV_COLUMNS = [*CSV_KEY, "repeats", "median_s", "first_s", "paper_s", "over_paper", "floor_s",
+               "over_floor", "strategy", "validation_strategy", "selected", "test_rmse",
+               "peak_rss_gib", "host_gemm_gflops_min", "host_gemm_gflops_max",
+               "host_stream_gbs_min", "host_stream_gbs_max", "blas_threads", "source"]
 # The config holding each dataset's NKRLS and NYTRO settings.
 DATASETS = {
     "insurance": ("insurance_all.yaml", "insurance_all.yaml"),
@@ -131,6 +142,11 @@ def _kernel_ridge(X_fit, y_fit, X_val, y_val, X_test, y_test, sigma, lambdas):
 _RATES: dict[tuple[str, int], HostRates] = {}
 
 
+def record(path: Path, row: dict) -> None:
+    """Put ``row`` into the bench CSV at ``path`` in place of the row of the same cell."""
+    record_row(path, row, CSV_KEY, CSV_COLUMNS)
+
+
 def host_rates(dtype: str, threads: int) -> HostRates:
     """This host's GEMM and streaming rates in ``dtype``, measured once per run."""
     if (dtype, threads) not in _RATES:
@@ -155,7 +171,8 @@ def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int) -> flo
 
 
 def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str | None,
-          algorithms: tuple[str, ...], max_iter: int | None = None) -> None:
+          algorithms: tuple[str, ...], max_iter: int | None = None,
+          csv: Path | None = None) -> None:
     for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
         if label not in algorithms:
             continue
@@ -189,6 +206,25 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
                   f"floor {floor:.3g} s, ours/floor {median / floor:.2f}; "
                   f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_description()}",
                   flush=True)
+            if csv is not None:
+                threads = resolve_blas_threads(exp.budget["blas_threads"])
+                rates = host_rates(exp.dataset["dtype"], threads)
+                record(csv, {
+                    "dataset": name, "algorithm": label, "dtype": exp.dataset["dtype"],
+                    "max_iter": max_iter, "repeats": repeats, "median_s": round(median, 4),
+                    "first_s": round(first, 4), "paper_s": paper_time,
+                    "over_paper": round(median / paper_time, 4), "floor_s": round(floor, 4),
+                    "over_floor": round(median / floor, 3),
+                    "strategy": getattr(est, "strategy_", None),
+                    "validation_strategy": getattr(est, "validation_strategy_", None),
+                    "selected": par, "test_rmse": round(test, 6),
+                    "peak_rss_gib": round(peak / 2**30, 3),
+                    "host_gemm_gflops_min": round(rates.gemm / 1e9, 1),
+                    "host_gemm_gflops_max": round(rates.gemm / 1e9, 1),
+                    "host_stream_gbs_min": round(rates.stream / 1e9, 2),
+                    "host_stream_gbs_max": round(rates.stream / 1e9, 2),
+                    "blas_threads": threads,
+                    "source": today_source("scripts/bench_table2.py")})
             if baseline == "falkon" and label == "nkrls":
                 lambdas = algo.lambdas()[:: max(1, len(algo.lambdas()) // 10)]  # ~10 λ
                 fk_time, fk_rmse = _falkon(X_fit, y_fit, X_val, y_val, data.X_test, data.y_test,
@@ -226,11 +262,15 @@ def main() -> None:
                         choices=["nkrls", "nytro"])
     parser.add_argument("--max-iter", type=int,
                         help="override NYTRO's max_iter (e.g. to time the paper's t* + window)")
+    parser.add_argument("--csv", type=Path, default=BENCH_CSV,
+                        help="the CSV the timed lines go to (default: results/bench_table2.csv)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
     args = parser.parse_args()
     paper = paper_table2()
     for name in args.datasets:
         bench(name, args.repeats, args.baseline, paper, args.dtype, tuple(args.algorithms),
-              args.max_iter)
+              args.max_iter, args.csv)
 
 
 if __name__ == "__main__":

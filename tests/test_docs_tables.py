@@ -1,0 +1,281 @@
+"""The measured-number tables of README.md and docs/*.md are rendered from results/.
+
+Each such table is a ``<!-- kernreg:table NAME -->`` block; its committed text must equal what
+``kernreg.results.docs`` renders from its committed results files (``make docs``). A block with
+an unknown name or a missing source fails; a table outside any block must be one that reports
+no measured numbers (listed below with the reason).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kernreg.errors import ResultsError
+from kernreg.results.bench import record_row
+from kernreg.results.docs import (
+    BLOCK,
+    DOC_TABLES,
+    blocks,
+    doc_files,
+    read_md_tables,
+    render_block,
+    render_docs,
+    render_text,
+    split_row,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "results"
+
+# Tables outside marker blocks, by their header row: none of them reports a measured number.
+NOT_MEASURED = {
+    "| | |": "README: where to go next (links)",
+    "| floor | package | owns |": "architecture.md: the floors",
+    "| status | meaning |": "usage.md: exit statuses",
+    "| dataset | train / test / d | source used offline | preprocessing |":
+        "datasets.md: the registry's sizes, sources and preprocessing",
+    "| what | the paper's text | the authors' code (used by `configs/table2.yaml`) "
+    "| kernreg option |": "protocol.md: the protocol as read from the papers and the code",
+    "| dataset | σ | λ | script (Enitor commit, date) |":
+        "protocol.md: the authors' hyperparameters, read from their scripts",
+}
+
+
+def _header_lines(text: str) -> list[str]:
+    """The header row of every Markdown table of ``text`` outside marker blocks."""
+    outside = BLOCK.sub("", text)
+    lines = outside.splitlines()
+    return [lines[i].strip() for i in range(len(lines) - 1)
+            if lines[i].lstrip().startswith("|") and re.fullmatch(r"\s*\|(\s*-+\s*\|)+\s*",
+                                                                   lines[i + 1])]
+
+
+def _copy_tree(tmp_path: Path) -> Path:
+    """README.md, docs/ and results/ (its committed files) under ``tmp_path``."""
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    shutil.copy(REPO / "README.md", root / "README.md")
+    for path in (REPO / "docs").glob("*.md"):
+        shutil.copy(path, root / "docs" / path.name)
+    (root / "results").mkdir()
+    for path in RESULTS.iterdir():
+        if path.is_file():
+            shutil.copy(path, root / "results" / path.name)
+    return root
+
+
+@pytest.mark.parametrize("path", doc_files(REPO), ids=lambda p: p.name)
+def test_docs_tables_equal_what_their_results_render(path):
+    text = path.read_text(encoding="utf-8")
+    for name, body in blocks(text):
+        rendered = render_block(name, RESULTS, path.name)
+        assert body == rendered, (
+            f"{path.name}: table {name!r} differs from what "
+            f"{', '.join(DOC_TABLES[name].sources)} renders; run `make docs`\n"
+            f"--- in the file:\n{body}--- rendered:\n{rendered}")
+    assert render_text(text, RESULTS, path.name) == text
+
+
+def test_every_docs_table_is_used_and_every_source_is_committed():
+    used = {name for path in doc_files(REPO) for name, _ in blocks(path.read_text("utf-8"))}
+    assert used == set(DOC_TABLES), "a docs table no file shows, or a block of no table"
+    tracked = subprocess.run(["git", "ls-files", "results"], cwd=REPO, capture_output=True,
+                             text=True).stdout.split()
+    if tracked:  # inside a git checkout: the sources must be committed, not just present
+        for table in DOC_TABLES.values():
+            for source in table.sources:
+                assert f"results/{source}" in tracked, f"results/{source} is not committed"
+
+
+@pytest.mark.parametrize("path", doc_files(REPO), ids=lambda p: p.name)
+def test_tables_outside_blocks_report_no_measured_numbers(path):
+    for header in _header_lines(path.read_text(encoding="utf-8")):
+        assert header in NOT_MEASURED, (
+            f"{path.name}: the table with header {header!r} is not rendered from results/: "
+            "put it in a <!-- kernreg:table NAME --> block with an entry in "
+            "kernreg.results.docs.DOC_TABLES, or, if it reports no measured number, "
+            "add it to NOT_MEASURED here with the reason")
+
+
+def test_a_hand_edit_inside_a_block_is_caught():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    _, body = blocks(text)[0]
+    row = next(line for line in body.splitlines() if re.search(r"\d\.\d", line))
+    edited = text.replace(row, re.sub(r"(\d)\.(\d)", r"\1.9", row, count=1))
+    assert edited != text
+    assert render_text(edited, RESULTS, "README.md") == text
+
+
+def test_a_changed_result_changes_the_docs(tmp_path):
+    root = _copy_tree(tmp_path)
+    bench = root / "results" / "bench_table2.csv"
+    bench.write_text(bench.read_text().replace(",ijcnn1,nytro,float64,,3,20.9,"[1:],
+                                               "ijcnn1,nytro,float64,,3,17.3,"))
+    table2 = root / "results" / "table2.md"
+    table2.write_text(table2.read_text().replace("**0.9178±0.0002**", "**0.9012±0.0002**"))
+    changed = render_docs(root)
+    assert {p.name for p in changed} == {"README.md", "speed.md", "reproduction.md"}
+    readme = (root / "README.md").read_text()
+    assert "| 17.3 | 80.9 | 0.26 |" in readme
+    assert "0.9012 / 0.918" in readme
+    assert "| 17.3 (21.5) |" in (root / "docs" / "speed.md").read_text()
+    assert render_docs(root) == []  # idempotent: a second run changes nothing
+
+
+def test_a_block_whose_source_is_missing_fails(tmp_path):
+    root = _copy_tree(tmp_path)
+    (root / "results" / "lim_table1.md").unlink()
+    with pytest.raises(ResultsError, match=r"lim_table1.*lim_table1\.md.*missing"):
+        render_docs(root)
+    text = "<!-- kernreg:table beyond -->\n<!-- /kernreg:table -->\n"
+    with pytest.raises(ResultsError, match="beyond.md"):
+        render_text(text, tmp_path / "nothing", "x.md")
+
+
+def test_unknown_names_and_unpaired_markers_fail():
+    with pytest.raises(ResultsError, match="unknown docs table 'nope'"):
+        render_text("<!-- kernreg:table nope -->\n<!-- /kernreg:table -->\n", RESULTS, "x.md")
+    with pytest.raises(ResultsError, match="do not pair up"):
+        render_text("<!-- kernreg:table beyond -->\n| a |\n", RESULTS, "x.md")
+    with pytest.raises(ResultsError, match="do not pair up"):
+        render_text("text\n<!-- /kernreg:table -->\n", RESULTS, "x.md")
+
+
+def test_a_damaged_source_is_named(tmp_path):
+    bad = tmp_path / "beyond.md"
+    bad.write_text("no table here\n")
+    with pytest.raises(ResultsError, match="beyond.md: expected at least 1 Markdown table"):
+        DOC_TABLES["beyond"].render(bad)
+    csv = tmp_path / "bench_table2.csv"
+    csv.write_text("dataset,algorithm\nadult,nytro\n")
+    with pytest.raises(ResultsError, match="bench_table2.csv: missing columns"):
+        DOC_TABLES["speed_table2"].render(csv)
+
+
+def test_markdown_rows_keep_escaped_bars():
+    assert split_row(r"| a \| b | c |") == ["a | b", "c"]
+    assert split_row("| x |  | z |") == ["x", "", "z"]
+
+
+def test_results_tables_are_read_in_file_order(tmp_path):
+    path = tmp_path / "t.md"
+    path.write_text("intro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- note\n\n| c |\n|---|\n| 3 |\n")
+    assert read_md_tables(path) == [(["a", "b"], [["1", "2"]]), (["c"], [["3"]])]
+
+
+def test_the_bench_writes_what_the_docs_render(tmp_path):
+    """scripts/bench_table2.py's record() replaces its cell's row and keeps the others as
+    written; the speed tables then show the new numbers."""
+    spec = importlib.util.spec_from_file_location("bench_table2",
+                                                  REPO / "scripts" / "bench_table2.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    csv = tmp_path / "bench_table2.csv"
+    shutil.copy(RESULTS / "bench_table2.csv", csv)
+    before = csv.read_text().splitlines()
+    row = {"dataset": "adult", "algorithm": "nytro", "dtype": "float64", "max_iter": None,
+           "repeats": 5, "median_s": 0.61, "first_s": 0.62, "paper_s": 0.85,
+           "over_paper": 0.61 / 0.85, "floor_s": 0.5, "over_floor": 1.22, "strategy": "gram",
+           "validation_strategy": "gram", "selected": 42, "test_rmse": 0.6885,
+           "peak_rss_gib": 0.4, "host_gemm_gflops_min": 101.0, "host_gemm_gflops_max": 101.0,
+           "host_stream_gbs_min": 30.0, "host_stream_gbs_max": 30.0, "blas_threads": 2,
+           "source": "scripts/bench_table2.py 2026-01-01"}
+    bench.record(csv, row)
+    bench.record(csv, row)  # the same cell again: replaced, not added
+    after = csv.read_text().splitlines()
+    assert len(after) == len(before)
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert len(changed) == 1 and changed[0][0].startswith("adult,nytro,float64,")
+    assert "| Adult NYTRO, float64 | 0.61 | 0.85 | 0.72 | 1.2 | gram/gram |" in (
+        DOC_TABLES["speed_summary"].render(csv))
+    assert "| 0.61 (0.62) |" in DOC_TABLES["speed_table2"].render(csv)
+
+
+def test_make_docs_script_checks_and_exits_2_on_a_missing_source(tmp_path):
+    root = _copy_tree(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    script = [sys.executable, str(REPO / "scripts" / "render_docs.py"), "--root", str(root)]
+    ok = subprocess.run([*script, "--check"], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    readme = root / "README.md"
+    readme.write_text(readme.read_text().replace("| Adult, m = 1000 |", "| Adult, m = 999 |"))
+    stale = subprocess.run([*script, "--check"], capture_output=True, text=True, env=env)
+    assert stale.returncode == 1 and "README.md" in stale.stdout
+    (root / "results" / "table2.md").unlink()
+    missing = subprocess.run(script, capture_output=True, text=True, env=env)
+    assert missing.returncode == 2
+    assert "table2.md" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_markers_inside_fenced_code_are_examples():
+    text = ("```markdown\n<!-- kernreg:table NAME -->\n<!-- /kernreg:table -->\n```\n\n"
+            "<!-- kernreg:table samplers -->\nold\n<!-- /kernreg:table -->\n")
+    assert [name for name, _ in blocks(text)] == ["samplers"]
+    out = render_text(text, RESULTS, "x.md")
+    assert out.startswith("```markdown\n<!-- kernreg:table NAME -->\n")
+    assert "old" not in out and "| m | uniform: test RMSE / time (s)" in out
+
+
+def test_record_row_replaces_its_key_and_keeps_the_rest(tmp_path):
+    path = tmp_path / "b.csv"
+    columns = ["dataset", "m", "seconds", "source"]
+    path.write_text('# what the file is\n# Rows with source "old" are from the docs\n'
+                    "dataset,m,seconds,source\nadult,1000,0.80,old\nijcnn1,5000,20.10,old\n")
+    record_row(path, {"dataset": "adult", "m": 1000, "seconds": 0.5, "source": "new"},
+               ["dataset", "m"], columns)
+    assert path.read_text() == ('# what the file is\n# Rows with source "old" are from the '
+                                "docs\ndataset,m,seconds,source\nadult,1000,0.5,new\n"
+                                "ijcnn1,5000,20.10,old\n")  # 20.10 kept as written
+    record_row(path, {"dataset": "ijcnn1", "m": 5000, "seconds": 19, "source": "new"},
+               ["dataset", "m"], columns)
+    record_row(path, {"dataset": "covtype", "m": 10000, "seconds": None, "source": "new"},
+               ["dataset", "m"], [*columns[:3], "floor", "source"])  # a new column
+    lines = path.read_text().splitlines()
+    assert lines[0] == "# what the file is"
+    assert not any("old" in line for line in lines)  # no row is "old": its note goes too
+    assert lines[1:] == ["dataset,m,seconds,floor,source", "adult,1000,0.5,,new",
+                         "ijcnn1,5000,19,,new", "covtype,10000,,,new"]
+    with pytest.raises(ValueError, match="source"):
+        record_row(path, {"dataset": "x"}, ["dataset"], ["dataset", "m"])
+
+
+@pytest.mark.mirror
+def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
+    """scripts/run_summary.py (make samplers): an m sweep's runs become rows (label, m) with
+    the mean and std over trials of the run's own tidy table."""
+    from kernreg.config import load_experiment
+    from kernreg.experiment import run_experiment
+
+    config = tmp_path / "sweep.yaml"
+    config.write_text("name: sweep\ndataset: {name: cpusmall, n_train: 600, n_test: 300}\n"
+                      "kernel: {sigma: 0.2}\nalgorithms:\n"
+                      "  - {name: nkrls, label: uniform, m: [20, 40],"
+                      " lambdas: {logspace: [1e-6, 1e-2, 5]}}\n"
+                      "protocol: {trials: 2, seed: 3}\nbudget: {blas_threads: 1}\n")
+    table = run_experiment(load_experiment(config), tmp_path / "runs", progress=False)
+    out = tmp_path / "summary.csv"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_summary.py"),
+                           str(tmp_path / "runs" / "sweep"), "-o", str(out)],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    summary = pd.read_csv(out, comment="#")
+    assert list(summary["label"]) == ["uniform", "uniform"]
+    assert sorted(summary["m"]) == [20, 40]
+    for _, row in summary.iterrows():
+        trials = table[table["m"] == row["m"]]
+        assert row["trials"] == len(trials) == 2
+        assert row["test_rmse_mean"] == pytest.approx(trials["test_rmse"].mean(), rel=1e-3)
+    missing = subprocess.run([sys.executable, str(REPO / "scripts" / "run_summary.py"),
+                              str(tmp_path / "nothing"), "-o", str(out)],
+                             capture_output=True, text=True, env=env)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
