@@ -9,6 +9,7 @@ Data: scikit-learn's bundled breast cancer table (no mirror needed), subsampled.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 import h5py
+import pandas as pd
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -312,3 +314,224 @@ def test_any_config_value_gives_exit_2_or_a_valid_run(
     assert code in (0, 2)
     if code == 2:
         assert err.startswith("error: ") and _written(folder / "out") == []
+
+
+# ------------------------------------------------------------------ 8. names become paths
+@pytest.mark.parametrize("name,why", [
+    ("..", "cannot be a file name"), (".", "cannot be a file name"),
+    ("'a\\n'", "does not match"), ("x" * 300, "at most 100"), ("-rf", "cannot be a file name"),
+])
+def test_hostile_names_are_refused_before_any_write(
+    name: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "parent" / "out"
+    (tmp_path / "parent" / "neighbour").mkdir(parents=True)
+    config = _config(tmp_path, CONFIG.replace("name: small", f'name: {name}'))
+    for flags in ([], ["--force"]):
+        code, _, err = _run(["run", str(config), "--out", str(out), "--no-progress", *flags],
+                            capsys)
+        assert code == 2 and "name:" in err and why in err
+    assert _written(tmp_path / "parent") == ["neighbour"]
+
+
+def test_a_file_stem_that_is_no_name_is_refused(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    config = _config(tmp_path, CONFIG.replace("name: small\n", ""), name="-my run.yaml")
+    code, _, err = _run(["run", str(config), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "the file name '-my run.yaml'" in err
+    assert _written(tmp_path / "out") == []
+
+
+@pytest.mark.parametrize("label", ["a/b", "/tmp/evil", "../up", "a b", "ä"])
+def test_hostile_labels_are_refused(label: str, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    config = _config(tmp_path, CONFIG.replace("m: 20, max_iter", f"m: 20, label: '{label}', "
+                                              "max_iter"))
+    code, _, err = _run(["run", str(config), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "algorithms[1].label" in err and "cannot be a file name" in err
+    assert _written(tmp_path / "out") == []
+
+
+def test_writes_never_go_through_links(finished_run: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (finished_run / "results.csv").unlink()
+    (finished_run / "results.csv").symlink_to(victim)  # the rename replaces the link itself
+    code, _, _ = _run(["table", str(finished_run), "--rebuild"], capsys)
+    assert code == 0 and victim.read_text() == "keep"
+    assert not (finished_run / "results.csv").is_symlink()
+    # a link that leads out of the run folder is refused, and --force deletes the link only
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for path in _trial_files(finished_run):
+        path.rename(elsewhere / path.name)
+    (finished_run / "trials").rmdir()
+    (finished_run / "trials").symlink_to(elsewhere)
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(finished_run.parent),
+                         "--resume", "--no-progress"], capsys)
+    assert code == 2 and "trials: it is a symbolic link" in err
+    code, _, _ = _run(["run", str(_config(tmp_path)), "--out", str(finished_run.parent),
+                       "--force", "--no-progress"], capsys)
+    assert code == 0 and len(list(elsewhere.iterdir())) == 6
+
+
+def test_temporaries_are_exclusive_and_unpredictable(tmp_path: Path) -> None:
+    from kernreg.atomic import atomic_path
+
+    target = tmp_path / "f.txt"
+    with atomic_path(target) as first, atomic_path(target) as second:
+        assert first != second and first.stat().st_size == 0
+        assert first.name.startswith(".f.txt.") and first.name.endswith(".tmp")
+        first.write_text("a")
+        second.write_text("b")
+    assert target.read_text() == "a" and sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+
+
+def test_force_deletes_only_a_run_of_this_experiment(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    mine = out / "small"
+    mine.mkdir(parents=True)
+    (mine / "thesis.tex").write_text("precious")
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out), "--force"], capsys)
+    assert code == 0  # no results there: nothing to delete, the run writes beside the file
+    assert (mine / "thesis.tex").read_text() == "precious"
+    (mine / "manifest.json").write_text(json.dumps({"experiment": "other",
+                                                    "config_hash": "0" * 64}))
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out), "--force"], capsys)
+    assert code == 2 and "is not marked as a run of small" in err and "'other'" in err
+    assert (mine / "thesis.tex").read_text() == "precious"
+    assert len(_trial_files(mine)) == 6
+
+
+# ------------------------------------------------------------------ 9. trial files say whose
+def test_a_trial_file_holding_another_trial_is_reported_not_merged(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trials = _trial_files(finished_run)
+    trials[1].write_bytes(trials[0].read_bytes())  # nkrls t000 copied over nkrls t001
+    for args in (["table", str(finished_run)], ["table", str(finished_run), "--rebuild"]):
+        code, out, err = _run(args, capsys)
+        assert code == 2 and f"trial file {trials[1]} does not belong to this run" in err
+        assert "holds trial 0 of 'nkrls', not trial 1" in err and out == ""
+    code, _, err = _run(["run", str(finished_run.parent.parent / "small.yaml"), "--out",
+                         str(finished_run.parent), "--resume", "--no-progress"], capsys)
+    assert code == 2 and "does not belong to this run" in err
+
+
+def test_a_trial_file_of_another_config_is_reported(finished_run: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = _trial_files(finished_run)[2]
+    with h5py.File(path, "r+") as f:
+        f.attrs["config_hash"] = "f" * 64
+    code, _, err = _run(["table", str(finished_run), "--rebuild"], capsys)
+    assert code == 2 and "comes from another config (hash ffffffffffff" in err
+
+
+def test_unknown_files_in_trials_are_reported_and_ignored(
+    finished_run: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    (finished_run / "trials" / "notes.txt").write_text("mine")
+    (finished_run / "trials" / "nkrls__t1.h5").write_text("odd name")
+    code, _, _ = _run(["run", str(finished_run.parent.parent / "small.yaml"), "--out",
+                       str(finished_run.parent), "--resume", "--no-progress"], capsys)
+    assert code == 0
+    caplog.clear()
+    code, out, _ = _run(["table", str(finished_run), "--rebuild"], capsys)
+    assert code == 0 and "| Breast Cancer" in out
+    assert "notes.txt is no trial file" in caplog.text
+    assert "nkrls__t1.h5 is no trial file" in caplog.text
+
+
+# ------------------------------------------------------------------ 10. killed writers
+def test_temporaries_of_dead_writers_are_removed(finished_run: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    stale = [finished_run / ".results.h5.4242.0123456789abcdef.tmp",
+             finished_run / "trials" / ".nkrls__t000.h5.4242.fedcba9876543210.tmp"]
+    for path in stale:
+        path.write_bytes(b"half")
+    code, _, _ = _run(["table", str(finished_run)], capsys)
+    assert code == 0 and not any(p.exists() for p in stale)
+    for args in (["table", str(finished_run), "--rebuild"],
+                 ["run", str(finished_run.parent.parent / "small.yaml"), "--out",
+                  str(finished_run.parent), "--resume", "--no-progress"]):
+        for path in stale:
+            path.write_bytes(b"half")
+        assert _run(args, capsys)[0] == 0 and not any(p.exists() for p in stale)
+
+
+# ------------------------------------------------------------------ 11. two runs at once
+def test_a_second_run_on_a_locked_folder_is_refused(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from kernreg.results.store import RunStore
+
+    out = tmp_path / "out"
+    with RunStore(out / "small").lock():  # another process's lock (flock: per open file)
+        code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out),
+                             "--no-progress"], capsys)
+        assert code == 2 and f"pid {os.getpid()} on host" in err
+    assert _written(out) == []  # the lock's folder goes with its only file
+    assert _run(["run", str(_config(tmp_path)), "--out", str(out), "--no-progress"],
+                capsys)[0] == 0
+    with RunStore(out / "small").lock():
+        for flags in ([], ["--force"], ["--resume"]):
+            code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out),
+                                 "--no-progress", *flags], capsys)
+            assert code == 2 and f"{out / 'small'} is in use by another kernreg run" in err
+            assert f"pid {os.getpid()} on host" in err
+        code, _, err = _run(["table", str(out / "small"), "--rebuild"], capsys)
+        assert code == 2 and "is in use" in err
+    assert _run(["run", str(_config(tmp_path)), "--out", str(out), "--resume",
+                 "--no-progress"], capsys)[0] == 0
+
+
+KILLABLE = """
+import os, sys, time
+import kernreg.experiment.runner as runner
+real = runner.run_trial
+def slow(*args, **kwargs):
+    record = real(*args, **kwargs)
+    if record.label == "nytro" and record.trial == 1:
+        print("stalled", flush=True)
+        time.sleep(600)  # a long trial: killed here
+    return record
+runner.run_trial = slow
+from kernreg.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(tmp_path)
+    out = tmp_path / "out"
+    first = subprocess.Popen([sys.executable, "-c", KILLABLE, "run", str(config), "--out",
+                              str(out), "--no-progress"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().strip() == "stalled"
+        # a concurrent run (another process) is refused, naming the holder
+        second = subprocess.run([sys.executable, "-m", "kernreg", "run", str(config), "--out",
+                                 str(out), "--force", "--no-progress"], capture_output=True,
+                                text=True, timeout=120)
+        assert second.returncode == 2 and "Traceback" not in second.stderr
+        assert f"in use by another kernreg run (pid {first.pid} on host" in second.stderr
+    finally:
+        first.kill()  # SIGKILL: no clean-up of any kind
+        first.communicate()
+    run = out / "small"
+    assert 3 <= len(_trial_files(run)) < 6 and not (run / "results.csv").exists()
+    code, _, err = _run(["run", str(config), "--out", str(out), "--resume", "--no-progress"],
+                        capsys)
+    assert code == 0, err
+    code, _, _ = _run(["run", str(config), "--out", str(tmp_path / "whole"), "--no-progress"],
+                      capsys)
+    keys = ["label", "trial"]
+    columns = ["seed", "selected", "test_rmse", "test_error", "n_fit", "n_val", "config_hash"]
+    resumed = pd.read_csv(run / "results.csv").sort_values(keys)[keys + columns]
+    whole = pd.read_csv(tmp_path / "whole" / "small" / "results.csv").sort_values(keys)
+    pd.testing.assert_frame_equal(resumed.reset_index(drop=True),
+                                  whole[keys + columns].reset_index(drop=True))
+    assert not [p for p in run.rglob("*.tmp")]
