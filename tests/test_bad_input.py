@@ -535,3 +535,200 @@ def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(
     pd.testing.assert_frame_equal(resumed.reset_index(drop=True),
                                   whole[keys + columns].reset_index(drop=True))
     assert not [p for p in run.rglob("*.tmp")]
+
+
+# ------------------------------------------------------------------ 12. hostile YAML, sizes
+def _bomb() -> str:
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("extra,message", [
+    (_bomb(), "aliases expand to more than 50000 values"),
+    ("description: " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper than 20 levels"),
+    ("x:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(200)), "nested deeper"),
+    ("x: &r [*r]\n", "a recursive alias"),
+    ("x: &r {a: *r}\n", "a recursive alias"),
+    ("x: &s v\n" + "".join(f"y{i}: *s\n" for i in range(101)), "more than 100 aliases"),
+    ("x: [" + ", ".join(["1"] * 10001) + "]\n", "a list or mapping of 10001 items"),
+    ("x: " + "1" * 300_000 + "\n", "larger than 256 KiB"),
+])
+def test_hostile_yaml_is_refused_fast_and_small(
+    extra: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import resource
+    import time
+
+    config = _config(tmp_path, CONFIG + extra)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    clock = time.process_time()
+    code, _, err = _run(["run", str(config), "--out", str(tmp_path / "out")], capsys)
+    spent = time.process_time() - clock
+    assert code == 2 and message in err
+    # bounded work: the limit stops it (a bomb would take minutes and gigabytes)
+    assert spent < 10 and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 2**20
+    assert _written(tmp_path / "out") == []
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ("[1e-6, 1e-1, 6]", "[1e-6, 1e-1, 100000000]",
+     "algorithms[0].lambdas.logspace: 100000000 points; at most 10000"),
+    ("nkrls, m: 20", "nkrls, m: {range: [1, 100000000000, 1]}",
+     "algorithms[0].m.range: 100000000000 values; at most 10000"),
+])
+def test_grids_beyond_any_finishable_run_are_refused(
+    old: str, new: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(["run", str(_config(tmp_path, CONFIG.replace(old, new))), "--out",
+                         str(tmp_path / "out")], capsys)
+    assert code == 2 and message in err and _written(tmp_path / "out") == []
+
+
+def test_trials_beyond_the_limit_are_refused(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(tmp_path / "out"),
+                         "--trials", "10000000000"], capsys)
+    assert code == 2 and "protocol.trials: 10000000000; at most 10000" in err
+    assert _written(tmp_path / "out") == []
+
+
+# ------------------------------------------------------------------ 13. Dask addresses
+@pytest.mark.parametrize("address,message", [
+    ("tcp://nonsense", "expected tcp://host:port"),
+    ("inproc://abc", "expected local, local:N or tcp://host:port"),
+    ("tcp://h:99999", "the port must be a number in 1-65535"),
+    ("tcp://a b:1", "expected tcp://host:port"),
+    ("udp://h:1", "expected local"),
+    ("local:0", "local:N (a Dask LocalCluster"),
+    ("local:100000", "1 <= N <= 1024"),
+])
+def test_malformed_scheduler_addresses_are_refused(
+    address: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(tmp_path / "out"),
+                         "--scheduler", address], capsys)
+    assert code == 2 and "execution.scheduler" in err and message in err
+    assert _written(tmp_path / "out") == []
+
+
+def test_an_unreachable_scheduler_leaves_nothing(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as sock:  # a port where nothing listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    out = tmp_path / "out"
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out), "--scheduler",
+                         f"tcp://127.0.0.1:{port}"], capsys)
+    assert code == 2 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in err
+    assert _written(out) == []  # no manifest: the next run is not refused
+    assert _run(["run", str(_config(tmp_path)), "--out", str(out), "--no-progress"],
+                capsys)[0] == 0
+
+
+# ------------------------------------------------------------------ 14. numeric extremes
+@pytest.mark.parametrize("kernel,dtype,message", [
+    ("{sigma: 1e-300}", "float64", "kernel.sigma: 1e-300 is outside [1e-150, 1e+150]"),
+    ("{sigma: 1e300}", "float64", "kernel.sigma: 1e+300 is outside"),
+    ("{sigma: 1e-20}", "float32", "the range a float32 kernel can evaluate"),
+    ("{name: laplacian, sigma: 1e-200}", "float64", "kernel.sigma: 1e-200 is outside"),
+])
+def test_sigma_beyond_what_the_kernel_evaluates_is_refused(
+    kernel: str, dtype: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = CONFIG.replace("n_test: 60}", f"n_test: 60, dtype: {dtype}}}")
+    config = _config(tmp_path, text + f"kernel: {kernel}\n")
+    code, _, err = _run(["run", str(config), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and message in err and _written(tmp_path / "out") == []
+
+
+def test_sigma_small_for_the_data_is_refused_before_writing(tmp_path: Path) -> None:
+    import numpy as np
+
+    from kernreg.config import load_experiment
+    from kernreg.errors import ConfigError
+    from kernreg.experiment.preflight import check_numerics
+
+    exp = load_experiment(_config(tmp_path, CONFIG.replace(
+        "n_test: 60}", "n_test: 60, dtype: float32}") + "kernel: {sigma: 1e-17}\n"))
+    X = np.full((5, 3), 1e3, dtype=np.float32)  # ‖x‖²/σ² = 3e40: beyond float32
+    with pytest.raises(ConfigError, match=r"kernel.sigma: 1e-17 is too small for these data"):
+        check_numerics(exp, exp.algorithms, X, X, 40)
+    check_numerics(exp, exp.algorithms, X / 1e6, X / 1e6, 40)  # small data: fine
+
+
+@pytest.mark.parametrize("n,fraction", [(101, 0.21), (120, 0.2), (7, 0.5), (10, 0.95),
+                                        (1000, 1e-9), (33, 1 / 3)])
+def test_the_m_check_rounds_as_the_split(n: int, fraction: float) -> None:
+    import numpy as np
+
+    from kernreg.config import fit_rows
+    from kernreg.solvers import holdout_split
+
+    X = np.zeros((n, 1))
+    assert fit_rows(n, fraction) == len(holdout_split(X, np.zeros(n), fraction, 0)[1])
+
+
+def test_m_that_the_split_leaves_no_rows_for_is_refused_before_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 101 rows, 21% validation: the split keeps 101 - ceil(21.21) = 79 rows, not floor(79.79)
+    text = CONFIG.replace("n_train: 120", "n_train: 101").replace("nkrls, m: 20",
+                                                                  "nkrls, m: 80")
+    config = _config(tmp_path, text.replace("trials: 3", "trials: 1, validation_fraction: "
+                                                         "0.21"))
+    code, _, err = _run(["run", str(config), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "m: 80 exceeds the 79 rows left for fitting" in err
+    assert _written(tmp_path / "out") == []
+
+
+def test_non_finite_intermediates_are_degenerate_not_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from kernreg.solvers.nytro import Nytro
+
+    real_predict = Nytro.predict
+    monkeypatch.setattr(Nytro, "predict",
+                        lambda self, X: real_predict(self, X) * np.inf)  # overflow
+    out = tmp_path / "out"
+    code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out), "--no-progress"],
+                        capsys)
+    assert code == 2
+    assert "this configuration is numerically degenerate: nytro trial 0" in err
+    assert not (out / "small" / "results.csv").exists()
+    assert all("nytro" not in p.name for p in _trial_files(out / "small"))
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--sigma", "nan"], "--sigma must be a finite number > 0"),
+    (["--sigma", "inf"], "--sigma must be a finite number > 0"),
+    (["--sigma", "1e-300"], "--sigma must lie in"),
+    (["--tolerance", "nan"], "--tolerance must be a finite number > 0"),
+    (["--seed", "-1"], "--seed must be an integer in [0, 2^32)"),
+])
+def test_advise_refuses_non_finite_and_negative_options(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(["advise", "breast_cancer", "--out", str(tmp_path / "a"), *args],
+                        capsys)
+    assert code == 2 and message in err and not (tmp_path / "a").exists()
+
+
+# ------------------------------------------------------------------ 15. markdown and HTML
+def test_hostile_labels_cannot_break_markdown_or_html(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from kernreg.results.tables import md_row, render_frame
+
+    hostile = "a|b <img src=x onerror=alert(1)> & c"
+    frame = pd.DataFrame({"label": [hostile], "rmse": ["0.5"]})
+    text = render_frame(frame, "md", notes=["<script>x</script>"])
+    row = text.splitlines()[2]
+    assert row == md_row([hostile, "0.5"])
+    assert row.count("|") - row.count("\\|") == 3  # two columns, whatever the label holds
+    assert "<img" not in text and "<script>" not in text and "&lt;img" in text
