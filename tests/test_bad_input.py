@@ -705,10 +705,10 @@ def test_non_finite_intermediates_are_degenerate_not_results(
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--sigma", "nan"], "--sigma must be a finite number > 0"),
-    (["--sigma", "inf"], "--sigma must be a finite number > 0"),
+    (["--sigma", "nan"], "--sigma must be > 0 and finite"),
+    (["--sigma", "inf"], "--sigma must be > 0 and finite"),
     (["--sigma", "1e-300"], "--sigma must lie in"),
-    (["--tolerance", "nan"], "--tolerance must be a finite number > 0"),
+    (["--tolerance", "nan"], "--tolerance must be > 0 and finite"),
     (["--seed", "-1"], "--seed must be an integer in [0, 2^32)"),
 ])
 def test_advise_refuses_non_finite_and_negative_options(

@@ -68,7 +68,7 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
                         ("--tolerance", tolerance), ("--max-iter", max_iter),
                         ("--blas-threads", blas_threads)):
         if not math.isfinite(value) or value <= 0:
-            raise ConfigError(f"{name} must be a finite number > 0, got {value}")
+            raise ConfigError(f"{name} must be > 0 and finite, got {value}")
     low, high = SIGMA_RANGE["float64"]
     if not low <= sigma <= high:
         raise ConfigError(f"--sigma must lie in [{low:g}, {high:g}], got {sigma}")
