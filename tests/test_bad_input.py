@@ -732,3 +732,86 @@ def test_hostile_labels_cannot_break_markdown_or_html(tmp_path: Path) -> None:
     assert row == md_row([hostile, "0.5"])
     assert row.count("|") - row.count("\\|") == 3  # two columns, whatever the label holds
     assert "<img" not in text and "<script>" not in text and "&lt;img" in text
+
+
+# ------------------------------------------------------------------ 16. any name, label, shape
+NAMES = st.one_of(st.text(max_size=12), st.sampled_from(["..", ".", "/", "a/b", "/abs", "~", "a\n",
+                                                         "x" * 101, "ok_name", "a.b-c"]))
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=NAMES, label=NAMES)
+def test_any_name_or_label_stays_inside_out_or_is_refused(
+    name: str, label: str, tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = yaml.safe_load(CONFIG.replace("[1e-6, 1e-1, 6]", "[1.0e-6, 1.0e-1, 6]"))
+    data["protocol"]["trials"] = 1
+    data["name"] = name
+    data["algorithms"] = [{"name": "kols", "label": label}]
+    folder = tmp_path_factory.mktemp("names")
+    (folder / "config").mkdir()
+    config = folder / "config" / "c.yaml"
+    config.write_text(yaml.safe_dump(data))
+    out = folder / "box" / "out"
+    code, _, err = _run(["run", str(config), "--out", str(out), "--no-progress", "--force"],
+                        capsys)
+    assert code in (0, 2)
+    assert _written(folder / "box") in ([], ["out"]) or all(
+        p.startswith("out") for p in _written(folder / "box"))
+    assert _written(folder / "config") == ["c.yaml"]  # nothing written beside the config
+    if code == 2:
+        assert err.startswith("error: ") and _written(out) == []
+    else:
+        assert [p.name for p in out.iterdir()] == [name]
+        assert [p.name for p in (out / name / "trials").iterdir()] == [f"{label}__t000.h5"]
+
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**12), st.floats(),
+                    st.text(max_size=5))
+SHAPES = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
+    max_leaves=20)
+SECTIONS = ["dataset", "kernel", "protocol", "budget", "execution", "algorithms", "name",
+            "description", "extra"]
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=st.lists(st.tuples(st.sampled_from(SECTIONS), SHAPES), min_size=1, max_size=3),
+       nest=st.integers(0, 40))
+def test_any_yaml_structure_gives_exit_2_or_a_valid_run(
+    changes: list, nest: int, tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = yaml.safe_load(CONFIG.replace("[1e-6, 1e-1, 6]", "[1.0e-6, 1.0e-1, 6]"))
+    data["protocol"]["trials"] = 1
+    for section, value in changes:
+        for _ in range(nest % 7 if section == "extra" else 0):
+            value = [value]
+        data[section] = value
+    folder = tmp_path_factory.mktemp("shape")
+    config = folder / "c.yaml"
+    config.write_text(yaml.safe_dump(data) + ("deep: " + "[" * nest + "]" * nest + "\n"))
+    code, _, err = _run(["run", str(config), "--out", str(folder / "out"), "--no-progress"],
+                        capsys)
+    assert code in (0, 2)
+    if code == 2:
+        assert err.startswith("error: ") and _written(folder / "out") == []
+
+
+def test_sigterm_ends_a_run_like_ctrl_c(tmp_path: Path) -> None:
+    import signal
+
+    config = _config(tmp_path)
+    out = tmp_path / "out"
+    run = subprocess.Popen([sys.executable, "-c", KILLABLE, "run", str(config), "--out",
+                            str(out), "--no-progress"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    assert run.stdout.readline().strip() == "stalled"
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130 and "Traceback" not in err and "aborted" in err
+    assert not [p for p in (out / "small").rglob("*.tmp")]
+    assert 3 <= len(_trial_files(out / "small")) < 6

@@ -253,7 +253,8 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
             data[section].update(values)
     raise_problems(path, non_finite_problems(data))  # before the schema's own, vaguer words
     problems = schema_problems(data, experiment_schema(), [])
-    for i, algo in enumerate(data.get("algorithms") or []):
+    algorithms = data.get("algorithms")
+    for i, algo in enumerate(algorithms if isinstance(algorithms, list) else []):
         if isinstance(algo, dict) and algo.get("name") in algorithm_names():
             schema = get_algorithm_spec(algo["name"]).config_schema()
             problems += schema_problems(algo, schema, ["algorithms", i])
@@ -319,7 +320,8 @@ def _grid_problems(data: dict[str, Any]) -> list[str]:
                 else:
                     visit(inner, here)
 
-    for i, algo in enumerate(data.get("algorithms") or []):
+    algorithms = data.get("algorithms")
+    for i, algo in enumerate(algorithms if isinstance(algorithms, list) else []):
         visit(algo, f"algorithms[{i}]")
     return problems
 
