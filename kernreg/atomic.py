@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -81,8 +82,13 @@ def atomic_path(path: str | os.PathLike[str], advice: str | None = None,
             check_inside(path.parent, root)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)
         created = True
+        inode = os.fstat(fd).st_ino
         os.close(fd)
         yield tmp
+        after = os.lstat(tmp)
+        if after.st_ino != inode or not stat.S_ISREG(after.st_mode):
+            raise OutputError(path, f"its temporary {tmp.name} was replaced while written",
+                              "check who else writes into this folder")
         os.replace(tmp, path)
     except OSError as exc:
         raise (OutputError(path, exc, advice) if advice else OutputError(path, exc)) from exc
