@@ -85,6 +85,8 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     """One CSV row: the run's context columns, then the trial's scalar measurements."""
     row = dict(context)
     row.update({k: v for k, v in asdict(record).items() if k not in (*_ARRAYS, *_JSON)})
+    if not record.config_hash:  # a trial file older than the recorded hash: the manifest's
+        row["config_hash"] = context.get("config_hash", "")
     row["n_path_points"] = record.val_rmse.size
     row["m_selected"] = record.info.get("m_selected", np.nan)
     row["blas_threads"] = max(record.blas.values(), default=0)
