@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ConfigError", "DataError", "KernregError", "OutputError", "ResultsError"]
+__all__ = ["ConfigError", "DataError", "DegenerateError", "KernregError", "OutputError",
+           "ResultsError", "RunLockedError"]
 
 
 class KernregError(Exception):
@@ -32,6 +33,18 @@ class DataError(KernregError):
 
 class ConfigError(KernregError):
     """A configuration value is invalid."""
+
+
+class DegenerateError(KernregError):
+    """A computation met non-finite values (overflow, a singular system): the numbers would be
+    meaningless, so nothing of that trial is stored."""
+
+    def __init__(self, what: str):
+        super().__init__(f"this configuration is numerically degenerate: {what}")
+
+
+class RunLockedError(KernregError):
+    """Another kernreg process holds the lock of a run folder."""
 
 
 class ResultsError(KernregError):

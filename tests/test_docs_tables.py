@@ -41,6 +41,7 @@ NOT_MEASURED = {
     "| | |": "README: where to go next (links)",
     "| floor | package | owns |": "architecture.md: the floors",
     "| status | meaning |": "usage.md: exit statuses",
+    "| limit | value |": "usage.md: the config loader's limits (constants, checked below)",
     "| dataset | train / test / d | source used offline | preprocessing |":
         "datasets.md: the registry's sizes, sources and preprocessing",
     "| what | the paper's text | the authors' code (used by `configs/table2.yaml`) "
@@ -279,3 +280,25 @@ def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
                               str(tmp_path / "nothing"), "-o", str(out)],
                              capture_output=True, text=True, env=env)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+def test_usage_limits_table_matches_the_loader() -> None:
+    """The limits usage.md documents are the loader's constants."""
+    import re
+
+    from kernreg.config import loader
+
+    text = (REPO / "docs" / "usage.md").read_text(encoding="utf-8")
+    documented = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 2 and (number := re.match(r"\d[\d ]*", cells[1])):
+            documented[cells[0]] = int(number.group().replace(" ", ""))
+    expected = {"config file size": loader.MAX_CONFIG_BYTES // 1024,
+                "nesting of lists and mappings": loader.MAX_DEPTH,
+                "alias references (`*name`)": loader.MAX_ALIASES,
+                "values once aliases are expanded": loader.MAX_NODES,
+                "items of one list or mapping": loader.MAX_LIST,
+                "points of a grid (`logspace`, `linspace`, `m: {range: …}`)": loader.MAX_LIST,
+                "`protocol.trials` (and `--trials`)": loader.MAX_TRIALS}
+    assert {key: documented.get(key) for key in expected} == expected

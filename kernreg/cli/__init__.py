@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -36,8 +37,26 @@ cli.add_command(report)
 cli.add_command(advise)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: user errors become one message on stderr and a non-zero exit status."""
+    """Entry point: user errors become one message on stderr and a non-zero exit status.
+
+    SIGTERM is handled as Ctrl-C: the write under way is abandoned through its clean-up (no
+    temporary left), finished trials stay, exit status 130."""
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
+    try:
+        _main(argv)
+    finally:
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> None:
     try:
         status = cli.main(args=argv, prog_name="kernreg", standalone_mode=False)
     except KernregError as exc:

@@ -4,6 +4,7 @@ solver."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import click
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
 from kernreg.cli.run import DEFAULT_OUT, export_data_settings
+from kernreg.config.loader import SIGMA_RANGE
 from kernreg.errors import ConfigError
 
 #: The quick NKRLS path uses the paper's m for the dataset, capped to stay quick.
@@ -65,8 +67,13 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
     for name, value in (("--sigma", sigma), ("--m", m), ("--subsample", subsample),
                         ("--tolerance", tolerance), ("--max-iter", max_iter),
                         ("--blas-threads", blas_threads)):
-        if value <= 0:
-            raise ConfigError(f"{name} must be > 0, got {value}")
+        if not math.isfinite(value) or value <= 0:
+            raise ConfigError(f"{name} must be > 0 and finite, got {value}")
+    low, high = SIGMA_RANGE["float64"]
+    if not low <= sigma <= high:
+        raise ConfigError(f"--sigma must lie in [{low:g}, {high:g}], got {sigma}")
+    if not 0 <= seed < 2**32:
+        raise ConfigError(f"--seed must be an integer in [0, 2^32), got {seed}")
     if max_n is not None and max_n < 10:
         raise ConfigError(f"--max-n must be at least 10, got {max_n}")
 

@@ -104,10 +104,16 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
     files."""
 
     def read(run_dir: Path) -> pd.DataFrame:
+        store = RunStore(run_dir)
         if rebuild and (run_dir / "trials").is_dir():
-            RunStore(run_dir).finalize()
+            # a writer: holds the run's lock (refused while a run writes there)
+            with store.lock(advice="make the run folder writable"):
+                store.finalize()
             click.echo(f"rebuilt {run_dir}/results.csv and results.h5 from "
-                       f"{len(RunStore(run_dir).trial_files())} trial files", err=True)
+                       f"{len(store.trial_files())} trial files", err=True)
+        else:
+            store.remove_temporaries_if_idle()
+            store.load_trials()  # each trial file checked against its name and the manifest
         return read_results_csv(run_dir)
 
     frames, not_run, notes, missing = [], [], [], []

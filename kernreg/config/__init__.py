@@ -4,6 +4,7 @@ estimators they configure."""
 from kernreg.config.estimators import estimator_params, make_estimator
 from kernreg.config.experiment import Algorithm, Experiment, expand_m, results_relevant
 from kernreg.config.loader import (
+    fit_rows,
     load_experiment,
     parse_experiment,
     raise_problems,
@@ -16,6 +17,7 @@ __all__ = [
     "Experiment",
     "estimator_params",
     "expand_m",
+    "fit_rows",
     "load_experiment",
     "make_estimator",
     "parse_experiment",

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import numpy as np
 import yaml
 
+from kernreg.atomic import path_component
 from kernreg.config.estimators import make_estimator
 from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
@@ -27,6 +27,15 @@ from kernreg.solvers import algorithm_names, get_algorithm_spec
 from kernreg.solvers.params import level_values
 from kernreg.solvers.stopping import StoppingRule, default_selection
 
+#: Limits of a config file (docs/usage.md): a real config is a few KB; past these a file is
+#: refused before it can take seconds or gigabytes (PyYAML parses ~0.3 MB/s).
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_DEPTH = 20          # nesting of lists and mappings
+MAX_ALIASES = 100       # *alias references
+MAX_NODES = 50_000      # values once aliases are expanded
+MAX_LIST = 10_000       # items of one list, points of one grid (λ, m, levels)
+MAX_TRIALS = 10_000
+MAX_LOCAL_WORKERS = 1024
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
 # BLAS threads "auto": the cores other processes leave idle when a trial starts (docs/speed.md)
 DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": "auto"}
@@ -34,8 +43,75 @@ MAX_REPORTED = 10
 DEFAULT_KERNEL = "gaussian"
 
 
+class _LimitExceeded(yaml.YAMLError):
+    """A config passes one of the loader's limits (raised while composing)."""
+
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(problem)
+        self.problem, self.problem_mark = problem, mark
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """Safe YAML loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+    """Safe YAML loader that refuses duplicate keys (PyYAML silently keeps the last one) and
+    limits nesting depth and alias references while composing, before anything is built."""
+
+    _depth = 0
+    _aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise _LimitExceeded(f"more than {MAX_ALIASES} aliases (limit)",
+                                     self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _LimitExceeded(f"nested deeper than {MAX_DEPTH} levels (limit)",
+                                     self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _check_graph(node: yaml.Node) -> None:
+    """Refuse a recursive alias and a document whose aliases expand to more than
+    :data:`MAX_NODES` values, or a list or mapping longer than :data:`MAX_LIST` (counted on the
+    composed graph, shared nodes once: bounded time and memory)."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:  # iterative: no recursion limit to reach
+        current, done = stack.pop()
+        key = id(current)
+        children: list[yaml.Node] = []
+        if isinstance(current, yaml.SequenceNode):
+            children = list(current.value)
+        elif isinstance(current, yaml.MappingNode):
+            children = [n for pair in current.value for n in pair]
+        if done:
+            active.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_NODES:
+                raise _LimitExceeded(f"aliases expand to more than {MAX_NODES} values (limit)",
+                                     current.start_mark)
+            continue
+        if key in sizes:
+            continue
+        if key in active:
+            raise _LimitExceeded("a recursive alias (a value that contains itself)",
+                                 current.start_mark)
+        if len(current.value) > MAX_LIST and not isinstance(current, yaml.ScalarNode):
+            raise _LimitExceeded(f"a list or mapping of {len(current.value)} items; at most "
+                                 f"{MAX_LIST} (limit)", current.start_mark)
+        active.add(key)
+        stack.append((current, True))
+        for child in children:
+            if id(child) in active:
+                raise _LimitExceeded("a recursive alias (a value that contains itself)",
+                                     child.start_mark)
+            if id(child) not in sizes:
+                stack.append((child, False))
 
 
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -63,13 +139,29 @@ def read_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Parse a YAML mapping, with errors that name the file, line and column."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:  # never more than the limit into memory
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB (the limit "
+                              f"of a config file)")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file {path} not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a folder") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+        loader = _UniqueKeyLoader(text)  # a SafeLoader subclass
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                _check_graph(node)
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -167,7 +259,8 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
     if isinstance(kernel, dict) and kernel.get("name", DEFAULT_KERNEL) in kernel_names():
         schema = get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).config_schema()
         problems += schema_problems(kernel, schema, ["kernel"])
-    for i, algo in enumerate(data.get("algorithms") or []):
+    algorithms = data.get("algorithms")
+    for i, algo in enumerate(algorithms if isinstance(algorithms, list) else []):
         if isinstance(algo, dict) and algo.get("name") in algorithm_names():
             schema = get_algorithm_spec(algo["name"]).config_schema()
             problems += schema_problems(algo, schema, ["algorithms", i])
@@ -175,7 +268,79 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
     return _with_defaults(data, path, problems)
 
 
+def fit_rows(n: int, validation_fraction: float) -> int:
+    """Rows left for fitting after the hold-out split of ``n`` rows: the rounding of
+    :func:`kernreg.solvers.holdout_split` (``ceil`` of the validation part, at least 1, at most
+    ``n − 1``), so that a config check and the split agree on every m."""
+    return n - min(n - 1, max(1, math.ceil(validation_fraction * n)))
+
+
+#: σ kept away from the ends of the float range: the kernels compute σ², 1/σ² and x/σ².
+SIGMA_RANGE = {"float64": (1e-150, 1e150), "float32": (1e-18, 1e18)}
+
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)"
+                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+                   r"|\[[0-9A-Fa-f:.]+\]")
+
+
+def scheduler_problem(scheduler: str) -> str | None:
+    """What is wrong with a scheduler address (``None``: nothing): ``local``, ``local:N`` with
+    1 ≤ N ≤ 1024, or ``tcp://host:port`` / ``tls://host:port`` with a host name or IP address
+    and a port in 1–65535 (``inproc://`` exists only inside one process: refused)."""
+    if scheduler == "local":
+        return None
+    if scheduler.startswith("local:"):
+        count = scheduler[6:]
+        if count.isdigit() and count.isascii() and 1 <= int(count) <= MAX_LOCAL_WORKERS:
+            return None
+        return f"local:N needs 1 <= N <= {MAX_LOCAL_WORKERS} worker processes, got {count!r}"
+    scheme, sep, rest = scheduler.partition("://")
+    if not sep or scheme not in ("tcp", "tls"):
+        return (f"{scheduler!r}: expected local, local:N or tcp://host:port (tls://host:port "
+                f"with Dask's TLS settings)")
+    host, colon, port = rest.rpartition(":")
+    if not colon or not _HOST.fullmatch(host):
+        return f"{scheduler!r}: expected {scheme}://host:port with a host name or IP address"
+    if not (port.isdigit() and port.isascii() and 1 <= int(port) <= 65535):
+        return f"{scheduler!r}: the port must be a number in 1-65535, got {port!r}"
+    return None
+
+
+def _grid_problems(data: dict[str, Any]) -> list[str]:
+    """Grids (``{logspace|linspace: [a, b, count]}``, ``{range: [start, stop, step]}``) of at
+    most :data:`MAX_LIST` points, checked before any grid is built."""
+    problems = []
+
+    def visit(value: Any, where: str) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                here = f"{where}.{key}"
+                if key in ("logspace", "linspace") and isinstance(inner, list) and \
+                        len(inner) == 3 and isinstance(inner[2], int) and inner[2] > MAX_LIST:
+                    problems.append(f"{here}: {inner[2]} points; at most {MAX_LIST} (limit)")
+                elif key == "range" and isinstance(inner, list) and len(inner) == 3 and \
+                        all(isinstance(v, int) and v > 0 for v in inner) and \
+                        (inner[1] - inner[0]) // inner[2] + 1 > MAX_LIST:
+                    problems.append(f"{here}: {(inner[1] - inner[0]) // inner[2] + 1} values; "
+                                    f"at most {MAX_LIST} (limit)")
+                else:
+                    visit(inner, here)
+
+    algorithms = data.get("algorithms")
+    for i, algo in enumerate(algorithms if isinstance(algorithms, list) else []):
+        visit(algo, f"algorithms[{i}]")
+    return problems
+
+
 def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
+    exp_name = data["name"] if "name" in data else path.stem
+    try:
+        path_component(exp_name, "name" if "name" in data else
+                       f"name (none given, so the file name {path.name!r})")
+    except ConfigError as exc:
+        problems.append(str(exc))
+    problems += _grid_problems(data)
+    raise_problems(path, problems)
     dataset = {"dtype": "float64", "target_coding": "pm1", **data["dataset"]}
     try:
         spec = get_spec(dataset["name"])
@@ -189,8 +354,17 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     execution = {"scheduler": "local", **data.get("execution", {})}
     kernel = _kernel(data.get("kernel", {}), spec, problems)
+    low, high = SIGMA_RANGE[dataset["dtype"]]
+    if kernel.get("sigma") is not None and not low <= kernel["sigma"] <= high:
+        problems.append(f"kernel.sigma: {kernel['sigma']!r} is outside [{low:g}, {high:g}], "
+                        f"the range a {dataset['dtype']} kernel can evaluate")
+    if protocol["trials"] > MAX_TRIALS:
+        problems.append(f"protocol.trials: {protocol['trials']}; at most {MAX_TRIALS} (limit)")
+    problem = scheduler_problem(execution["scheduler"])
+    if problem:
+        problems.append(f"execution.scheduler: {problem}")
     n_train = min(dataset.get("n_train", spec.n_train), spec.n_train)
-    n_fit = int(np.floor(n_train * (1 - protocol["validation_fraction"])))
+    n_fit = fit_rows(n_train, protocol["validation_fraction"])
     if "n_test" in dataset and dataset["n_test"] > spec.n_test:
         problems.append(f"dataset.n_test: {dataset['n_test']} exceeds the {spec.n_test} test "
                         f"rows of {spec.name}")
@@ -239,6 +413,10 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                 levels = Algorithm(name, label, params).m_levels() or []
                 one["m_values"] = [v for v in levels if v <= m] or [m]
             one_label = f"{label}_m{m}" if sweep else label
+            try:
+                path_component(one_label, f"algorithms[{i}].label")
+            except ConfigError as exc:
+                problems.append(str(exc))
             if one_label in labels:
                 problems.append(f"algorithms[{i}].label: {one_label!r} is used twice; give "
                                 f"each entry a distinct label")
@@ -247,7 +425,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
             entries.append(i)
     raise_problems(path, problems)
     exp = Experiment(
-        name=data.get("name") or path.stem,
+        name=exp_name,
         path=path,
         dataset=dataset,
         kernel=kernel,

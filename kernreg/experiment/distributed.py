@@ -82,16 +82,36 @@ def dask_client(scheduler: str) -> Iterator[Client]:
             client.close()
             cluster.close()
         return
+    _probe(scheduler)
     try:
         client = Client(scheduler, timeout="20s")
-    except OSError as exc:
-        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}; start it "
+    except Exception as exc:  # Dask raises OSError, TypeError (TLS settings), ValueError
+        why = str(exc).split("\n")[0] or type(exc).__name__
+        if "TLS" in why or "ssl" in why:
+            why += "; a tls:// address needs Dask's TLS settings (distributed.comm.tls)"
+        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {why}; start it "
                           f"(`dask scheduler`) and its workers (`dask worker {scheduler}`) "
                           f"first") from None
     try:
         yield client
     finally:
         client.close()
+
+
+def _probe(scheduler: str) -> None:
+    """Refuse at once an address where nothing listens (Dask itself retries until its
+    timeout): one TCP connection to host:port, 5 s at most."""
+    import socket
+
+    host, _, port = scheduler.partition("://")[2].rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=5):
+            pass
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {why or 'no answer'}"
+                          f"; start it (`dask scheduler`) and its workers (`dask worker "
+                          f"{scheduler}`) first") from None
 
 
 @functools.lru_cache(maxsize=4)
@@ -132,9 +152,11 @@ def admissions(scheduler: str, budget_bytes: float, peaks: dict[str, int]
 
 def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
                        data: PreparedData, save: Callable[[TrialRecord], Any], *,
-                       peaks: dict[str, int] | None = None, progress: bool = True) -> None:
-    """Run the ``todo`` trials as tasks on ``exp.execution["scheduler"]`` and ``save`` each
-    record in the driver as its task finishes. ``peaks`` (label: estimated peak bytes, from
+                       peaks: dict[str, int] | None = None, progress: bool = True,
+                       client: Client | None = None) -> None:
+    """Run the ``todo`` trials as tasks on ``exp.execution["scheduler"]`` (through ``client``
+    when given: the runner connects before it writes anything) and ``save`` each record in
+    the driver as its task finishes. ``peaks`` (label: estimated peak bytes, from
     the preflight) limits how many trials of a label share a LocalCluster's memory at once;
     such a trial gets the BLAS threads of the workers it keeps idle.
 
@@ -157,7 +179,7 @@ def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
     in_driver = [(a, t) for a, t in todo if a.params.get("backend") == "dask"]
     as_tasks = [(a, t) for a, t in todo if a.params.get("backend") != "dask"]
     limits = admissions(scheduler, exp.budget["memory_gb"] * 2**30, peaks or {})
-    with dask_client(scheduler) as client:
+    with (nullcontext(client) if client is not None else dask_client(scheduler)) as client:
         for algo, trial in in_driver:
             with threadpool_limits(limits=budget_threads):
                 save(run_trial(exp, algo, data, trial, _host_gemm(budget_threads)))

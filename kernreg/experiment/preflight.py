@@ -8,9 +8,13 @@ meant to stop a run that cannot fit *before* the operating system kills it, and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from kernreg.config import Algorithm, Experiment
-from kernreg.errors import KernregError
+import numpy as np
+import scipy.sparse as sp
+
+from kernreg.config import Algorithm, Experiment, expand_m
+from kernreg.errors import ConfigError, KernregError
 from kernreg.solvers import MemoryProblem, get_algorithm_spec
 
 _F64 = 8
@@ -61,3 +65,50 @@ def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int,
             "Nothing was run. Raise the budget only if the machine has the memory."
         )
     return estimates
+
+
+def _max_row_norm_sq(X: Any) -> float:
+    """Largest squared row norm of ``X`` (dense or sparse), computed in float64."""
+    if X.shape[0] == 0:
+        return 0.0
+    if sp.issparse(X):
+        return float(np.max(np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64)))
+    peak = 0.0
+    for start in range(0, X.shape[0], 65536):  # blocks: bounded extra memory
+        block = np.asarray(X[start:start + 65536], dtype=np.float64)
+        peak = max(peak, float(np.max(np.einsum("ij,ij->i", block, block))))
+    return peak
+
+
+def check_numerics(exp: Experiment, algorithms: tuple[Algorithm, ...], X_train: Any,
+                   X_test: Any, n_fit: int) -> None:
+    """Refuse, before anything is written, what the data make impossible: an m above the rows
+    left for fitting by the hold-out split (its own rounding: ``n_fit``), and a σ so small that
+    the kernel's scaled products ``‖x‖²/σ²`` overflow the data's dtype (then NaN reaches every
+    factorization).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the value and the bound.
+    """
+    problems = []
+    for algo in algorithms:
+        for m in expand_m(algo.params.get("m")) or []:
+            if m > n_fit:
+                problems.append(f"{algo.label}: m = {m} exceeds the {n_fit} rows left for "
+                                f"fitting after the validation split")
+    sigma = exp.kernel.get("sigma")
+    if sigma is not None and exp.kernel["name"] != "linear":
+        r2 = max(_max_row_norm_sq(X_train), _max_row_norm_sq(X_test))
+        largest = float(np.finfo(exp.dataset["dtype"]).max) / 16
+        # Gaussian: x/σ² and ‖x‖²/(2σ²) in the data's dtype; Laplacian: ‖x − y‖/σ ≤ 2R/σ
+        scale = max(r2, np.sqrt(r2)) / sigma**2
+        if not np.isfinite(scale) or scale > largest:
+            smallest = np.sqrt(max(r2, np.sqrt(r2)) / largest)
+            problems.append(f"kernel.sigma: {sigma!r} is too small for these data in "
+                            f"{exp.dataset['dtype']} (‖x‖²/σ² = {scale:.3g} overflows); σ must "
+                            f"be at least {smallest:.3g} here")
+    if problems:
+        where = f"{exp.path}: " if exp.path else ""
+        raise ConfigError(where + "cannot run on these data:\n  " + "\n  ".join(problems))

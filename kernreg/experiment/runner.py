@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+from contextlib import AbstractContextManager, nullcontext
 from itertools import groupby
 from pathlib import Path
 
@@ -10,9 +10,9 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from kernreg.config import Algorithm, Experiment
+from kernreg.config import Algorithm, Experiment, fit_rows
 from kernreg.errors import ConfigError
-from kernreg.experiment.preflight import check_memory
+from kernreg.experiment.preflight import check_memory, check_numerics
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
@@ -52,13 +52,27 @@ def run_experiment(
     Before anything runs, each algorithm's peak memory is estimated against
     ``budget.memory_gb``. With ``exp.execution["scheduler"]`` other than ``"local"`` the trials
     run as Dask tasks (:mod:`kernreg.experiment.distributed`), stored the same way.
+
+    The run holds the run folder's lock throughout (a second run on the folder is refused);
+    the data, memory and numeric checks and the connection to a Dask scheduler all come
+    before the first write.
     """
     algorithms = select_algorithms(exp, only)
     store = RunStore(run_dir_for(exp, out))
+    with store.lock():
+        return _run_locked(exp, store, algorithms, resume=resume, force=force,
+                           progress=progress, only=only)
+
+
+def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, ...], *,
+                resume: bool, force: bool, progress: bool, only: tuple[str, ...]
+                ) -> pd.DataFrame:
     with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
         data = prepare_data(exp)
-        n_val = math.ceil(exp.protocol["validation_fraction"] * len(data.y_train))
-        estimates = check_memory(exp, algorithms, len(data.y_train) - n_val, n_val,
+        n_fit = fit_rows(len(data.y_train), exp.protocol["validation_fraction"])
+        n_val = len(data.y_train) - n_fit
+        check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
+        estimates = check_memory(exp, algorithms, n_fit, n_val,
                                  len(data.y_test), data.X_train.shape[1])
         manifest = {
             "experiment": exp.name,
@@ -70,15 +84,23 @@ def run_experiment(
             "dataset_source": data.source,
             "environment": environment(),
         }
-        store.open(manifest, resume=resume, force=force, redo=only)
-        todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
-                if not store.completed(algo.label, t)]
-        if todo and exp.execution["scheduler"] != "local":
-            from kernreg.experiment.distributed import run_trials_on_dask  # Dask: optional
+        scheduler = exp.execution["scheduler"]
+        connection: AbstractContextManager = nullcontext()
+        if scheduler != "local":
+            from kernreg.experiment.distributed import dask_client  # Dask: optional
 
-            run_trials_on_dask(exp, todo, data, store.save_trial, progress=progress,
-                               peaks={e.label: e.peak_bytes for e in estimates})
-            return store.finalize()
+            connection = dask_client(scheduler)  # reached before the manifest is written
+        with connection as client:
+            store.open(manifest, resume=resume, force=force, redo=only)
+            todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
+                    if not store.completed(algo.label, t)]
+            if todo and scheduler != "local":
+                from kernreg.experiment.distributed import run_trials_on_dask
+
+                run_trials_on_dask(exp, todo, data, store.save_trial, progress=progress,
+                                   peaks={e.label: e.peak_bytes for e in estimates},
+                                   client=client)
+                return store.finalize()
         # the yardstick of this process's times (hosts differ 2.5× on the same run)
         gflops = gemm_gflops() if todo else None
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)

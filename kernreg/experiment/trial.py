@@ -9,6 +9,7 @@ import numpy as np
 
 from kernreg.config import Algorithm, Experiment, make_estimator
 from kernreg.datasets import load_dataset
+from kernreg.errors import DegenerateError
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.results.record import TrialRecord
 from kernreg.solvers import holdout_split, misclassification_rate, rmse
@@ -90,11 +91,23 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     """
     seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
     estimator = make_estimator(algo, exp, random_state=seed)
-    with PeakMemory() as memory, Stopwatch() as fit_clock:
-        estimator.fit(X_fit, y_fit, X_val, y_val)
-    with Stopwatch() as predict_clock:
-        y_pred = estimator.predict(data.X_test)
+    where = f"{algo.label} trial {trial}"
+    try:
+        with PeakMemory() as memory, Stopwatch() as fit_clock:
+            estimator.fit(X_fit, y_fit, X_val, y_val)
+        with Stopwatch() as predict_clock:
+            y_pred = estimator.predict(data.X_test)
+    except (np.linalg.LinAlgError, FloatingPointError, ZeroDivisionError,
+            OverflowError) as exc:
+        raise DegenerateError(f"{where}: {type(exc).__name__}: {exc}") from None
+    except ValueError as exc:  # LAPACK wrappers refuse NaN/inf input with a ValueError
+        if "infs or nans" not in str(exc).lower() and "finite" not in str(exc).lower():
+            raise
+        raise DegenerateError(f"{where}: non-finite values reached a factorization "
+                              f"({exc})") from None
     chosen = estimator.selection()
+    check_finite_result(where, chosen.selected if chosen.param_name else None,
+                        chosen.val_rmse, y_pred)
     info = dict(chosen.info)
     if gemm_gflops is not None:
         info["gemm_gflops"] = float(gemm_gflops)
@@ -119,4 +132,18 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         blas=blas_threads(),
         info=info,
         m_values=chosen.m_values,
+        config_hash=exp.config_hash(),
     )
+
+
+def check_finite_result(where: str, selected: Any, val_rmse: np.ndarray, y_pred: np.ndarray
+                        ) -> None:
+    """A trial whose selection, validation path or predictions are not finite is refused
+    (:class:`~kernreg.errors.DegenerateError`), never stored."""
+    val = np.asarray(val_rmse, dtype=np.float64)
+    if val.size and not np.isfinite(val).any():
+        raise DegenerateError(f"{where}: every validation RMSE of the path is NaN or infinite")
+    if selected is not None and not np.isfinite(float(selected)):
+        raise DegenerateError(f"{where}: the selected parameter is {selected}")
+    if not np.all(np.isfinite(np.asarray(y_pred))):
+        raise DegenerateError(f"{where}: the test predictions are not finite (overflow)")

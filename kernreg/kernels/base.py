@@ -363,6 +363,8 @@ class DistanceKernel(Kernel):
     ):
         super().__init__(dtype=dtype, memory_budget=memory_budget)
         self.sigma = check_positive(sigma, "sigma")
+        if not 1e-150 <= self.sigma <= 1e150:  # σ² and 1/σ² must stay finite floats
+            raise ValueError(f"sigma must lie in [1e-150, 1e150], got {self.sigma!r}")
 
     def _prepare(self, Y: Data) -> np.ndarray:
         return row_sq_norms(Y)

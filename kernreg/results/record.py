@@ -34,3 +34,6 @@ class TrialRecord:
     info: dict[str, Any] = field(default_factory=dict)
     #: Levels m' of a two-parameter path; ``val_rmse`` is then (len(path_values), len(m_values)).
     m_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: sha256 of the config that produced the trial (``Experiment.config_hash``): a trial file
+    #: says which run it belongs to; empty in files written before it was recorded.
+    config_hash: str = ""

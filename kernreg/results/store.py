@@ -2,6 +2,7 @@
 
 Layout of ``<out>/<experiment>/``::
 
+    .lock                    the run lock: pid, host and start of the process holding it
     manifest.json            normalised config, its hash, dataset sha256, environment
     trials/<label>__t003.h5  one finished trial (written atomically when the trial ends)
     results.h5               all trials: /<label>/trial_003/{path_values, val_rmse} + attributes
@@ -9,16 +10,29 @@ Layout of ``<out>/<experiment>/``::
 
 A trial file exists only once its trial has finished, so resuming an interrupted run redoes no
 finished trial and loses none; ``results.h5`` and ``results.csv`` are rebuilt from the trial
-files, so a trial is never counted twice.
+files, so a trial is never counted twice. Each trial file records its label, trial number and
+the hash of the config that produced it; a file that disagrees with its name or the run's
+manifest is reported, never merged.
+
+Whatever writes to a run folder (``kernreg run``, ``kernreg table --rebuild``) holds its lock,
+an advisory ``flock`` on ``.lock``: a second writer is refused with the holder's pid and host,
+and the lock of a killed process is free again (the kernel releases it), so the next run takes
+it over. With the lock held, temporaries of killed writers are removed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import logging
+import os
+import re
 import shutil
+import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +40,17 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from kernreg.atomic import atomic_path, write_text
+from kernreg.atomic import atomic_path, check_inside, remove_temporaries, write_text
 from kernreg.config import results_relevant
-from kernreg.errors import ConfigError, OutputError, ResultsError
+from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
 from kernreg.results.record import TrialRecord
 
 _ARRAYS = ("path_values", "val_rmse", "m_values")
 _JSON = ("blas", "info")
+#: A trial file's name: ``<label>__t<trial>.h5`` (labels are checked path components).
+TRIAL_FILE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)__t([0-9]{3,})\.h5")
+LOCK_FILE = ".lock"
+log = logging.getLogger("kernreg.results")
 
 
 def _write_record(group: h5py.Group, record: TrialRecord) -> None:
@@ -54,6 +72,8 @@ def _read_record(group: h5py.Group) -> TrialRecord:
                 values[field.name] = group[field.name][()]
         elif field.name in _JSON:
             values[field.name] = json.loads(group.attrs[field.name])
+        elif field.name not in group.attrs and field.default is not MISSING:
+            continue  # a field added later (config_hash): its default
         else:
             value = group.attrs[field.name]
             values[field.name] = value.item() if isinstance(value, np.generic) else value
@@ -65,6 +85,8 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     """One CSV row: the run's context columns, then the trial's scalar measurements."""
     row = dict(context)
     row.update({k: v for k, v in asdict(record).items() if k not in (*_ARRAYS, *_JSON)})
+    if not record.config_hash:  # a trial file older than the recorded hash: the manifest's
+        row["config_hash"] = context.get("config_hash", "")
     row["n_path_points"] = record.val_rmse.size
     row["m_selected"] = record.info.get("m_selected", np.nan)
     row["blas_threads"] = max(record.blas.values(), default=0)
@@ -76,6 +98,15 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _holder(text: str) -> str:
+    """The lock holder's words: "pid 123 on host h since …" (or what the file holds)."""
+    try:
+        info = json.loads(text)
+        return f"pid {info['pid']} on host {info['host']}, since {info['since']}"
+    except (ValueError, KeyError, TypeError):
+        return "holder unknown"
+
+
 class RunStore:
     """The folder of one experiment run."""
 
@@ -85,6 +116,7 @@ class RunStore:
         self.manifest_path = self.run_dir / "manifest.json"
         self.h5_path = self.run_dir / "results.h5"
         self.csv_path = self.run_dir / "results.csv"
+        self.lock_path = self.run_dir / LOCK_FILE
 
     def trial_path(self, label: str, trial: int) -> Path:
         return self.trials_dir / f"{label}__t{trial:03d}.h5"
@@ -94,31 +126,133 @@ class RunStore:
 
     def manifest(self) -> dict[str, Any]:
         try:
-            return json.loads(self.manifest_path.read_text())
+            manifest = json.loads(self.manifest_path.read_text())
+            if not isinstance(manifest, dict) or "config_hash" not in manifest:
+                raise ValueError("not a kernreg manifest")
+            return manifest
         except (OSError, ValueError) as exc:
             raise ResultsError(f"cannot read {self.manifest_path} ({exc}); the run folder is "
                                f"damaged: start it again with --force") from None
 
+    # ------------------------------------------------------------------------- the run lock
+    @contextmanager
+    def lock(self, advice: str = "choose another --out folder") -> Iterator[None]:
+        """Hold the run folder's lock (creating the folder); refuse with
+        :class:`~kernreg.errors.RunLockedError` naming the holder when another process has it.
+
+        A folder this call created and nothing else wrote into is removed again on exit, so a
+        run refused before writing leaves nothing behind. Temporaries of killed writers are
+        removed once the lock is held.
+        """
+        created = self._make_dirs(advice)
+        fd = self._acquire(advice)
+        try:
+            host = socket.gethostname()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": host,
+                                      "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                                     ).encode() + b"\n", 0)
+            self.remove_temporaries()
+            yield
+        finally:
+            try:
+                if created and [p.name for p in self.run_dir.iterdir()] == [LOCK_FILE]:
+                    self.lock_path.unlink()  # still locked: a waiting process retries
+                    for folder in created:
+                        folder.rmdir()
+            except OSError:
+                pass
+            os.close(fd)  # releases the lock
+
+    def _make_dirs(self, advice: str) -> list[Path]:
+        """Create the run folder and missing parents; return the created ones, deepest first."""
+        created = []
+        folder = self.run_dir
+        while not folder.exists() and folder != folder.parent:
+            created.append(folder)
+            folder = folder.parent
+        try:
+            for path in reversed(created):
+                path.mkdir()
+        except FileExistsError:
+            pass  # made by a concurrent run: the lock decides
+        except OSError as exc:
+            raise OutputError(self.run_dir, exc, advice) from exc
+        if self.run_dir.is_symlink() or not self.run_dir.is_dir():
+            raise OutputError(self.run_dir, "it is not a folder (a link or a file)", advice)
+        return created
+
+    def _acquire(self, advice: str) -> int:
+        for _ in range(10):
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            except OSError as exc:
+                raise OutputError(self.lock_path, exc, advice) from exc
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 4096, 0).decode(errors="replace")
+                os.close(fd)
+                raise RunLockedError(
+                    f"{self.run_dir} is in use by another kernreg run ({_holder(holder)}); "
+                    f"wait for it to end, or stop it and continue with --resume") from None
+            try:  # the file we locked is still the folder's lock (not unlinked meanwhile)
+                if os.fstat(fd).st_ino == os.stat(self.lock_path, follow_symlinks=False).st_ino:
+                    return fd
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        raise RunLockedError(f"cannot take the lock of {self.run_dir}: it keeps changing")
+
+    def remove_temporaries(self) -> None:
+        """Remove temporaries of killed writers (call with the lock held)."""
+        for path in remove_temporaries(self.run_dir) + remove_temporaries(self.trials_dir):
+            log.info("removed %s, left by a killed writer", path)
+
+    def remove_temporaries_if_idle(self) -> None:
+        """Remove killed writers' temporaries when no process holds the lock (``table``); a
+        folder that cannot be locked here (read-only) is left as it is."""
+        if not self.lock_path.is_file() and not self.trials_dir.is_dir():
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.remove_temporaries()
+        except OSError:
+            pass  # a run is writing: its temporaries are live
+        finally:
+            os.close(fd)
+
+    # ------------------------------------------------------------------------- starting a run
     def open(self, manifest: dict[str, Any], *, resume: bool, force: bool,
              redo: tuple[str, ...] = ()) -> None:
-        """Start (or, with ``resume``, continue) the run described by ``manifest``.
+        """Start (or, with ``resume``, continue) the run described by ``manifest`` (call with
+        the lock held).
 
-        ``force`` deletes earlier results; with ``redo`` labels and an unchanged config it
-        deletes only those algorithms' trials and keeps the others.
+        ``force`` deletes earlier results — only of a folder whose manifest marks it as a run
+        of the same experiment; with ``redo`` labels and an unchanged config it deletes only
+        those algorithms' trials and keeps the others.
 
         Raises
         ------
         ConfigError
-            Results exist and neither ``resume`` nor ``force`` was given, or ``resume`` was
-            given for results of a different config.
+            Results exist and neither ``resume`` nor ``force`` was given, ``resume`` was given
+            for results of a different config, or ``force`` for a folder kernreg cannot tell
+            is this experiment's run.
         """
         if self.has_results():
+            if force:
+                self._check_deletable(manifest)
             if force and redo and self._same_config(manifest):
                 for label in redo:
-                    for path in self.trials_dir.glob(f"{label}__t*.h5"):
-                        path.unlink()
+                    for path in self.trial_files():
+                        if TRIAL_FILE.fullmatch(path.name)[1] == label:
+                            check_inside(path, self.run_dir).unlink()
             elif force:
-                shutil.rmtree(self.run_dir)
+                self._delete_results()
             elif not resume:
                 raise ConfigError(
                     f"results already exist in {self.run_dir}; use --resume to continue them "
@@ -129,16 +263,52 @@ class RunStore:
                 if not self._same_config(manifest):
                     raise ConfigError(
                         f"cannot resume {self.run_dir}: its results come from a different config "
-                        f"(hash {old.get('config_hash', '?')[:12]}…, now "
+                        f"(hash {str(old.get('config_hash', '?'))[:12]}…, now "
                         f"{manifest['config_hash'][:12]}…); use --force to start again or "
                         "--out for another folder"
                     )
-        try:
-            self.trials_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(self.trials_dir, exc, "choose another --out folder") from exc
+        advice = "choose another --out folder"
         write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n",
-                   advice="choose another --out folder")
+                   advice=advice, root=self.run_dir)
+        try:
+            self.trials_dir.mkdir(exist_ok=True)
+            check_inside(self.trials_dir, self.run_dir)
+        except OSError as exc:
+            raise OutputError(self.trials_dir, exc, advice) from exc
+
+    def _check_deletable(self, manifest: dict[str, Any]) -> None:
+        """``--force`` deletes only a run folder of this experiment, as its manifest says."""
+        why = None
+        if not self.manifest_path.is_file() or self.manifest_path.is_symlink():
+            why = "it has no manifest.json of kernreg's"
+        else:
+            try:
+                old = self.manifest()
+            except ResultsError:
+                why = "its manifest.json is unreadable"
+            else:
+                if old.get("experiment") != manifest["experiment"]:
+                    why = (f"its manifest.json is of experiment {old.get('experiment')!r}, "
+                           f"not {manifest['experiment']!r}")
+        if why:
+            raise ConfigError(f"--force: {self.run_dir} is not marked as a run of "
+                              f"{manifest['experiment']} ({why}); kernreg deletes only its own "
+                              f"runs: move it away or use --out for another folder")
+
+    def _delete_results(self) -> None:
+        """Delete what kernreg wrote into the run folder (never through a link; the lock and
+        files kernreg does not know stay)."""
+        for name in ("results.h5", "results.csv", "manifest.json"):
+            path = self.run_dir / name
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+        for name in ("trials", "figures"):
+            folder = self.run_dir / name
+            if folder.is_symlink():
+                folder.unlink()
+            elif folder.is_dir():
+                check_inside(folder, self.run_dir)
+                shutil.rmtree(folder)  # removes links inside, never follows them
 
     def _same_config(self, manifest: dict[str, Any]) -> bool:
         """Whether stored results come from a config with the same results-relevant fields."""
@@ -147,17 +317,25 @@ class RunStore:
         old = self.manifest()
         return results_relevant(old["config"]) == results_relevant(manifest["config"])
 
+    # ------------------------------------------------------------------------- trial files
     def completed(self, label: str, trial: int) -> bool:
-        """Whether a readable trial file exists (an unreadable one is redone)."""
+        """Whether a readable trial file of this run exists (an unreadable one is redone).
+
+        Raises
+        ------
+        ResultsError
+            The file holds another trial, label or config than its name and the manifest say.
+        """
         path = self.trial_path(label, trial)
         if not path.is_file():
             return False
         try:
             with h5py.File(path, "r") as f:
-                _read_record(f)
-        except (OSError, KeyError, ValueError):
-            path.unlink()
+                record = _read_record(f)
+        except (OSError, KeyError, ValueError, TypeError):
+            check_inside(path, self.run_dir).unlink()
             return False
+        self._check_record(path, record, self.manifest().get("config_hash", ""))
         return True
 
     def save_trial(self, record: TrialRecord) -> None:
@@ -166,31 +344,72 @@ class RunStore:
         done = len(self.trial_files())
         advice = f"the {done} trials finished before it are kept in {self.trials_dir}; free " \
                  f"space and continue with --resume"
-        with atomic_path(path, advice) as tmp, h5_writes(path, advice), \
+        with atomic_path(path, advice, root=self.run_dir) as tmp, h5_writes(path, advice), \
                 h5py.File(tmp, "w") as f:
             _write_record(f, record)
 
     def trial_files(self) -> list[Path]:
-        return sorted(self.trials_dir.glob("*.h5"))
+        """The trial files (``<label>__t<trial>.h5``) of the run, sorted."""
+        if not self.trials_dir.is_dir():
+            return []
+        return sorted(p for p in self.trials_dir.iterdir()
+                      if TRIAL_FILE.fullmatch(p.name) and p.is_file() and not p.is_symlink())
+
+    def unknown_files(self) -> list[Path]:
+        """Entries of ``trials/`` that are no trial file (nor a temporary being written)."""
+        if not self.trials_dir.is_dir():
+            return []
+        known = set(self.trial_files())
+        return sorted(p for p in self.trials_dir.iterdir()
+                      if p not in known and not (p.name.startswith(".") and
+                                                 p.name.endswith(".tmp")))
+
+    @staticmethod
+    def _check_record(path: Path, record: TrialRecord, config_hash: str) -> None:
+        """A trial file holds what its name says, from the run's config (files written before
+        trial files recorded their config have no hash and pass)."""
+        match = TRIAL_FILE.fullmatch(path.name)
+        assert match is not None  # trial_files() lists only matching names
+        label, trial = match[1], int(match[2])
+        problems = []
+        if record.label != label or record.trial != trial:
+            problems.append(f"it holds trial {record.trial} of {record.label!r}, not trial "
+                            f"{trial} of {label!r}")
+        if record.config_hash and config_hash and record.config_hash != config_hash:
+            problems.append(f"it comes from another config (hash {record.config_hash[:12]}…, "
+                            f"the run's {config_hash[:12]}…)")
+        if problems:
+            raise ResultsError(f"trial file {path} does not belong to this run: "
+                               f"{'; '.join(problems)}; kernreg never merges such files: move "
+                               f"it out of {path.parent} (then --resume redoes that trial)")
 
     def load_trials(self) -> list[TrialRecord]:
-        """Every finished trial's record.
+        """Every finished trial's record; files in ``trials/`` that are no trial file are
+        reported (a warning) and ignored.
 
         Raises
         ------
         ResultsError
-            A trial file is damaged: it names the file and how to redo that trial.
+            A trial file is damaged, or holds another trial or config than its name and the
+            manifest say: it names the file and what to do.
         """
+        for path in self.unknown_files():
+            log.warning("%s is no trial file of kernreg's (expected <label>__t<trial>.h5); "
+                        "ignored", path)
+        config_hash = self.manifest().get("config_hash", "") \
+            if self.manifest_path.is_file() else ""
         records = []
         for path in self.trial_files():
             try:
                 with h5py.File(path, "r") as f:
-                    records.append(_read_record(f))
+                    record = _read_record(f)
             except (OSError, KeyError, ValueError, TypeError) as exc:
                 raise ResultsError(
                     f"damaged trial file {path} ({type(exc).__name__}: {exc}); delete it and "
                     f"run the experiment again with --resume to redo that trial"
                 ) from None
+            self._check_record(path, record, config_hash)
+            records.append(record)
         return records
 
     def context(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -220,8 +439,8 @@ class RunStore:
         context, per_label = self.context()
         advice = f"the finished trials are kept in {self.trials_dir}; free space and rebuild " \
                  f"with kernreg table --rebuild {self.run_dir}"
-        with atomic_path(self.h5_path, advice) as tmp, h5_writes(self.h5_path, advice), \
-                h5py.File(tmp, "w") as f:
+        with atomic_path(self.h5_path, advice, root=self.run_dir) as tmp, \
+                h5_writes(self.h5_path, advice), h5py.File(tmp, "w") as f:
             for key in ("experiment", "config_hash", "dataset", "dataset_sha256"):
                 f.attrs[key] = manifest[key]
             f.attrs["config"] = json.dumps(manifest["config"])
@@ -231,7 +450,7 @@ class RunStore:
                               record)
         table = pd.DataFrame([tidy_row(r, {**context, **per_label.get(r.label, {})})
                               for r in records])
-        with atomic_path(self.csv_path, advice) as tmp:
+        with atomic_path(self.csv_path, advice, root=self.run_dir) as tmp:
             table.to_csv(tmp, index=False)
         return table
 

@@ -200,6 +200,18 @@ def _rows(table: Table2, bold: tuple[str, str], with_paper: bool) -> list[list[s
     return rows
 
 
+def md_text(text: object) -> str:
+    """``text`` safe in Markdown that may be rendered as HTML: ``&``, ``<``, ``>`` as entities
+    (a label such as ``<img onerror=…>`` stays text), line breaks as spaces."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\r", " ").replace("\n", " "))
+
+
+def md_row(cells: Sequence[object]) -> str:
+    """One Markdown table row; a ``|`` inside a cell is escaped so it cannot add a column."""
+    return "| " + " | ".join(md_text(c).replace("|", "\\|") for c in cells) + " |"
+
+
 def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> str:
     """Table 2 as Markdown, LaTeX (booktabs) or CSV text."""
     header = ["dataset", "", *(algorithm_title(a) for a in table.algorithms)]
@@ -214,10 +226,10 @@ def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> s
         lines += [r"\bottomrule", r"\end{tabular}"]
         return "\n".join(lines) + "\n"
     rows = _rows(table, ("**", "**"), with_paper)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines = [md_row(header), "|" + "---|" * len(header)]
+    lines += [md_row(row) for row in rows]
     if table.notes:
-        lines += ["", *[f"- {n}" for n in table.notes]]
+        lines += ["", *[f"- {md_text(n)}" for n in table.notes]]
     return "\n".join(lines) + "\n"
 
 
@@ -309,10 +321,10 @@ def render_frame(frame: pd.DataFrame, fmt: str = "md", notes: Sequence[str] = ()
         return "\n".join([r"\begin{tabular}{" + "l" * len(frame.columns) + "}", r"\toprule",
                           " & ".join(frame.columns) + r" \\", r"\midrule", *body,
                           r"\bottomrule", r"\end{tabular}"]) + "\n"
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns),
-             *["| " + " | ".join(r) + " |" for r in cells]]
+    lines = [md_row(frame.columns), "|" + "---|" * len(frame.columns),
+             *[md_row(r) for r in cells]]
     if notes:
-        lines += ["", *[f"- {n}" for n in notes]]
+        lines += ["", *[f"- {md_text(n)}" for n in notes]]
     return "\n".join(lines) + "\n"
 
 
