@@ -121,6 +121,12 @@ def check_data(
         else:
             X = validate_data(estimator, X, reset=reset, **ARRAY_RULES)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith("Expected 2D array"):  # sklearn's message prints the whole array
+            raise ValueError(
+                f"{name} must be 2-D (n_samples, n_features), got shape {np.shape(X)}. Reshape "
+                "your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single "
+                "sample"
+            ) from exc
         raise type(exc)(_named(name, exc)) from exc
     if sp.issparse(X):
         X = sp.csr_matrix(X)  # a scipy sparse array becomes the matrix the kernels expect
@@ -142,7 +148,9 @@ def check_targets(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
     ``DataConversionWarning`` (:func:`~sklearn.utils.validation.column_or_1d`).
     """
     if y is None:
-        raise ValueError(f"{name}: this estimator requires y to be passed, but the target y is None")
+        raise ValueError(
+            f"{name}: this estimator requires y to be passed, but the target y is None"
+        )
     try:
         y = column_or_1d(np.asarray(y, dtype=np.float64), input_name=name, warn=True)
     except (TypeError, ValueError) as exc:

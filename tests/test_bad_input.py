@@ -312,3 +312,16 @@ def test_any_config_value_gives_exit_2_or_a_valid_run(
     assert code in (0, 2)
     if code == 2:
         assert err.startswith("error: ") and _written(folder / "out") == []
+
+
+def test_m_above_the_rows_left_for_fitting_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the estimators clamp m to n with a warning (scikit-learn's convention); a run refuses it
+    # up front, since a table cell labelled m = 500 must not silently use fewer centers
+    config = _config(tmp_path, CONFIG.replace("{name: nytro, m: 20", "{name: nytro, m: 500"))
+    out = tmp_path / "out"
+    code, _, err = _run(["run", str(config), "--out", str(out), "--no-progress"], capsys)
+    assert code == 2
+    assert "algorithms[1].m: 500 exceeds the" in err and "rows left for fitting" in err
+    assert _written(out) == []

@@ -33,8 +33,9 @@ def clamp_centers(m: int, n: int) -> int:
     ``min(m, n)``: more centers than points cannot be drawn without replacement, so, as
     scikit-learn's ``Nystroem`` does with ``n_components``, ``m > n`` uses every training point
     as a center and warns (the Nyström approximation of ``K`` is then exact up to the factor's
-    ε, at the Nyström methods' cost). The experiment runner refuses ``m`` above the rows left for fitting
-    before a run starts (config check), so a run never reaches this clamp.
+    ε, at the Nyström methods' cost). The experiment runner refuses ``m`` above the rows left
+    for fitting before a run starts (config check: a table cell labelled with m must use m
+    centers), so a run never reaches this clamp.
 
     Warns
     -----
