@@ -127,7 +127,8 @@ def check_data(
                 "your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single "
                 "sample"
             ) from exc
-        raise type(exc)(_named(name, exc)) from exc
+        kind = ValueError if isinstance(exc, ValueError) else TypeError
+        raise kind(_named(name, exc)) from exc
     if sp.issparse(X):
         X = sp.csr_matrix(X)  # a scipy sparse array becomes the matrix the kernels expect
     if not np.all(np.isfinite(X.data if sp.issparse(X) else X)):
@@ -136,8 +137,9 @@ def check_data(
 
 
 def _named(name: str, exc: Exception) -> str:
-    """``exc``'s message, prefixed with ``name`` unless it starts with it."""
-    message = str(exc)
+    """``exc``'s first line (scikit-learn prints the offending array after it), prefixed with
+    ``name`` unless it starts with it."""
+    message = str(exc).split("\n", 1)[0]
     return message if message.startswith(f"{name} ") else f"{name}: {message}"
 
 

@@ -128,11 +128,10 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         self._make_kernel()  # kernel name, σ, dtype, memory budget
 
     def __sklearn_tags__(self) -> Tags:
-        """scikit-learn's tags: a regressor that needs ``y`` and takes CSR input (the kernels
-        evaluate sparse rows; see :data:`~kernreg._validation.ARRAY_RULES`)."""
+        """scikit-learn's tags: a regressor (``y`` required) that takes sparse input, as CSR (the
+        kernels evaluate sparse rows; see :data:`~kernreg._validation.ARRAY_RULES`)."""
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.target_tags.required = True
         return tags
 
     def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
@@ -168,7 +167,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     def _check_m(self, n: int) -> int:
         """The number of centers for ``n`` training points: ``m``, or ``n`` with a warning when
         ``m > n`` (see :func:`~kernreg.solvers.centers.clamp_centers`)."""
-        return clamp_centers(check_int(self.m, "m", minimum=1), n)
+        return clamp_centers(check_int(self.m, "m", minimum=1), n, stacklevel=4)  # fit's caller
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict real-valued outputs ``K(X, centers_) @ alpha_``.

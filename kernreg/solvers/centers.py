@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-def clamp_centers(m: int, n: int) -> int:
+def clamp_centers(m: int, n: int, *, stacklevel: int = 2) -> int:
     """The number of centers an estimator uses with ``m`` asked for and ``n`` training points.
 
     ``min(m, n)``: more centers than points cannot be drawn without replacement, so, as
@@ -36,6 +36,13 @@ def clamp_centers(m: int, n: int) -> int:
     ε, at the Nyström methods' cost). The experiment runner refuses ``m`` above the rows left
     for fitting before a run starts (config check: a table cell labelled with m must use m
     centers), so a run never reaches this clamp.
+
+    Parameters
+    ----------
+    m, n : int
+        Centers asked for (``>= 1``) and training points.
+    stacklevel : int
+        Of the warning (``warnings.warn``'s), so that it names the user's call.
 
     Warns
     -----
@@ -47,7 +54,7 @@ def clamp_centers(m: int, n: int) -> int:
             f"m (={m}) exceeds the number of training points n (={n}): using m = n = {n} "
             "centers (every training point)",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         return n
     return m
