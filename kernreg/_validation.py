@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 __all__ = [
+    "ARRAY_RULES",
     "check_choice",
     "check_data",
     "check_dtype",
@@ -75,49 +77,86 @@ def check_lambdas(lambdas: Any, name: str = "lambdas") -> np.ndarray:
     return arr
 
 
-def check_data(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
+#: How kernreg takes a feature matrix (scikit-learn's ``check_array`` arguments): dense float64 or
+#: float32 (kept: the kernel decides the evaluation precision; other numbers become float64) or
+#: CSR. Finiteness is checked afterwards with kernreg's own message.
+ARRAY_RULES: dict[str, Any] = {
+    "accept_sparse": "csr",
+    "dtype": (np.float64, np.float32),
+    "ensure_all_finite": False,
+}
+
+
+def check_data(
+    X: Any, name: str = "X", *, estimator: Any = None, reset: bool = True
+) -> np.ndarray | sp.csr_matrix:
     """Return ``X`` as a 2-D float array (dense) or CSR matrix (sparse), finite, non-empty.
 
-    Integer or boolean input is converted to float64; float32 input is kept (the kernel decides
-    the evaluation precision).
+    The conversion and the shape, dtype and emptiness rules are scikit-learn's
+    (:func:`~sklearn.utils.validation.check_array` with :data:`ARRAY_RULES`, whose messages
+    scikit-learn's conformance checks expect), prefixed with ``name``.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    name : str
+        The argument's name in messages.
+    estimator : estimator, optional
+        With an estimator, :func:`~sklearn.utils.validation.validate_data` also sets (``reset``)
+        or checks its ``n_features_in_`` and ``feature_names_in_``.
+    reset : bool
+        ``True`` in ``fit``, ``False`` in ``predict`` (only with ``estimator``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: not 2-D, empty, complex, not numeric, NaN or Inf, or (with an estimator
+        and ``reset=False``) a number of features other than at ``fit``.
+    TypeError
+        Object arrays holding values that are not numbers.
     """
+    try:
+        if estimator is None:
+            X = check_array(X, input_name=name, **ARRAY_RULES)
+        else:
+            X = validate_data(estimator, X, reset=reset, **ARRAY_RULES)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith("Expected 2D array"):  # sklearn's message prints the whole array
+            raise ValueError(
+                f"{name} must be 2-D (n_samples, n_features), got shape {np.shape(X)}. Reshape "
+                "your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single "
+                "sample"
+            ) from exc
+        kind = ValueError if isinstance(exc, ValueError) else TypeError
+        raise kind(_named(name, exc)) from exc
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        data = X.data
-    else:
-        try:
-            X = np.asarray(X)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must be a 2-D numeric array: {exc}") from exc
-        if X.dtype.kind not in "biuf":
-            raise ValueError(f"{name} must be numeric, got dtype {X.dtype}")
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        data = X
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
-    if not np.all(np.isfinite(data)):
+        X = sp.csr_matrix(X)  # a scipy sparse array becomes the matrix the kernels expect
+    if not np.all(np.isfinite(X.data if sp.issparse(X) else X)):
         raise ValueError(f"{name} contains NaN or Inf")
     return X
+
+
+def _named(name: str, exc: Exception) -> str:
+    """``exc``'s first line (scikit-learn prints the offending array after it), prefixed with
+    ``name`` unless it starts with it."""
+    message = str(exc).split("\n", 1)[0]
+    return message if message.startswith(f"{name} ") else f"{name}: {message}"
 
 
 def check_targets(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
     """Return ``y`` as a finite 1-D float64 array of length ``n_samples``.
 
-    A column vector of shape ``(n, 1)`` is accepted and flattened.
+    A column vector of shape ``(n, 1)`` is flattened with scikit-learn's
+    ``DataConversionWarning`` (:func:`~sklearn.utils.validation.column_or_1d`).
     """
+    if y is None:
+        raise ValueError(
+            f"{name}: this estimator requires y to be passed, but the target y is None"
+        )
     try:
-        y = np.asarray(y, dtype=np.float64)
+        y = column_or_1d(np.asarray(y, dtype=np.float64), input_name=name, warn=True)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 1-D numeric array: {exc}") from exc
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (n_samples,), got shape {y.shape}")
+        raise ValueError(_named(name, exc)) from exc
     if y.shape[0] != n_samples:
         raise ValueError(
             f"{name} has {y.shape[0]} entries but the inputs have {n_samples} rows (shape mismatch)"
@@ -128,14 +167,15 @@ def check_targets(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
 
 
 def check_fit_data(
-    X: Any, y: Any, X_val: Any = None, y_val: Any = None
+    X: Any, y: Any, X_val: Any = None, y_val: Any = None, *, estimator: Any = None
 ) -> tuple[Any, np.ndarray, Any, np.ndarray | None]:
     """Check training and (optional) validation data together.
 
     Returns ``(X, y, X_val, y_val)``; ``X_val``/``y_val`` are ``None`` when not given. Both must be
     given or neither, and the validation features must match the training features in number.
+    With ``estimator``, its ``n_features_in_`` (and ``feature_names_in_``) are set from ``X``.
     """
-    X = check_data(X, "X")
+    X = check_data(X, "X", estimator=estimator, reset=True)
     y = check_targets(y, X.shape[0], "y")
     if (X_val is None) != (y_val is None):
         raise ValueError("X_val and y_val must be given together (one of them is None)")

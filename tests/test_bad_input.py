@@ -815,3 +815,16 @@ def test_sigterm_ends_a_run_like_ctrl_c(tmp_path: Path) -> None:
     assert run.returncode == 130 and "Traceback" not in err and "aborted" in err
     assert not [p for p in (out / "small").rglob("*.tmp")]
     assert 3 <= len(_trial_files(out / "small")) < 6
+
+
+def test_m_above_the_rows_left_for_fitting_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the estimators clamp m to n with a warning (scikit-learn's convention); a run refuses it
+    # up front, since a table cell labelled m = 500 must not silently use fewer centers
+    config = _config(tmp_path, CONFIG.replace("{name: nytro, m: 20", "{name: nytro, m: 500"))
+    out = tmp_path / "out"
+    code, _, err = _run(["run", str(config), "--out", str(out), "--no-progress"], capsys)
+    assert code == 2
+    assert "algorithms[1].m: 500 exceeds the" in err and "rows left for fitting" in err
+    assert _written(out) == []

@@ -198,8 +198,6 @@ BAD_PARAMS = [
     (KernelLandweber, {"stopping_rule": "window_foo"}, "stopping_rule"),
     (Nytro, {"window": 0}, "window"),
     (Nytro, {"threshold": float("inf")}, "threshold"),
-    (NystromKRLS, {"m": 500}, "m"),
-    (Nytro, {"m": 121}, "m"),
     (Nytro, {"m": 0}, "m"),
     (NystromKRLS, {"path_method": "qr"}, "path_method"),
     (NystromKRLS, {"epsilon": -1.0}, "epsilon"),
@@ -259,7 +257,7 @@ def test_bad_data_raises_naming_it(cls, data):
         with pytest.raises(ValueError, match=msg):
             est.fit(*args)
     est.fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features.*shape mismatch"):
+    with pytest.raises(ValueError, match="X has 3 features, but .* is expecting 4 features"):
         est.predict(X[:, :3])
 
 

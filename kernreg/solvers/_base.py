@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
 
 from kernreg._validation import (
@@ -19,7 +20,7 @@ from kernreg._validation import (
 )
 from kernreg.kernels import Kernel, make_kernel
 from kernreg.solvers._nystrom import check_epsilon
-from kernreg.solvers.centers import get_sampler
+from kernreg.solvers.centers import clamp_centers, get_sampler
 from kernreg.solvers.params import DEFAULT_LAMBDA_GRID
 from kernreg.solvers.stopping import StoppingRule, get_stopping_rule
 
@@ -126,12 +127,19 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         """
         self._make_kernel()  # kernel name, σ, dtype, memory budget
 
+    def __sklearn_tags__(self) -> Tags:
+        """scikit-learn's tags: a regressor (``y`` required) that takes sparse input, as CSR (the
+        kernels evaluate sparse rows; see :data:`~kernreg._validation.ARRAY_RULES`)."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
-        """Check data and parameters; set ``kernel_`` and ``n_features_in_``."""
-        X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val)
+        """Check data and parameters; set ``kernel_`` and ``n_features_in_`` (and
+        ``feature_names_in_`` for a data frame with string column names)."""
+        X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val, estimator=self)
         self.check_params()
         self.kernel_ = self._make_kernel()
-        self.n_features_in_ = X.shape[1]
         return X, y, X_val, y_val
 
     def _check_nystrom(self) -> None:
@@ -157,10 +165,9 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         return get_stopping_rule(self.stopping_rule, self.window, self.threshold, self.select)
 
     def _check_m(self, n: int) -> int:
-        m = check_int(self.m, "m", minimum=1)
-        if m > n:
-            raise ValueError(f"m (={m}) must not exceed the number of training points n (={n})")
-        return m
+        """The number of centers for ``n`` training points: ``m``, or ``n`` with a warning when
+        ``m > n`` (see :func:`~kernreg.solvers.centers.clamp_centers`)."""
+        return clamp_centers(check_int(self.m, "m", minimum=1), n, stacklevel=4)  # fit's caller
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict real-valued outputs ``K(X, centers_) @ alpha_``.
@@ -178,12 +185,6 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
 
     def _check_predict_data(self, X: Any, fitted_attribute: str) -> Any:
         """``X`` validated for ``predict``: the model is fitted (has ``fitted_attribute``) and
-        ``X`` has the training data's number of columns."""
+        ``X`` has the training data's number of columns (``n_features_in_``)."""
         check_is_fitted(self, fitted_attribute)
-        X = check_data(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fitted with "
-                f"{self.n_features_in_} (shape mismatch)"
-            )
-        return X
+        return check_data(X, "X", estimator=self, reset=False)

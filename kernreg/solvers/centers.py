@@ -7,6 +7,7 @@ A sampler only chooses row indices; the solver gathers the rows. New samplers su
 from __future__ import annotations
 
 import inspect
+import warnings
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -16,7 +17,47 @@ from kernreg._validation import check_int, check_positive, check_random_state
 from kernreg.kernels import Kernel
 from kernreg.solvers.leverage import approximate_leverage_scores
 
-__all__ = ["SAMPLERS", "CenterSampler", "LeverageScoreSampler", "UniformSampler", "get_sampler"]
+__all__ = [
+    "SAMPLERS",
+    "CenterSampler",
+    "LeverageScoreSampler",
+    "UniformSampler",
+    "clamp_centers",
+    "get_sampler",
+]
+
+
+def clamp_centers(m: int, n: int, *, stacklevel: int = 2) -> int:
+    """The number of centers an estimator uses with ``m`` asked for and ``n`` training points.
+
+    ``min(m, n)``: more centers than points cannot be drawn without replacement, so, as
+    scikit-learn's ``Nystroem`` does with ``n_components``, ``m > n`` uses every training point
+    as a center and warns (the Nyström approximation of ``K`` is then exact up to the factor's
+    ε, at the Nyström methods' cost). The experiment runner refuses ``m`` above the rows left
+    for fitting before a run starts (config check: a table cell labelled with m must use m
+    centers), so a run never reaches this clamp.
+
+    Parameters
+    ----------
+    m, n : int
+        Centers asked for (``>= 1``) and training points.
+    stacklevel : int
+        Of the warning (``warnings.warn``'s), so that it names the user's call.
+
+    Warns
+    -----
+    UserWarning
+        When ``m > n``.
+    """
+    if m > n:
+        warnings.warn(
+            f"m (={m}) exceeds the number of training points n (={n}): using m = n = {n} "
+            "centers (every training point)",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+        return n
+    return m
 
 
 class CenterSampler(ABC):

@@ -316,7 +316,7 @@ class IncrementalNystromKRLS(KernelEstimator):
         m = self._check_m(n)
         refit = self._check_refit()
         lam = self._check_lam(self.lam)
-        levels = check_m_levels(self.m_values, m)
+        levels = np.unique(np.minimum(check_m_levels(self.m_values, self.m), m))  # m clamped
         if X_val is None:
             lambdas, levels = np.array([lam]), np.array([m])
         else:
