@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_svmlight_file
 
 from kernreg.datasets.spec import Part, Reader
 from kernreg.errors import DataError
@@ -49,6 +48,9 @@ def svmlight(n_features: int) -> Reader:
         parts = []
         for path in paths:
             with parsing(path):
+                # imported here: sklearn.datasets costs most of the CLI's start-up time
+                from sklearn.datasets import load_svmlight_file
+
                 X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
             parts.append((X.toarray(), y))
         return parts
