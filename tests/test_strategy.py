@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernreg.solvers._strategy import STRATEGIES, choose_strategy, nytro_costs
+from kernreg.solvers.blocks.strategy import STRATEGIES, choose_strategy, nytro_costs
 
 GiB = 2**30
 BLOCK = 256 * 2**20

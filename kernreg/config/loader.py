@@ -23,8 +23,8 @@ from kernreg.config.schema import experiment_schema
 from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.solvers import algorithm_names, get_algorithm_spec
-from kernreg.solvers.params import level_values
-from kernreg.solvers.stopping import StoppingRule, default_selection
+from kernreg.solvers.blocks.params import level_values
+from kernreg.solvers.blocks.stopping import StoppingRule, default_selection
 
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
 # BLAS threads "auto": the cores other processes leave idle when a trial starts (docs/speed.md)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernreg.solvers import algorithm_names
-from kernreg.solvers.params import POSITIVE, POSITIVE_INT
+from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 
 __all__ = ["experiment_schema"]
 

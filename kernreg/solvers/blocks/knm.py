@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kernreg.kernels import Kernel
-from kernreg.solvers._buffers import release, take
+from kernreg.solvers.blocks.buffers import release, take
 
 __all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "make_knm"]
 
@@ -38,7 +38,7 @@ class KnmOperator(ABC):
 
     def close(self) -> None:  # noqa: B027 (only stored strategies have something to hand on)
         """End of use: stored kernel values go to the next fit of the same shape (see
-        :mod:`kernreg.solvers._buffers`); no product may follow."""
+        :mod:`kernreg.solvers.blocks.buffers`); no product may follow."""
 
 
 class InMemoryKnm(KnmOperator):

@@ -34,15 +34,15 @@ import scipy.linalg as la
 
 from kernreg._validation import check_choice, check_lambdas, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers._knm import make_knm
-from kernreg.solvers._linalg import NystromFactor
-from kernreg.solvers._metrics import rmse
-from kernreg.solvers._nystrom import nystrom_setup
-from kernreg.solvers.nytro import knm_normal_product
-from kernreg.solvers.params import LAMBDAS, NYSTROM
+from kernreg.solvers.algorithms.nytro import knm_normal_product
+from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
+from kernreg.solvers.blocks.knm import make_knm
+from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.nystrom import nystrom_setup
+from kernreg.solvers.blocks.params import LAMBDAS, NYSTROM
+from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
-from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
 
 __all__ = ["PRECONDITIONERS", "STRATEGIES", "FalkonPreconditioner", "NystromPCG",
            "NystromPreconditioner"]
@@ -145,7 +145,7 @@ class NystromPCG(KernelEstimator):
         Relative residual ``‖r‖/‖b‖`` at which a λ's CG stops.
     stopping_rule : str, default "window_linear_fitting"
         Rule on a λ's validation errors along its iterations (see
-        :mod:`kernreg.solvers.stopping`); ``"none"`` runs to ``max_iter`` or ``tol``.
+        :mod:`kernreg.solvers.blocks.stopping`); ``"none"`` runs to ``max_iter`` or ``tol``.
     window : int, default 10
     threshold : float, default 0.0
     strategy : {"memory", "blocked", "gram"}, default "memory"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernreg.solvers._metrics import rmse
-from kernreg.solvers.stopping import StoppingRule
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.stopping import StoppingRule
 
 __all__ = [
     "VALIDATION_CHUNK",

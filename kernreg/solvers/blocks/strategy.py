@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from kernreg.solvers._iterative import VALIDATION_CHUNK
+from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK
 
 #: Nominal rates of a small machine (2 cores, AVX-512): float64 GEMM flop/s (float32 runs at
 #: twice this), exp/s, and streaming bytes/s.

@@ -18,10 +18,10 @@ from kernreg._validation import (
     check_random_state,
 )
 from kernreg.kernels import Kernel, make_kernel
-from kernreg.solvers._nystrom import check_epsilon
-from kernreg.solvers.centers import get_sampler
-from kernreg.solvers.params import DEFAULT_LAMBDA_GRID
-from kernreg.solvers.stopping import StoppingRule, get_stopping_rule
+from kernreg.solvers.blocks.centers import get_sampler
+from kernreg.solvers.blocks.nystrom import check_epsilon
+from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID
+from kernreg.solvers.blocks.stopping import StoppingRule, get_stopping_rule
 
 __all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "stack_rows"]
 

@@ -10,27 +10,32 @@ import psutil
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
-from kernreg.solvers._acceleration import ACCELERATIONS, make_update
-from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._dask import BACKENDS, DistributedRows, current_client, worker_memory_limit
-from kernreg.solvers._iterative import (
+from kernreg.solvers.blocks.acceleration import ACCELERATIONS, make_update
+from kernreg.solvers.blocks.base import KernelEstimator, stack_rows
+from kernreg.solvers.blocks.dask_rows import (
+    BACKENDS,
+    DistributedRows,
+    current_client,
+    worker_memory_limit,
+)
+from kernreg.solvers.blocks.iterative import (
     VALIDATION_CHUNK,
     prediction_rmse,
     run_fixed,
     run_validated,
 )
-from kernreg.solvers._knm import KnmOperator, make_knm
-from kernreg.solvers._linalg import NystromFactor, lanczos_top_eigenvalue
-from kernreg.solvers._nystrom import nystrom_setup
-from kernreg.solvers._strategy import (
+from kernreg.solvers.blocks.knm import KnmOperator, make_knm
+from kernreg.solvers.blocks.linalg import NystromFactor, lanczos_top_eigenvalue
+from kernreg.solvers.blocks.nystrom import nystrom_setup
+from kernreg.solvers.blocks.params import NYSTROM, STRATEGY
+from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
+from kernreg.solvers.blocks.strategy import (
     STRATEGIES,
     StrategyCost,
     choose_strategy,
     nytro_costs,
 )
-from kernreg.solvers.params import NYSTROM, STRATEGY
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
-from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING
 
 __all__ = ["STEP_ROWS", "Nytro", "knm_normal_product", "nytro_step_size"]
 
@@ -109,19 +114,19 @@ class Nytro(KernelEstimator):
         rows and the update masks the validation ones), which makes ``γ`` about
         ``n_fit / (n_fit + n_val)`` = 0.8 times the ``"fit"`` value.
     stopping_rule : str, default "window_linear_fitting"
-        One of :data:`kernreg.solvers.stopping.STOPPING_RULES`.
+        One of :data:`kernreg.solvers.blocks.stopping.STOPPING_RULES`.
     window : int, default 10
     threshold : float, default 0.0
     select : {"best", "stop"}, optional
         Which iteration the rule reports (default: the rule's own, see
-        :mod:`kernreg.solvers.stopping`).
+        :mod:`kernreg.solvers.blocks.stopping`).
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI`` (increased ×10 until Cholesky succeeds).
     sampler : str or CenterSampler, default "uniform"
     random_state : None, int or numpy.random.Generator
         Seed of the center selection.
     strategy : {"auto", "memory", "blocked", "gram"}, default "auto"
-        How ``K_nm`` is used (see :mod:`kernreg.solvers._strategy`): kept in memory (in the
+        How ``K_nm`` is used (see :mod:`kernreg.solvers.blocks.strategy`): kept in memory (in the
         kernel's dtype), re-evaluated block-wise every iteration, or reduced once to ``m × m``
         Gram matrices. All give the same iterates; ``"auto"`` picks the fastest by a cost model
         among those fitting ``max_memory``, and ``strategy_`` records the choice.
@@ -142,7 +147,7 @@ class Nytro(KernelEstimator):
     acceleration : {"none", "nu"}, default "none"
         ``"nu"``: the ν-method instead of Landweber (same gradient, step size, strategies and
         stopping rules; iterate t regularizes about like Landweber's t²), see
-        :mod:`kernreg.solvers._acceleration`.
+        :mod:`kernreg.solvers.blocks.acceleration`.
     nu : float, default 1.0
         ν of the ν-method.
 

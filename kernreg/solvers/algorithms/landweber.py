@@ -8,17 +8,17 @@ import numpy as np
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._buffers import release, take
-from kernreg.solvers._iterative import (
+from kernreg.solvers.blocks.base import KernelEstimator, stack_rows
+from kernreg.solvers.blocks.buffers import release, take
+from kernreg.solvers.blocks.iterative import (
     VALIDATION_CHUNK,
     prediction_rmse,
     run_fixed,
     run_validated,
 )
-from kernreg.solvers._linalg import sym_inplace, top_eigenvalue
+from kernreg.solvers.blocks.linalg import sym_inplace, top_eigenvalue
+from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
-from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING
 
 __all__ = ["STEP_RULES", "KernelLandweber"]
 
@@ -53,12 +53,12 @@ class KernelLandweber(KernelEstimator):
     step_rule : {"norm", "n"}, default "norm"
         Default step: ``1/λ_max(K)`` (Lanczos, exact for small n) or ``1/n``.
     stopping_rule : str, default "window_linear_fitting"
-        One of :data:`kernreg.solvers.stopping.STOPPING_RULES`.
+        One of :data:`kernreg.solvers.blocks.stopping.STOPPING_RULES`.
     window : int, default 10
     threshold : float, default 0.0
     select : {"best", "stop"}, optional
         Which iteration the rule reports (default: the rule's own, see
-        :mod:`kernreg.solvers.stopping`).
+        :mod:`kernreg.solvers.blocks.stopping`).
     refit : bool, default False
         After selecting t*, rerun t* iterations on training + validation rows (step size
         recomputed for the stacked kernel unless ``step_size`` is given).
@@ -113,7 +113,7 @@ class KernelLandweber(KernelEstimator):
 
     def _float64_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
         """``K(X, Y)`` in float64, written into the previous trial's array of its shape when
-        one was released (see :mod:`kernreg.solvers._buffers`)."""
+        one was released (see :mod:`kernreg.solvers.blocks.buffers`)."""
         rows, cols = X.shape[0], (X if Y is None else Y).shape[0]
         if self.kernel_.dtype == np.float64:
             return self.kernel_(X, Y, out=take((rows, cols), np.float64))
