@@ -6,51 +6,25 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import psutil
 
 from kernreg._validation import check_choice, check_positive
-from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
+from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.acceleration import ACCELERATIONS, make_update
-from kernreg.solvers.blocks.base import KernelEstimator, stack_rows
-from kernreg.solvers.blocks.dask_rows import (
-    BACKENDS,
-    DistributedRows,
-    current_client,
-    worker_memory_limit,
-)
-from kernreg.solvers.blocks.iterative import (
-    VALIDATION_CHUNK,
-    prediction_rmse,
-    run_fixed,
-    run_validated,
-)
-from kernreg.solvers.blocks.knm import KnmOperator, make_knm
+from kernreg.solvers.blocks.dask_rows import BACKENDS
+from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
+from kernreg.solvers.blocks.knm import NormalProduct
 from kernreg.solvers.blocks.linalg import NystromFactor, lanczos_top_eigenvalue
 from kernreg.solvers.blocks.nystrom import nystrom_setup
 from kernreg.solvers.blocks.params import NYSTROM, STRATEGY
+from kernreg.solvers.blocks.rows import RowProducts
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
-from kernreg.solvers.blocks.strategy import (
-    STRATEGIES,
-    StrategyCost,
-    choose_strategy,
-    nytro_costs,
-)
+from kernreg.solvers.blocks.strategy import STRATEGIES, plan_strategies, strategy_memory
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
-__all__ = ["STEP_ROWS", "Nytro", "knm_normal_product", "nytro_step_size"]
+__all__ = ["STEP_ROWS", "Nytro", "nytro_step_size"]
 
 #: Rows over which the default step size is computed.
 STEP_ROWS = ("all", "fit")
-
-
-#: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).
-NormalProduct = Callable[[np.ndarray], np.ndarray]
-
-
-def knm_normal_product(knm: KnmOperator) -> NormalProduct:
-    """``u ↦ K_nmᵀK_nm u`` through ``knm``: one fused pass over ``K_nm`` for all columns."""
-    zeros = np.zeros(knm.shape[0])
-    return lambda u: knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)
 
 
 def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: int,
@@ -71,21 +45,23 @@ def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: 
     return 1.0 / lanczos_top_eigenvalue(ata, m, stall=stall)[0]
 
 
-def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
-                    block_bytes: int, memory_limit: int, strategy: str = "auto",
-                    validation_strategy: str = "auto", val_step_rows: bool = False,
-                    workers: int = 1
-                    ) -> tuple[StrategyCost, dict[tuple[str, str], StrategyCost]]:
-    """The (training, validation) strategies NYTRO runs with: the given ones, ``"auto"`` parts
-    filled in by the cost model within ``memory_limit`` (per worker, over ``workers`` Dask
-    workers); and every pair's estimate. The one plan behind both ``fit`` and the memory
-    preflight."""
-    costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, itemsize, block_bytes,
-                        val_step_rows=val_step_rows, workers=workers)
-    return choose_strategy(costs, memory_limit, strategy, validation_strategy), costs
+def nytro_step(gradient: Callable[[np.ndarray], np.ndarray], gamma: float,
+               factor: NystromFactor, acceleration: str = "none", nu: float = 1.0
+               ) -> Callable[[], np.ndarray]:
+    """One NYTRO update per call: ``β ← β − γ R⁻ᵀ∇``, ``α = R⁻¹β`` (or the ν-method's)."""
+    m = factor.R.shape[0]
+    beta, alpha = np.zeros(m), np.zeros(m)
+    update = make_update(acceleration, nu)
+
+    def step() -> np.ndarray:
+        update(beta, gamma * factor.solve_t(gradient(alpha)))
+        alpha[:] = factor.solve(beta)
+        return alpha
+
+    return step
 
 
-class Nytro(KernelEstimator):
+class Nytro(IterativeEstimator):
     """NYTRO: Landweber iteration on the Nyström-projected problem, early-stopped.
 
     With ``A = K_nm R⁻¹`` (``RᵀR = K_mm + εI``), ``β_0 = 0``,
@@ -170,8 +146,6 @@ class Nytro(KernelEstimator):
         ``{"iterations", "val_rmse", "stopped", "diverged"}`` with validation data.
     """
 
-    path_parameter = "iterations"
-
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -220,82 +194,6 @@ class Nytro(KernelEstimator):
         self.nu = nu
         self.backend = backend
 
-    def _gram_kernel(self) -> Kernel:
-        """The kernel for the gram strategy, always float64: G is used through R⁻¹ (up to
-        ``1/√ε`` = 1e5 per side), which turns float32 rounding of G (~1e-7) into a top
-        eigenvalue off by orders of magnitude, a step size ~0 and iterates that never move
-        (adult: test RMSE 0.999 instead of 0.670). float32 pays off for stored K_nm only."""
-        return self.kernel_.with_dtype(np.float64)
-
-    def _training_rows(self, X: Any, y: np.ndarray, C: Any, strategy: str
-                       ) -> tuple[Callable[[np.ndarray], np.ndarray], NormalProduct]:
-        """The gradient ``α ↦ K_nmᵀ(K_nm α − y)`` on (X, y) with centers C, computed as the
-        strategy dictates, and the rows' normal product (for the step size)."""
-        if strategy == "gram":
-            # K_nmᵀ(K_nm α − y) = Gα − b with G = K_nmᵀK_nm, b = K_nmᵀy formed once. AᵀA =
-            # R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for its tiny λ (see
-            # nystrom_products), a gradient step only needs these products.
-            G, b = self._gram(X, y, C)
-            return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
-        if self.backend == "dask":
-            rows = self._closed_after_fit(DistributedRows(self.kernel_, X, y, C, strategy))
-            return rows.gradient, rows.normal
-        knm = self._closed_after_fit(make_knm(strategy, self.kernel_, X, C))
-        return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
-
-    def _validation_rows(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
-                         ) -> tuple[Callable[[np.ndarray], np.ndarray], int, NormalProduct]:
-        """Validation RMSE of coefficient columns, computed as the strategy dictates, the
-        number of iterates to score together (see :func:`run_validated`), and the rows'
-        normal product."""
-        if strategy == "gram":
-            # ‖K_vm α − y_v‖² = αᵀG_vα − 2αᵀb_v + y_vᵀy_v: O(m²) per iterate, no K_vm kept.
-            G_v, b_v = self._gram(X_val, y_val, C)
-            yy, n_val = float(y_val @ y_val), y_val.shape[0]
-
-            def quadratic(alphas: np.ndarray) -> np.ndarray:
-                sq = np.array([a @ (G_v @ a) for a in alphas.T]) - 2.0 * (b_v @ alphas) + yy
-                return np.sqrt(np.maximum(sq, 0.0) / n_val)
-
-            return quadratic, 1, (lambda u: G_v @ u)
-        if self.backend == "dask":
-            rows = self._closed_after_fit(DistributedRows(self.kernel_, X_val, y_val, C,
-                                                          strategy))
-            return rows.rmse, VALIDATION_CHUNK, rows.normal
-        knm = self._closed_after_fit(make_knm(strategy, self.kernel_, X_val, C))
-        return prediction_rmse(knm.matvec, y_val), VALIDATION_CHUNK, knm_normal_product(knm)
-
-    def _gram(self, X: Any, y: np.ndarray, C: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(K_nmᵀK_nm, K_nmᵀy)`` in float64, here or summed over a Dask cluster's parts."""
-        if self.backend == "dask":
-            rows = DistributedRows(self._gram_kernel(), X, y, C, "blocked")
-            try:
-                return rows.gram_products()
-            finally:
-                rows.close()
-        G, b = self._gram_kernel().gram_products(X, C, y)
-        return G, b
-
-    def _closed_after_fit(self, rows: Any) -> Any:
-        """``rows`` (a K_nm strategy, or rows spread over a Dask cluster), closed when the fit
-        ends: a cluster's parts leave the workers, a stored K_nm goes to the next fit."""
-        self._released.append(rows)
-        return rows
-
-    def _step(self, gradient: Callable[[np.ndarray], np.ndarray], gamma: float,
-              factor: NystromFactor) -> Callable[[], np.ndarray]:
-        """One NYTRO update per call: ``β ← β − γ R⁻ᵀ∇``, ``α = R⁻¹β`` (or the ν-method's)."""
-        m = factor.R.shape[0]
-        beta, alpha = np.zeros(m), np.zeros(m)
-        update = make_update(self.acceleration, self.nu)
-
-        def step() -> np.ndarray:
-            update(beta, gamma * factor.solve_t(gradient(alpha)))
-            alpha[:] = factor.solve(beta)
-            return alpha
-
-        return step
-
     def _fit_info(self) -> dict[str, Any]:
         # how NYTRO touched K_nm, for reading its timings
         return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_),
@@ -316,90 +214,47 @@ class Nytro(KernelEstimator):
             check_choice(getattr(self, name), name, ("auto", *STRATEGIES))
         check_choice(self.backend, "backend", BACKENDS)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Nytro:
-        """Run NYTRO; with validation data select t* by the stopping rule.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
-
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        self._released: list[KnmOperator | DistributedRows] = []
-        try:
-            return self._fit(X, y, X_val, y_val)
-        finally:  # nothing of the rows outlives the fit (alpha_ is its own array)
-            for rows in self._released:
-                rows.close()
-            del self._released
-
-    def _fit(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Nytro:
+    def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
         m = self._check_m(X.shape[0])
-        max_iter = self._check_max_iter()
-        rule = self._check_rule()
-        refit = self._check_refit()
-        step_rows = self.step_rows
-        setup = nystrom_setup(
-            X,
-            m,
-            self.kernel_,
-            sampler=self.sampler,
-            random_state=self.random_state,
-            epsilon=self.epsilon,
-        )
+        setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
+                              random_state=self.random_state, epsilon=self.epsilon)
         self.center_indices_, self.centers_ = setup.indices, setup.centers
         self.factor_info_ = setup.factor.info
         C, factor = setup.centers, setup.factor
         n_val = 0 if X_val is None else X_val.shape[0]
-        with_val_rows = step_rows == "all" and self.step_size is None and n_val > 0
-        limit = self.max_memory
-        if limit is None:
-            limit = int(0.8 * psutil.virtual_memory().available)
-        workers = 1
-        if self.backend == "dask":  # per worker: its own limit, or its share of this host
-            workers, per_worker = worker_memory_limit(current_client(), limit)
-            limit = per_worker if self.max_memory is None else limit
-        chosen, costs = plan_strategies(X.shape[0], n_val, m, X.shape[1], max_iter,
+        with_val_rows = self.step_rows == "all" and self.step_size is None and n_val > 0
+        limit, workers = strategy_memory(self.max_memory, self.backend)
+        chosen, costs = plan_strategies(X.shape[0], n_val, m, X.shape[1], self._check_max_iter(),
                                         self.kernel_.itemsize, self.memory_budget, limit,
                                         self.strategy, self.validation_strategy, with_val_rows,
                                         workers)
         self.strategy_costs_ = {c.label: c for c in costs.values()}
         self.strategy_, self.validation_strategy_ = chosen.name, chosen.validation
-        gradient, normal = self._training_rows(X, y, C, self.strategy_)
-        normals = [normal]
+        rows = RowProducts(self.kernel_, self.backend, self._hold)
+        gradient, normal = rows.training(X, y, C, self.strategy_)
+        normals, val_rmse, chunk = [normal], None, 1
         if n_val:
-            val_rmse, chunk, val_normal = self._validation_rows(X_val, y_val, C,
-                                                                self.validation_strategy_)
+            val_rmse, chunk, val_normal = rows.validation(X_val, y_val, C,
+                                                          self.validation_strategy_)
             if with_val_rows:
                 normals.append(val_normal)
-        self.step_size_ = self.step_size
-        if self.step_size_ is None:
-            self.step_size_ = nytro_step_size(normals, factor, m,
-                                              float(np.finfo(self.kernel_.dtype).eps))
-        step = self._step(gradient, self.step_size_, factor)
-        if X_val is None:
-            self.alpha_ = run_fixed(step, max_iter)
-            self.best_iter_ = self.n_iter_ = max_iter
-            self.path_ = None
-            return self
-        res = run_validated(step, val_rmse, rule, max_iter, chunk)
-        self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
-        self.alpha_ = res.best_coef
-        if refit:
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            gradient, normal = self._training_rows(Xa, ya, C, self.strategy_)
-            self.refit_step_size_ = self.step_size
-            if self.refit_step_size_ is None:
-                self.refit_step_size_ = nytro_step_size(
-                    [normal], factor, m, float(np.finfo(self.kernel_.dtype).eps))
-            self.alpha_ = run_fixed(self._step(gradient, self.refit_step_size_, factor),
-                                    self.best_iter_)
-        return self
+        self.step_size_ = self._step_size(normals, factor)
+
+        def refit(Xa: Any, ya: np.ndarray) -> Callable[[], np.ndarray]:
+            gradient, normal = rows.training(Xa, ya, C, self.strategy_)
+            self.refit_step_size_ = self._step_size([normal], factor)
+            return nytro_step(gradient, self.refit_step_size_, factor, self.acceleration,
+                              self.nu)
+
+        step = nytro_step(gradient, self.step_size_, factor, self.acceleration, self.nu)
+        return Iterations(step, val_rmse, chunk, refit)
+
+    def _step_size(self, normals: Sequence[NormalProduct], factor: NystromFactor) -> float:
+        """``step_size``, or the default γ over the rows of ``normals``."""
+        if self.step_size is not None:
+            return self.step_size
+        return nytro_step_size(normals, factor, factor.R.shape[0],
+                               float(np.finfo(self.kernel_.dtype).eps))
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

@@ -8,6 +8,7 @@ product). Solvers only call the methods below, so the storage policy is a constr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,8 @@ import numpy as np
 from kernreg.kernels import Kernel
 from kernreg.solvers.blocks.buffers import release, take
 
-__all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "make_knm"]
+__all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "NormalProduct",
+           "knm_normal_product", "make_knm"]
 
 
 class KnmOperator(ABC):
@@ -110,3 +112,13 @@ def make_knm(storage: str, kernel: Kernel, X: Any, C: Any) -> KnmOperator:
     if not isinstance(storage, str) or storage not in KNM_STORAGES:
         raise ValueError(f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {storage!r}")
     return KNM_STORAGES[storage](kernel, X, C)
+
+
+#: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).
+NormalProduct = Callable[[np.ndarray], np.ndarray]
+
+
+def knm_normal_product(knm: KnmOperator) -> NormalProduct:
+    """``u ↦ K_nmᵀK_nm u`` through ``knm``: one fused pass over ``K_nm`` for all columns."""
+    zeros = np.zeros(knm.shape[0])
+    return lambda u: knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)

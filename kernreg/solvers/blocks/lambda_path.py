@@ -17,7 +17,8 @@ import numpy as np
 import scipy.linalg as la
 
 from kernreg._validation import check_choice, check_lambdas
-from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
+from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
+from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.stopping import best_iteration
 
@@ -32,7 +33,6 @@ __all__ = [
     "default_m_levels",
     "eigen_path_coefs",
     "nkrls_path",
-    "refit_rows",
 ]
 
 #: How the NKRLS λ path is solved: one eigendecomposition for all λ, or one Cholesky per λ.
@@ -149,11 +149,6 @@ def column_rmse(row_blocks: Iterable[tuple[slice, np.ndarray]], coefs: np.ndarra
     return out
 
 
-def refit_rows(X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray) -> tuple[Any, np.ndarray]:
-    """Training rows followed by validation rows, for a refit after selection."""
-    return stack_rows(X, X_val), np.concatenate([y, y_val])
-
-
 @dataclass
 class LambdaPath:
     """A validated λ path: what :class:`LambdaPathEstimator` selects from.
@@ -165,21 +160,27 @@ class LambdaPath:
         Validation RMSE of every λ (and level, for a two-parameter path).
     coef : callable
         ``coef(j, k)``: the coefficients of λ_j (at level ``k``; ``k = 0`` on a one-parameter
-        path).
+        path), or what the estimator's ``_choose`` takes them from.
     levels : ndarray of shape (M,), optional
         The levels m' (or D') of a two-parameter path; recorded as ``path_["m_values"]``.
     record : dict
         Further entries of ``path_`` (failures, iterations per λ, ...).
+    choice : (int, int), optional
+        The selected ``(j, k)`` when the algorithm selects by its own rule, else
+        :meth:`select`'s.
     """
 
     lambdas: np.ndarray
     val_rmse: np.ndarray
-    coef: Callable[[int, int], np.ndarray]
+    coef: Callable[[int, int], Any]
     levels: np.ndarray | None = None
     record: dict[str, Any] = field(default_factory=dict)
+    choice: tuple[int, int] | None = None
 
     def select(self) -> tuple[int, int]:
         """``(j, k)`` of the lowest validation RMSE: first λ on ties, or :func:`best_pair`."""
+        if self.choice is not None:
+            return self.choice
         if self.levels is None:
             return best_iteration(self.val_rmse) - 1, 0
         return best_pair(self.val_rmse)
