@@ -9,7 +9,7 @@ import pytest
 import scipy.linalg as la
 
 from kernreg.solvers import IncrementalNystromKRLS, NystromKRLS, get_algorithm
-from kernreg.solvers.algorithms.incremental import check_m_levels, default_m_levels
+from kernreg.solvers.blocks.lambda_path import check_m_levels, default_m_levels
 from kernreg.solvers.blocks.centers import CenterSampler
 from kernreg.solvers.blocks.cholupdate import (
     cholesky_append_bordered,

@@ -26,7 +26,7 @@ from kernreg.solvers.blocks.lambda_path import (
     nkrls_path,
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
-from kernreg.solvers.blocks.nystrom import PENALTIES, NystromSetup, nystrom_products, nystrom_setup
+from kernreg.solvers.blocks.nystrom import PENALTIES, NystromSetup, nystrom_products
 from kernreg.solvers.blocks.params import (
     LAMBDAS,
     M_LEVELS,
@@ -251,13 +251,8 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
             check_lambdas(self.lambdas)
 
     def _prepare(self, X: Any, y: np.ndarray) -> tuple[NystromSetup, np.ndarray, np.ndarray]:
-        m = self._check_m(X.shape[0])
-        check_m_levels(self.m_values, m)
-        setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon,
-                              penalty=self.penalty)
-        self.center_indices_ = setup.indices
-        self.factor_info_ = setup.factor.info
+        check_m_levels(self.m_values, self._check_m(X.shape[0]))
+        setup = self._nystrom_setup(X, self.penalty)  # centers_: the first m* after selection
         H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
         return setup, H, Aty
 

@@ -18,7 +18,7 @@ from kernreg.solvers.blocks.lambda_path import (
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.metrics import rmse
-from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products, nystrom_setup
+from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
 from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -144,11 +144,7 @@ class NystromKRLS(LambdaPathEstimator):
             check_lambdas(self.lambdas)
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Fit:
-        setup = nystrom_setup(X, self._check_m(X.shape[0]), self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon,
-                              penalty=self.penalty)
-        self.center_indices_, self.centers_ = setup.indices, setup.centers
-        self.factor_info_ = setup.factor.info
+        setup = self._nystrom_setup(X, self.penalty)
         return _Fit(setup.factor, *self._products(X, y, setup.centers, setup.factor))
 
     def _fit_at(self, state: _Fit, X: Any, y: np.ndarray, lam: float) -> None:

@@ -14,7 +14,7 @@ from kernreg.solvers.blocks.dask_rows import BACKENDS
 from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
 from kernreg.solvers.blocks.knm import NormalProduct
 from kernreg.solvers.blocks.linalg import NystromFactor, lanczos_top_eigenvalue
-from kernreg.solvers.blocks.nystrom import nystrom_setup
+from kernreg.solvers.blocks.nystrom import NystromSetup
 from kernreg.solvers.blocks.params import NYSTROM, STRATEGY
 from kernreg.solvers.blocks.rows import RowProducts
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
@@ -215,46 +215,59 @@ class Nytro(IterativeEstimator):
         check_choice(self.backend, "backend", BACKENDS)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
-        m = self._check_m(X.shape[0])
-        setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon)
-        self.center_indices_, self.centers_ = setup.indices, setup.centers
-        self.factor_info_ = setup.factor.info
-        C, factor = setup.centers, setup.factor
+        run = _NytroRun(self, X, X_val, self._nystrom_setup(X))
+        self.strategy_costs_ = {c.label: c for c in run.costs.values()}
+        self.strategy_, self.validation_strategy_ = run.chosen.name, run.chosen.validation
+        it, self.step_size_ = run.iterations(X, y, X_val, y_val)
+        return it
+
+
+class _NytroRun:
+    """The plan of one NYTRO fit and the steps it takes: the K_nm strategies chosen within the
+    memory limit, the rows' products (:class:`~kernreg.solvers.blocks.rows.RowProducts`) and
+    the step sizes."""
+
+    def __init__(self, est: Nytro, X: Any, X_val: Any, setup: NystromSetup) -> None:
+        self.est, self.C, self.factor = est, setup.centers, setup.factor
         n_val = 0 if X_val is None else X_val.shape[0]
-        with_val_rows = self.step_rows == "all" and self.step_size is None and n_val > 0
-        limit, workers = strategy_memory(self.max_memory, self.backend)
-        chosen, costs = plan_strategies(X.shape[0], n_val, m, X.shape[1], self._check_max_iter(),
-                                        self.kernel_.itemsize, self.memory_budget, limit,
-                                        self.strategy, self.validation_strategy, with_val_rows,
-                                        workers)
-        self.strategy_costs_ = {c.label: c for c in costs.values()}
-        self.strategy_, self.validation_strategy_ = chosen.name, chosen.validation
-        rows = RowProducts(self.kernel_, self.backend, self._hold)
-        gradient, normal = rows.training(X, y, C, self.strategy_)
+        self.with_val_rows = est.step_rows == "all" and est.step_size is None and n_val > 0
+        limit, workers = strategy_memory(est.max_memory, est.backend)
+        self.chosen, self.costs = plan_strategies(
+            X.shape[0], n_val, setup.indices.size, X.shape[1], est._check_max_iter(),
+            est.kernel_.itemsize, est.memory_budget, limit, est.strategy,
+            est.validation_strategy, self.with_val_rows, workers)
+        self.rows = RowProducts(est.kernel_, est.backend, est._hold)
+
+    def iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any
+                   ) -> tuple[Iterations, float]:
+        """The loop's input on the fit rows, and the step size."""
+        gradient, normal = self.rows.training(X, y, self.C, self.chosen.name)
         normals, val_rmse, chunk = [normal], None, 1
-        if n_val:
-            val_rmse, chunk, val_normal = rows.validation(X_val, y_val, C,
-                                                          self.validation_strategy_)
-            if with_val_rows:
+        if X_val is not None:
+            val_rmse, chunk, val_normal = self.rows.validation(X_val, y_val, self.C,
+                                                               self.chosen.validation)
+            if self.with_val_rows:
                 normals.append(val_normal)
-        self.step_size_ = self._step_size(normals, factor)
+        gamma = self.step_size(normals)
+        return Iterations(self.step(gradient, gamma), val_rmse, chunk, self.refit), gamma
 
-        def refit(Xa: Any, ya: np.ndarray) -> Callable[[], np.ndarray]:
-            gradient, normal = rows.training(Xa, ya, C, self.strategy_)
-            self.refit_step_size_ = self._step_size([normal], factor)
-            return nytro_step(gradient, self.refit_step_size_, factor, self.acceleration,
-                              self.nu)
+    def refit(self, X: Any, y: np.ndarray) -> Callable[[], np.ndarray]:
+        """The step on training + validation rows (same centers); sets the estimator's
+        ``refit_step_size_``."""
+        gradient, normal = self.rows.training(X, y, self.C, self.chosen.name)
+        self.est.refit_step_size_ = self.step_size([normal])
+        return self.step(gradient, self.est.refit_step_size_)
 
-        step = nytro_step(gradient, self.step_size_, factor, self.acceleration, self.nu)
-        return Iterations(step, val_rmse, chunk, refit)
-
-    def _step_size(self, normals: Sequence[NormalProduct], factor: NystromFactor) -> float:
+    def step_size(self, normals: Sequence[NormalProduct]) -> float:
         """``step_size``, or the default γ over the rows of ``normals``."""
-        if self.step_size is not None:
-            return self.step_size
-        return nytro_step_size(normals, factor, factor.R.shape[0],
-                               float(np.finfo(self.kernel_.dtype).eps))
+        if self.est.step_size is not None:
+            return self.est.step_size
+        return nytro_step_size(normals, self.factor, self.factor.R.shape[0],
+                               float(np.finfo(self.est.kernel_.dtype).eps))
+
+    def step(self, gradient: Callable[[np.ndarray], np.ndarray], gamma: float
+             ) -> Callable[[], np.ndarray]:
+        return nytro_step(gradient, gamma, self.factor, self.est.acceleration, self.est.nu)
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

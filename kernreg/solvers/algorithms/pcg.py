@@ -40,7 +40,7 @@ from kernreg.solvers.blocks.knm import NormalProduct, knm_normal_product, make_k
 from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.metrics import rmse
-from kernreg.solvers.blocks.nystrom import NystromSetup, nystrom_setup
+from kernreg.solvers.blocks.nystrom import NystromSetup
 from kernreg.solvers.blocks.params import LAMBDAS, NYSTROM
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
@@ -326,32 +326,10 @@ class NystromPCG(LambdaPathEstimator):
                 **self._factor_info()}
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSetup:
-        setup = nystrom_setup(X, self._check_m(X.shape[0]), self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon)
-        self.center_indices_, self.centers_ = setup.indices, setup.centers
-        self.factor_info_ = setup.factor.info
-        return setup
-
-    def _solve(self, X: Any, y: np.ndarray, setup: NystromSetup, lambdas: np.ndarray,
-               n_iter: int, score: Any = None) -> list[_LambdaSolve]:
-        """CG over the λ path (largest λ first, warm starts) on the rows ``(X, y)``."""
-        if self.strategy == "gram":
-            G, _ = self.kernel_.with_dtype(np.float64).gram_products(X, setup.centers)
-            normal, knm = (lambda u: G @ u), None
-        else:
-            knm = make_knm(self.strategy, self.kernel_, X, setup.centers)
-            normal = knm_normal_product(knm)
-        try:
-            rhs = self.kernel_.rmatvec(X, setup.centers, y)  # K_nmᵀ y
-            pre = _PRECONDITIONER_CLASSES[self.preconditioner](setup.factor, X.shape[0])
-            rule = dataclasses.replace(self._check_rule(), select="best")
-            return cg_path(normal, rhs, pre, lambdas, n_iter, self.tol, rule, score)
-        finally:  # a stored K_nm goes to the next fit of its shape
-            if knm is not None:
-                knm.close()
+        return self._nystrom_setup(X)
 
     def _fit_at(self, state: NystromSetup, X: Any, y: np.ndarray, lam: float) -> None:
-        (solved,) = self._solve(X, y, state, np.array([lam]), self._check_max_iter())
+        (solved,) = _solve(self, X, y, state, np.array([lam]), self._check_max_iter())
         self.alpha_, self.best_lambda_ = solved.last, lam
         self.best_iter_ = self.n_iter_ = solved.n_iter
 
@@ -361,7 +339,7 @@ class NystromPCG(LambdaPathEstimator):
         val_knm = make_knm(_validation_strategy(self.strategy, self.validation_strategy),
                            self.kernel_, X_val, state.centers)
         try:
-            solved = self._solve(X, y, state, lambdas, self._check_max_iter(),
+            solved = _solve(self, X, y, state, lambdas, self._check_max_iter(),
                                  lambda a: float(rmse(y_val, val_knm.matvec(a))))
         finally:
             val_knm.close()
@@ -381,8 +359,28 @@ class NystromPCG(LambdaPathEstimator):
         self.best_iter_ = solved.best_iter + 1
 
     def _refit(self, state: NystromSetup, X: Any, y: np.ndarray) -> None:
-        (solved,) = self._solve(X, y, state, np.array([self.best_lambda_]), self.best_iter_)
+        (solved,) = _solve(self, X, y, state, np.array([self.best_lambda_]), self.best_iter_)
         self.alpha_ = solved.last
+
+
+def _solve(est: NystromPCG, X: Any, y: np.ndarray, setup: NystromSetup, lambdas: np.ndarray,
+           n_iter: int, score: Any = None) -> list[_LambdaSolve]:
+    """:func:`cg_path` of ``est``'s system on the rows ``(X, y)``, ``K_nm`` used as its
+    strategy says (largest λ first, warm starts)."""
+    if est.strategy == "gram":
+        G, _ = est.kernel_.with_dtype(np.float64).gram_products(X, setup.centers)
+        normal, knm = (lambda u: G @ u), None
+    else:
+        knm = make_knm(est.strategy, est.kernel_, X, setup.centers)
+        normal = knm_normal_product(knm)
+    try:
+        rhs = est.kernel_.rmatvec(X, setup.centers, y)  # K_nmᵀ y
+        pre = _PRECONDITIONER_CLASSES[est.preconditioner](setup.factor, X.shape[0])
+        rule = dataclasses.replace(est._check_rule(), select="best")
+        return cg_path(normal, rhs, pre, lambdas, n_iter, est.tol, rule, score)
+    finally:  # a stored K_nm goes to the next fit of its shape
+        if knm is not None:
+            knm.close()
 
 
 def _validation_strategy(strategy: str, validation_strategy: str | None) -> str:

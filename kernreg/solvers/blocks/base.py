@@ -19,7 +19,7 @@ from kernreg._validation import (
 )
 from kernreg.kernels import Kernel, make_kernel
 from kernreg.solvers.blocks.centers import get_sampler
-from kernreg.solvers.blocks.nystrom import check_epsilon
+from kernreg.solvers.blocks.nystrom import NystromSetup, check_epsilon, nystrom_setup
 from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID
 from kernreg.solvers.blocks.stopping import StoppingRule, get_stopping_rule
 
@@ -140,6 +140,17 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         check_epsilon(self.epsilon)
         get_sampler(self.sampler)
         check_random_state(self.random_state)
+
+    def _nystrom_setup(self, X: Any, penalty: str = "kmm") -> NystromSetup:
+        """Draw the centers among the rows of ``X`` and factor ``K_mm + εI`` (see
+        :func:`~kernreg.solvers.blocks.nystrom.nystrom_setup`); set ``center_indices_``,
+        ``centers_`` and ``factor_info_``."""
+        setup = nystrom_setup(X, self._check_m(X.shape[0]), self.kernel_, sampler=self.sampler,
+                              random_state=self.random_state, epsilon=self.epsilon,
+                              penalty=penalty)
+        self.center_indices_, self.centers_ = setup.indices, setup.centers
+        self.factor_info_ = setup.factor.info
+        return setup
 
     def _check_refit(self) -> bool:
         if not isinstance(self.refit, bool | np.bool_):
