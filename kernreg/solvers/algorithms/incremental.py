@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_choice, check_int, check_lambdas
+from kernreg._validation import check_choice, check_int
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.cholupdate import cholesky_append_bordered, cholesky_append_rank_one
 from kernreg.solvers.blocks.lambda_path import (
@@ -242,13 +242,9 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
     def check_params(self) -> None:
         super().check_params()
         self._check_nystrom()
-        self._check_refit()
-        self._check_lam(self.lam)
         check_choice(self.update, "update", UPDATES)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_m_levels(self.m_values, check_int(self.m, "m", minimum=1))
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
     def _prepare(self, X: Any, y: np.ndarray) -> tuple[NystromSetup, np.ndarray, np.ndarray]:
         check_m_levels(self.m_values, self._check_m(X.shape[0]))

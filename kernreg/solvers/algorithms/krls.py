@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_lambdas
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator, eigen_path_coefs
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
@@ -82,13 +81,6 @@ class KRLS(LambdaPathEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
-
-    def check_params(self) -> None:
-        super().check_params()
-        self._check_refit()
-        self._check_lam(self.lam)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
     def _kernel(self, X: Any) -> np.ndarray:
         return sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_positive
+from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.buffers import release, take
 from kernreg.solvers.blocks.iterative import (
@@ -156,10 +156,6 @@ class KernelLandweber(IterativeEstimator):
 
     def check_params(self) -> None:
         super().check_params()
-        self._check_max_iter()
-        self._check_rule()
-        self._check_refit()
-        check_positive(self.step_size, "step_size", allow_none=True)
         check_choice(self.step_rule, "step_rule", STEP_RULES)
 
 

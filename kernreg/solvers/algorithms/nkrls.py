@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_lambdas
+from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.dask_rows import BACKENDS, DistributedRows
 from kernreg.solvers.blocks.lambda_path import (
@@ -135,13 +135,9 @@ class NystromKRLS(LambdaPathEstimator):
     def check_params(self) -> None:
         super().check_params()
         self._check_nystrom()
-        self._check_refit()
-        self._check_lam(self.lam)
         check_choice(self.path_method, "path_method", PATH_METHODS)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Fit:
         setup = self._nystrom_setup(X, self.penalty)

@@ -203,10 +203,6 @@ class Nytro(IterativeEstimator):
     def check_params(self) -> None:
         super().check_params()
         self._check_nystrom()
-        self._check_max_iter()
-        self._check_rule()
-        self._check_refit()
-        check_positive(self.step_size, "step_size", allow_none=True)
         check_choice(self.step_rows, "step_rows", STEP_ROWS)
         check_positive(self.max_memory, "max_memory", allow_none=True)
         make_update(self.acceleration, self.nu)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_choice, check_lambdas, check_positive
+from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.iterative import run_validated
 from kernreg.solvers.blocks.knm import NormalProduct, knm_normal_product, make_knm
@@ -311,15 +311,11 @@ class NystromPCG(LambdaPathEstimator):
         self._check_nystrom()
         self._check_max_iter()
         self._check_rule()
-        self._check_refit()
-        self._check_lam(self.lam)
         check_positive(self.tol, "tol")
         check_choice(self.strategy, "strategy", STRATEGIES)
         if self.validation_strategy is not None:
             check_choice(self.validation_strategy, "validation_strategy", VALIDATION_STRATEGIES)
         check_choice(self.preconditioner, "preconditioner", PRECONDITIONERS)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
     def _fit_info(self) -> dict[str, Any]:
         return {"t_selected": float(self.best_iter_), "n_iter": float(self.n_iter_),

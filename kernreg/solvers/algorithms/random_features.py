@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_int, check_lambdas, check_random_state
+from kernreg._validation import check_int, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.lambda_path import (
     DEFAULT_LEVELS,
@@ -152,11 +152,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
             raise ValueError(f"kernel must be 'gaussian' for random Fourier features, "
                              f"got {self.kernel!r}")
         check_m_levels(self.d_values, check_int(self.n_features, "n_features", minimum=1))
-        self._check_refit()
-        self._check_lam(self.lam)
         check_random_state(self.random_state)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Features:
         D = check_int(self.n_features, "n_features", minimum=1)

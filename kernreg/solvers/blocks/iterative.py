@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from kernreg._validation import check_positive
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.metrics import rmse
@@ -184,13 +185,22 @@ class IterativeEstimator(KernelEstimator):
     data, else scores every iterate and stops by the rule (:func:`run_validated`) and records
     ``path_``; and, when ``refit``, reruns ``best_iter_`` steps on training + validation rows.
     Kernel arrays and row strategies registered with :meth:`_hold` are closed when the fit
-    ends, or after each phase when :attr:`hand_on_each_phase` says so.
+    ends, or after each phase when :attr:`hand_on_each_phase` says so. Subclasses have the
+    parameters ``max_iter``, ``stopping_rule``, ``window``, ``threshold``, ``select``,
+    ``refit`` and ``step_size``.
     """
 
     path_parameter = "iterations"
     #: Close what the fit rows held before the refit builds its own (a peak of one kernel
     #: matrix, not two).
     hand_on_each_phase: ClassVar[bool] = False
+
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_max_iter()
+        self._check_rule()
+        self._check_refit()
+        check_positive(self.step_size, "step_size", allow_none=True)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Any:
         """Run the iteration; with validation data select t* by the stopping rule.

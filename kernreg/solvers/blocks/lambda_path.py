@@ -205,6 +205,13 @@ class LambdaPathEstimator(KernelEstimator):
 
     path_parameter = "lambda"
 
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_refit()
+        self._check_lam(self.lam)
+        if self.lambdas is not None:
+            check_lambdas(self.lambdas)
+
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Any:
         """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
 
