@@ -21,12 +21,12 @@ from kernreg.solvers.blocks.lambda_path import (
     DEFAULT_LEVELS,
     LambdaPath,
     LambdaPathEstimator,
+    NystromSystem,
     check_m_levels,
     column_rmse,
-    nkrls_path,
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
-from kernreg.solvers.blocks.nystrom import PENALTIES, NystromSetup, nystrom_products
+from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
 from kernreg.solvers.blocks.params import (
     LAMBDAS,
     M_LEVELS,
@@ -156,6 +156,10 @@ def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int) -> np.ndarray:
     return R
 
 
+#: What the fit rows give every (λ, m'): all m centers and their NKRLS system.
+_State = tuple[Any, NystromSystem]
+
+
 class IncrementalNystromKRLS(LambdaPathEstimator):
     """Incremental Nyström KRLS: the NKRLS path over both λ and the number of centers m'.
 
@@ -246,32 +250,33 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
         check_choice(self.penalty, "penalty", PENALTIES)
         check_m_levels(self.m_values, check_int(self.m, "m", minimum=1))
 
-    def _prepare(self, X: Any, y: np.ndarray) -> tuple[NystromSetup, np.ndarray, np.ndarray]:
+    def _prepare(self, X: Any, y: np.ndarray) -> _State:
         check_m_levels(self.m_values, self._check_m(X.shape[0]))
         setup = self._nystrom_setup(X, self.penalty)  # centers_: the first m* after selection
         H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
-        return setup, H, Aty
+        return setup.centers, NystromSystem(setup.factor, H, Aty)
 
-    def _levels_path(self, state: tuple[NystromSetup, np.ndarray, np.ndarray], n: int,
-                     lambdas: np.ndarray, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        setup, H, Aty = state
-        return incremental_nkrls_path(H, Aty, setup.factor, lambdas, n, levels, self.update)
+    def _levels_path(self, state: _State, n: int, lambdas: np.ndarray, levels: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        system = state[1]
+        return incremental_nkrls_path(system.H, system.Aty, system.factor, lambdas, n, levels,
+                                      self.update)
 
-    def _fit_at(self, state: tuple[NystromSetup, np.ndarray, np.ndarray], X: Any,
+    def _fit_at(self, state: _State, X: Any,
                 y: np.ndarray, lam: float) -> None:
-        m = state[0].indices.size
+        m = state[0].shape[0]
         coefs, _ = self._levels_path(state, X.shape[0], np.array([lam]), np.array([m]))
-        self._set_solution(state[0].centers, coefs[:, 0, 0], lam, m)
+        self._set_solution(state[0], coefs[:, 0, 0], lam, m)
 
-    def _path(self, state: tuple[NystromSetup, np.ndarray, np.ndarray], X: Any, y: np.ndarray,
+    def _path(self, state: _State, X: Any, y: np.ndarray,
               X_val: Any, y_val: np.ndarray, lambdas: np.ndarray) -> LambdaPath:
-        setup = state[0]
-        m = setup.indices.size
+        centers = state[0]
+        m = centers.shape[0]
         levels = check_m_levels(self.m_values, m)
         coefs, failed = self._levels_path(state, X.shape[0], lambdas, levels)
         L, M = lambdas.size, levels.size
         flat = coefs.reshape(m, L * M)
-        blocks = self.kernel_.blocks(X_val, setup.centers, reuse_buffer=True,
+        blocks = self.kernel_.blocks(X_val, centers, reuse_buffer=True,
                                      block_rows=self.kernel_.block_rows(max(flat.shape)))
         val_rmse = column_rmse(blocks, flat, y_val, self.kernel_.dtype).reshape(L, M)
         if np.all(np.isnan(val_rmse)):
@@ -279,18 +284,18 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
         return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels,
                           {"failed_lambdas": int(failed.sum())})
 
-    def _choose(self, state: tuple[NystromSetup, np.ndarray, np.ndarray], path: LambdaPath,
+    def _choose(self, state: _State, path: LambdaPath,
                 j: int, k: int) -> None:
-        self._set_solution(state[0].centers, path.coef(j, k), float(path.lambdas[j]),
+        self._set_solution(state[0], path.coef(j, k), float(path.lambdas[j]),
                            int(path.levels[k]))
 
-    def _refit(self, state: tuple[NystromSetup, np.ndarray, np.ndarray], X: Any,
+    def _refit(self, state: _State, X: Any,
                y: np.ndarray) -> None:
-        factor, m = state[0].factor, self.best_m_
+        factor, m = state[1].factor, self.best_m_
         sub = NystromFactor(factor.R[:m, :m], factor.epsilon, factor.epsilon_requested,
                             factor.retries)
-        H, Aty = nystrom_products(self.kernel_, X, self.centers_, y, sub)
-        alpha = nkrls_path(H, Aty, sub, np.array([self.best_lambda_]), X.shape[0])[0][:, 0]
+        system = NystromSystem(sub, *nystrom_products(self.kernel_, X, self.centers_, y, sub))
+        alpha = system.solve(np.array([self.best_lambda_]), X.shape[0])[0][:, 0]
         self._set_solution(self.centers_, alpha, self.best_lambda_, m)
 
     def _set_solution(self, centers: Any, alpha: np.ndarray, lam: float, m: int) -> None:

@@ -98,10 +98,6 @@ class KRLS(LambdaPathEstimator):
         val_rmse = rmse(y_val, self.kernel_.matvec(X_val, X, alphas))
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy())
 
-    def _choose(self, state: None, path: LambdaPath, j: int, k: int) -> None:
-        self.best_lambda_ = float(path.lambdas[j])
-        self.alpha_ = path.coef(j, k)
-
     def _refit(self, state: None, X: Any, y: np.ndarray) -> None:
         self.alpha_ = _solve_shifted(self._kernel(X), y, self.best_lambda_ * X.shape[0])
         self.centers_ = X

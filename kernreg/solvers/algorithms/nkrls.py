@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,7 +13,7 @@ from kernreg.solvers.blocks.lambda_path import (
     PATH_METHODS,
     LambdaPath,
     LambdaPathEstimator,
-    nkrls_path,
+    NystromSystem,
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.metrics import rmse
@@ -23,18 +22,6 @@ from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["NystromKRLS"]
-
-@dataclass
-class _Fit:
-    """The Nyström factor and ``(AᵀA, Aᵀy)`` of one set of rows: every λ's system."""
-
-    factor: NystromFactor
-    H: np.ndarray
-    Aty: np.ndarray
-
-    def solve(self, lambdas: np.ndarray, n: int, method: str) -> tuple[np.ndarray, list[float]]:
-        return nkrls_path(self.H, self.Aty, self.factor, lambdas, n, method)
-
 
 class NystromKRLS(LambdaPathEstimator):
     """Nyström KRLS: ``α = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` with ``A = K_nm R⁻¹``, ``RᵀR = K_mm + εI``
@@ -139,15 +126,15 @@ class NystromKRLS(LambdaPathEstimator):
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
 
-    def _prepare(self, X: Any, y: np.ndarray) -> _Fit:
+    def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
         setup = self._nystrom_setup(X, self.penalty)
-        return _Fit(setup.factor, *self._products(X, y, setup.centers, setup.factor))
+        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor))
 
-    def _fit_at(self, state: _Fit, X: Any, y: np.ndarray, lam: float) -> None:
+    def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
         self.alpha_, self.best_lambda_, self.path_coefs_ = alphas[:, 0], lam, None
 
-    def _path(self, state: _Fit, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
+    def _path(self, state: NystromSystem, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
               lambdas: np.ndarray) -> LambdaPath:
         alphas, fallbacks = state.solve(lambdas, X.shape[0], self.path_method)
         self.path_coefs_ = alphas
@@ -160,11 +147,8 @@ class NystromKRLS(LambdaPathEstimator):
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy(),
                           record={"cholesky_fallbacks": fallbacks})
 
-    def _choose(self, state: _Fit, path: LambdaPath, j: int, k: int) -> None:
-        self.best_lambda_, self.alpha_ = float(path.lambdas[j]), path.coef(j, k)
-
-    def _refit(self, state: _Fit, X: Any, y: np.ndarray) -> None:
-        refit = _Fit(state.factor, *self._products(X, y, self.centers_, state.factor))
+    def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
+        refit = NystromSystem(state.factor, *self._products(X, y, self.centers_, state.factor))
         self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
                                   self.path_method)[0][:, 0]
 

@@ -27,6 +27,7 @@ __all__ = [
     "PATH_METHODS",
     "LambdaPath",
     "LambdaPathEstimator",
+    "NystromSystem",
     "best_pair",
     "check_m_levels",
     "column_rmse",
@@ -107,6 +108,21 @@ def nkrls_path(
                 betas[:, j] = eigen_path_coefs(*eig, Aty, np.array([lam * n]))[:, 0]
                 fallbacks.append(float(lam))
     return factor.solve(betas), fallbacks
+
+
+@dataclass
+class NystromSystem:
+    """``(AᵀA, Aᵀy)`` of one set of rows with the Nyström factor ``R``: every λ's NKRLS
+    system (see :func:`~kernreg.solvers.blocks.nystrom.nystrom_products`)."""
+
+    factor: NystromFactor
+    H: np.ndarray
+    Aty: np.ndarray
+
+    def solve(self, lambdas: np.ndarray, n: int, method: str = "eigh"
+              ) -> tuple[np.ndarray, list[float]]:
+        """:func:`nkrls_path` of this system."""
+        return nkrls_path(self.H, self.Aty, self.factor, lambdas, n, method)
 
 
 def default_m_levels(m: int, count: int = DEFAULT_LEVELS) -> np.ndarray:
@@ -257,8 +273,9 @@ class LambdaPathEstimator(KernelEstimator):
         raise NotImplementedError
 
     def _choose(self, state: Any, path: LambdaPath, j: int, k: int) -> None:
-        """Set the model of the selected ``(λ_j, level k)`` and ``best_lambda_``."""
-        raise NotImplementedError
+        """Set the model of the selected ``(λ_j, level k)`` and ``best_lambda_`` (here:
+        ``alpha_`` is ``path.coef(j, k)``)."""
+        self.best_lambda_, self.alpha_ = float(path.lambdas[j]), path.coef(j, k)
 
     def _refit(self, state: Any, X: Any, y: np.ndarray) -> None:
         """Refit at the selection on ``(X, y)``, training + validation rows."""
