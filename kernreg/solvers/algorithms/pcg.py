@@ -208,7 +208,7 @@ class NystromPCG(LambdaPathEstimator):
     ``max_iter`` CG iterations on the preconditioned NKRLS system, the validation RMSE after
     each; a λ's iterations end when the residual falls below ``tol`` (relative) or the
     stopping rule fires. The pair (λ, iteration) with the lowest validation RMSE is selected
-    (ties: the larger λ, then the earlier iteration).
+    (ties: the smaller λ, then the earlier iteration).
 
     Parameters
     ----------
@@ -336,7 +336,7 @@ class NystromPCG(LambdaPathEstimator):
                            self.kernel_, X_val, state.centers)
         try:
             solved = _solve(self, X, y, state, lambdas, self._check_max_iter(),
-                                 lambda a: float(rmse(y_val, val_knm.matvec(a))))
+                            lambda a: float(rmse(y_val, val_knm.matvec(a))))
         finally:
             val_knm.close()
         # lowest error; ties: the later (smaller) λ of the walk, then the earlier iteration
