@@ -7,7 +7,7 @@ at this host's GEMM and streaming rates, measured at the start of the run.
 
 For each dataset (with its paper m and σ, the algorithm settings of its config) one hold-out
 split (trial 0 of the protocol) is fitted ``--repeats`` times as the runner fits trials (each
-fit writing its kernel arrays into the previous fit's: kernreg.solvers._buffers); the script
+fit writing its kernel arrays into the previous fit's: kernreg.solvers.blocks.buffers); the script
 prints the median seconds and the first fit's (into fresh memory), the peak RSS, the ratio to
 the paper's time (12-core Xeon, MATLAB), the chosen NYTRO strategy and the BLAS threads.
 With ``--baseline`` it also times, on the same split and the same centers, scikit-learn

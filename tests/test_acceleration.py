@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from kernreg.solvers import Nytro
-from kernreg.solvers._acceleration import NuMethodUpdate, make_update
+from kernreg.solvers.blocks.acceleration import NuMethodUpdate, make_update
 
 SIGMA = 1.5
 

@@ -21,7 +21,7 @@ from kernreg.advise import (
 )
 from kernreg.cli import main
 from kernreg.kernels import make_kernel
-from kernreg.solvers.leverage import exact_leverage_scores
+from kernreg.solvers.blocks.leverage import exact_leverage_scores
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """The house plan: every kernreg module sits on a floor and imports only its floor or below;
-no import cycles between packages or modules; scripts use public names only.
+no import cycles between packages or modules; scripts use public names only; algorithm modules
+are leaves (no algorithm imports another, no building block imports an algorithm) and no
+estimator class grows past ~150 lines.
 
 Floors, bottom to top (docs/architecture.md):
 
@@ -7,7 +9,10 @@ Floors, bottom to top (docs/architecture.md):
 1. ``datasets``    registry, files, preprocessing, cache
 2. ``kernels``     kernel registry, blocked kernel evaluation;
    ``features``    feature-map registry, explicit random features (may import ``kernels``)
-3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping)
+3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping);
+                   inside it, ``solvers.algorithms`` (one leaf module per algorithm) over
+                   ``solvers.blocks`` (building blocks), each algorithm ending in its
+                   registration
 4. ``config``      experiment configs
 5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
 6. ``experiment``  trials, runner, preflight, resources
@@ -180,3 +185,62 @@ def test_kernel_and_feature_map_modules_are_leaves(package: str) -> None:
              for module in leaves for target, line in _graph()[module]
              if target.startswith(package + ".") and target not in shared]
     assert found == [], "leaf modules importing each other:\n" + "\n".join(found)
+
+
+ALGORITHMS = "kernreg.solvers.algorithms"
+BLOCKS = "kernreg.solvers.blocks"
+#: Longest estimator class (lines, docstring and constructor included): the parameter docs and
+#: the scikit-learn constructor of NYTRO take ~130 of them; planning, iteration, validation
+#: and bookkeeping belong in building blocks or helpers beside the class.
+MAX_ESTIMATOR_LINES = 160
+
+
+def _solver_modules(package: str) -> dict[str, list[tuple[str, int]]]:
+    return {module: imports for module, imports in _graph().items()
+            if module.startswith(package + ".")}
+
+
+def test_algorithms_are_leaves() -> None:
+    """An algorithm module imports building blocks, the registry and lower floors: never
+    another algorithm (what two share is a block) nor ``kernreg.solvers`` itself (whose
+    ``__init__`` imports every algorithm)."""
+    found = []
+    for module, imports in _solver_modules(ALGORITHMS).items():
+        for target, line in imports:
+            other_algorithm = target.startswith(ALGORITHMS) and target != module
+            if other_algorithm or target == "kernreg.solvers":
+                found.append(f"{module}:{line} imports {target}")
+    assert found == [], "algorithm modules importing algorithms:\n" + "\n".join(found)
+
+
+def test_blocks_never_import_algorithms() -> None:
+    found = []
+    for module, imports in {**_solver_modules(BLOCKS),
+                            "kernreg.solvers.registry": _graph()["kernreg.solvers.registry"]
+                            }.items():
+        for target, line in imports:
+            if target.startswith(ALGORITHMS) or target == "kernreg.solvers":
+                found.append(f"{module}:{line} imports {target}")
+    assert found == [], "building blocks importing algorithms:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "solvers" / "algorithms").glob("[!_]*.py")),
+                         ids=lambda p: p.stem)
+def test_an_algorithm_file_ends_in_its_registration(path: Path) -> None:
+    last = ast.parse(path.read_text(encoding="utf-8")).body[-1]
+    call = last.value if isinstance(last, ast.Expr) else None
+    assert isinstance(call, ast.Call) and getattr(call.func, "id", "") == "register" \
+        and isinstance(call.args[0], ast.Call) \
+        and getattr(call.args[0].func, "id", "") == "AlgorithmSpec", \
+        f"{path.name} must end with register(AlgorithmSpec(...))"
+
+
+def test_estimator_classes_are_short() -> None:
+    long = []
+    for path in sorted((PACKAGE / "solvers").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_ESTIMATOR_LINES:
+                    long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}: {lines}")
+    assert long == [], "classes to split:\n" + "\n".join(long)

@@ -690,7 +690,7 @@ def test_non_finite_intermediates_are_degenerate_not_results(
 ) -> None:
     import numpy as np
 
-    from kernreg.solvers.nytro import Nytro
+    from kernreg.solvers import Nytro
 
     real_predict = Nytro.predict
     monkeypatch.setattr(Nytro, "predict",

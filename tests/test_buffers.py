@@ -1,12 +1,13 @@
-"""Kernel arrays handed from one fit to the next (kernreg.solvers._buffers): the same numbers as
-fresh arrays, the same memory handed on, and nothing kept outside the runner's scope."""
+"""Kernel arrays handed from one fit to the next (kernreg.solvers.blocks.buffers): the same
+numbers as fresh arrays, the same memory handed on, and nothing kept outside the runner's scope."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kernreg.solvers import KernelLandweber, NystromPCG, Nytro, _buffers, reuse_buffers
+from kernreg.solvers import KernelLandweber, NystromPCG, Nytro, reuse_buffers
+from kernreg.solvers.blocks import buffers as _buffers
 
 
 @pytest.fixture

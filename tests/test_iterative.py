@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernreg.solvers._iterative import run_validated
-from kernreg.solvers.stopping import get_stopping_rule
+from kernreg.solvers.blocks.iterative import run_validated
+from kernreg.solvers.blocks.stopping import get_stopping_rule
 
 # Validation errors that fall, then rise from iteration 13 on: window_simple (w = 5) fires at 15.
 ERRORS = np.concatenate([np.linspace(1.0, 0.5, 12), np.linspace(0.52, 0.8, 20)])

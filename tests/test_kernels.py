@@ -15,8 +15,8 @@ from kernreg.kernels import (
     LinearKernel,
     make_kernel,
 )
-from kernreg.solvers._knm import InMemoryKnm, make_knm
-from kernreg.solvers.centers import SAMPLERS, CenterSampler, UniformSampler, get_sampler
+from kernreg.solvers.blocks.centers import SAMPLERS, CenterSampler, UniformSampler, get_sampler
+from kernreg.solvers.blocks.knm import InMemoryKnm, make_knm
 
 
 def _reference(name: str, X: np.ndarray, Y: np.ndarray, sigma: float) -> np.ndarray:

@@ -11,8 +11,8 @@ from scipy.spatial.distance import cdist
 from kernreg.config import load_experiment
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import NystromKRLS
-from kernreg.solvers.centers import LeverageScoreSampler, UniformSampler, get_sampler
-from kernreg.solvers.leverage import approximate_leverage_scores, exact_leverage_scores
+from kernreg.solvers.blocks.centers import LeverageScoreSampler, UniformSampler, get_sampler
+from kernreg.solvers.blocks.leverage import approximate_leverage_scores, exact_leverage_scores
 
 SIGMA = 0.6
 

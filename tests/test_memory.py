@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from kernreg.solvers import KOLS, KRLS, KernelLandweber
-from kernreg.solvers._linalg import eigh_inplace, sym, sym_inplace
+from kernreg.solvers.blocks.linalg import eigh_inplace, sym, sym_inplace
 
 F64 = 8
 BLOCK = 2**18  # bytes per kernel block: small, so that n × n arrays dominate the peak

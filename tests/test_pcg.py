@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from kernreg.solvers import NystromKRLS, NystromPCG, rmse
-from kernreg.solvers._linalg import nystrom_factor
-from kernreg.solvers.pcg import FalkonPreconditioner, NystromPreconditioner
+from kernreg.solvers.algorithms.pcg import FalkonPreconditioner, NystromPreconditioner
+from kernreg.solvers.blocks.linalg import nystrom_factor
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from kernreg.config import load_experiment
 from kernreg.errors import ConfigError
 from kernreg.solvers import KRLS, RandomFeaturesKRLS, get_algorithm, rmse
-from kernreg.solvers.random_features import draw_features
+from kernreg.solvers.algorithms.random_features import draw_features
 
 SIGMA = 0.7
 

@@ -15,7 +15,7 @@ import kernreg.experiment.runner as runner_module
 from kernreg.cli import main
 from kernreg.config import load_experiment
 from kernreg.experiment import run_experiment
-from kernreg.solvers._strategy import STRATEGIES
+from kernreg.solvers.blocks.strategy import STRATEGIES
 
 REPO = Path(__file__).resolve().parents[1]
 CI_CONFIG = REPO / "configs" / "ci_cpusmall.yaml"
@@ -229,8 +229,8 @@ def test_an_algorithms_trials_hand_their_kernel_arrays_on(mirror: Path, tmp_path
                                                           ) -> None:
     """ES's second trial writes its n × n kernel into the first trial's array (no fresh memory
     to touch), and nothing stays kept once the run is over."""
-    import kernreg.solvers._buffers as buffers
-    import kernreg.solvers.landweber as landweber
+    import kernreg.solvers.algorithms.landweber as landweber
+    import kernreg.solvers.blocks.buffers as buffers
 
     handed: list[np.ndarray] = []  # held, so that a fresh array cannot reuse an address
 

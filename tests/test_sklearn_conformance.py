@@ -3,7 +3,7 @@
 Every algorithm of the registry is checked with its defaults; the Nyström ones
 (``takes_centers``) also with ``m = SMALL_M = 5``. With the default ``m = 100`` most of
 scikit-learn's small data sets (1 to 200 rows) clamp ``m`` to ``n`` (see
-:func:`kernreg.solvers.centers.clamp_centers`), so every training point is a center;
+:func:`kernreg.solvers.blocks.centers.clamp_centers`), so every training point is a center;
 ``m = 5`` checks the ``m < n`` path itself.
 """
 

@@ -24,7 +24,7 @@ from kernreg.solvers import (
     misclassification_rate,
     rmse,
 )
-from kernreg.solvers.stopping import StoppingRule, select_iteration
+from kernreg.solvers.blocks.stopping import StoppingRule, select_iteration
 
 ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, IncrementalNystromKRLS,
        RandomFeaturesKRLS]

@@ -13,11 +13,10 @@ from sklearn.linear_model import Ridge
 
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
-from kernreg.solvers._linalg import lanczos_top_eigenvalue, nystrom_factor
-from kernreg.solvers._nystrom import nystrom_products, nystrom_setup, rounding_floor
-from kernreg.solvers._strategy import STRATEGIES
-from kernreg.solvers.krls import eigen_path_coefs
-from kernreg.solvers.nkrls import nkrls_path
+from kernreg.solvers.blocks.lambda_path import eigen_path_coefs, nkrls_path
+from kernreg.solvers.blocks.linalg import lanczos_top_eigenvalue, nystrom_factor
+from kernreg.solvers.blocks.nystrom import nystrom_products, nystrom_setup, rounding_floor
+from kernreg.solvers.blocks.strategy import STRATEGIES
 
 SIGMA = 0.8
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernreg.solvers.stopping import (
+from kernreg.solvers.blocks.stopping import (
     DEFAULT_STOPPING_RULE,
     STOPPING_RULES,
     StoppingRule,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernreg.solvers._strategy import STRATEGIES, choose_strategy, nytro_costs
+from kernreg.solvers.blocks.strategy import STRATEGIES, choose_strategy, nytro_costs
 
 GiB = 2**30
 BLOCK = 256 * 2**20
@@ -36,7 +36,8 @@ def test_covtype_at_m_10000_fits_20_gib(itemsize: int) -> None:
     assert chosen.peak_bytes <= 20 * GiB
     assert costs["memory", "memory"].peak_bytes > 20 * GiB
     # float64: K_nm does not fit, and one n·m² Gram beats 500 re-evaluations; float32: 500
-    # passes over the stored 16.7 GB K_nm beat the Gram (always float64: see Nytro._gram_kernel)
+    # passes over the stored 16.7 GB K_nm beat the Gram (always float64: see
+    # RowProducts.gram_kernel)
     assert chosen.name == ("gram" if itemsize == 8 else "memory")
 
 

@@ -30,7 +30,7 @@ from kernreg.solvers import (
     rmse,
     unregister,
 )
-from kernreg.solvers.params import LAMBDAS, POSITIVE_INT
+from kernreg.solvers.blocks.params import LAMBDAS, POSITIVE_INT
 
 
 class ToyRidge(KernelEstimator):

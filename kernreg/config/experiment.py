@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg.solvers.params import lambda_grid, level_values
+from kernreg.solvers.blocks.params import lambda_grid, level_values
 
 __all__ = ["Algorithm", "Experiment", "expand_m", "results_relevant"]
 

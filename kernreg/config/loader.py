@@ -24,8 +24,8 @@ from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.kernels import get_kernel_spec, kernel_names
 from kernreg.solvers import algorithm_names, get_algorithm_spec
-from kernreg.solvers.params import level_values
-from kernreg.solvers.stopping import StoppingRule, default_selection
+from kernreg.solvers.blocks.params import level_values
+from kernreg.solvers.blocks.stopping import StoppingRule, default_selection
 
 #: Limits of a config file (docs/usage.md): a real config is a few KB; past these a file is
 #: refused before it can take seconds or gigabytes (PyYAML parses ~0.3 MB/s).

@@ -15,7 +15,7 @@ from typing import Any
 
 from kernreg.kernels import kernel_names
 from kernreg.solvers import algorithm_names
-from kernreg.solvers.params import POSITIVE, POSITIVE_INT
+from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 
 __all__ = ["experiment_schema"]
 

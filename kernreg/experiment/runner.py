@@ -105,7 +105,8 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
         gflops = gemm_gflops() if todo else None
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
         for _, trials in groupby(bar, key=lambda todo_item: todo_item[0].label):
-            # one algorithm's trials hand their big kernel arrays on (kernreg.solvers._buffers)
+            # one algorithm's trials hand their big kernel arrays on
+            # (kernreg.solvers.blocks.buffers)
             with reuse_buffers():
                 for algo, trial in trials:
                     bar.set_postfix_str(f"{algo.label} trial {trial}")

@@ -22,18 +22,18 @@ Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data:
 from __future__ import annotations
 
 # Importing an algorithm's module registers it (its spec's ``order`` places it in tables).
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, Selection
-from kernreg.solvers._buffers import reuse_buffers
-from kernreg.solvers._metrics import misclassification_rate, rmse
-from kernreg.solvers.incremental import IncrementalNystromKRLS
-from kernreg.solvers.kols import KOLS
-from kernreg.solvers.krls import KRLS
-from kernreg.solvers.landweber import KernelLandweber
-from kernreg.solvers.model_selection import holdout_split
-from kernreg.solvers.nkrls import NystromKRLS
-from kernreg.solvers.nytro import Nytro
-from kernreg.solvers.pcg import NystromPCG
-from kernreg.solvers.random_features import RandomFeaturesKRLS
+from kernreg.solvers.algorithms.incremental import IncrementalNystromKRLS
+from kernreg.solvers.algorithms.kols import KOLS
+from kernreg.solvers.algorithms.krls import KRLS
+from kernreg.solvers.algorithms.landweber import KernelLandweber
+from kernreg.solvers.algorithms.nkrls import NystromKRLS
+from kernreg.solvers.algorithms.nytro import Nytro
+from kernreg.solvers.algorithms.pcg import NystromPCG
+from kernreg.solvers.algorithms.random_features import RandomFeaturesKRLS
+from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, Selection
+from kernreg.solvers.blocks.buffers import reuse_buffers
+from kernreg.solvers.blocks.holdout import holdout_split
+from kernreg.solvers.blocks.metrics import misclassification_rate, rmse
 from kernreg.solvers.registry import (
     AlgorithmSpec,
     MemoryProblem,

@@ -7,7 +7,7 @@ in, extra config checks, and its peak-memory estimate. The config schema, the de
 memory preflight, the tables and the trial records are all derived from it, so adding an
 algorithm touches its own file (estimator + ``register(AlgorithmSpec(...))``), one import line
 in :mod:`kernreg.solvers` and its tests. The path parameter ("Par." in the tables) is the
-estimator's own :attr:`~kernreg.solvers._base.KernelEstimator.path_parameter`.
+estimator's own :attr:`~kernreg.solvers.blocks.base.KernelEstimator.path_parameter`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kernreg.solvers.params import DEFAULT_LAMBDA_GRID, NAME_AND_LABEL
-from kernreg.solvers.stopping import StoppingRule
+from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID, NAME_AND_LABEL
+from kernreg.solvers.blocks.stopping import StoppingRule
 
 if TYPE_CHECKING:
-    from kernreg.solvers._base import KernelEstimator
+    from kernreg.solvers.blocks.base import KernelEstimator
 
 __all__ = [
     "AlgorithmSpec",

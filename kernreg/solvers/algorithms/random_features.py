@@ -11,17 +11,23 @@ leading blocks, and each level's λ path comes from one eigendecomposition of it
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_int, check_lambdas, check_random_state
+from kernreg._validation import check_int, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers.incremental import best_pair, check_m_levels
-from kernreg.solvers.krls import eigen_path_coefs
-from kernreg.solvers.params import LAMBDAS, M_LEVELS, POSITIVE_INT, lambda_grid, level_values
+from kernreg.solvers.blocks.lambda_path import (
+    DEFAULT_LEVELS,
+    LambdaPath,
+    LambdaPathEstimator,
+    check_m_levels,
+    column_rmse,
+    eigen_path_coefs,
+)
+from kernreg.solvers.blocks.params import LAMBDAS, M_LEVELS, POSITIVE_INT, lambda_grid, level_values
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["RandomFeaturesKRLS", "draw_features"]
@@ -49,7 +55,17 @@ def _feature_blocks(X: Any, W: np.ndarray, b: np.ndarray, memory_budget: int
         yield slice(start, start + Xb.shape[0]), proj
 
 
-class RandomFeaturesKRLS(KernelEstimator):
+@dataclass
+class _Features:
+    """A draw of ``D`` features and the fit rows' ``UᵀU`` and ``Uᵀy``: every level's system."""
+
+    W: np.ndarray
+    b: np.ndarray
+    G: np.ndarray
+    c: np.ndarray
+
+
+class RandomFeaturesKRLS(LambdaPathEstimator):
     """KRLS on ``D`` random Fourier features, with a path over λ and the number of features.
 
     Selects the pair ``(λ, D')`` with the lowest validation RMSE (ties: the fewest features).
@@ -85,8 +101,6 @@ class RandomFeaturesKRLS(KernelEstimator):
     path_ : dict or None
         ``{"lambdas", "m_values" (the levels D'), "val_rmse" (L, M)}`` with validation data.
     """
-
-    path_parameter = "lambda"
 
     def __init__(
         self,
@@ -138,60 +152,40 @@ class RandomFeaturesKRLS(KernelEstimator):
             raise ValueError(f"kernel must be 'gaussian' for random Fourier features, "
                              f"got {self.kernel!r}")
         check_m_levels(self.d_values, check_int(self.n_features, "n_features", minimum=1))
-        self._check_refit()
-        self._check_lam(self.lam)
         check_random_state(self.random_state)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> RandomFeaturesKRLS:
-        """Fit at ``(lam, n_features)``, or over the ``(lambdas, d_values)`` grid.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
-
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+    def _prepare(self, X: Any, y: np.ndarray) -> _Features:
         D = check_int(self.n_features, "n_features", minimum=1)
-        refit = self._check_refit()
-        lam = self._check_lam(self.lam)
-        levels = check_m_levels(self.d_values, D)
-        n = X.shape[0]
         W, b = draw_features(X.shape[1], D, float(self.sigma), self.random_state)
-        G, c = self._gram(X, y, W, b)
-        if X_val is None:
-            self._set_solution(W, b, self._level_path(G, c, D, np.array([lam * n]))[:, 0],
-                               lam, D)
-            self.path_ = None
-            return self
+        return _Features(W, b, *self._gram(X, y, W, b))
 
-        lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
+    def _fit_at(self, state: _Features, X: Any, y: np.ndarray, lam: float) -> None:
+        D = state.W.shape[0]
+        w = self._level_path(state.G, state.c, D, np.array([lam * X.shape[0]]))[:, 0]
+        self._set_solution(state.W, state.b, w, lam, D)
+
+    def _path(self, state: _Features, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
+              lambdas: np.ndarray) -> LambdaPath:
+        D = state.W.shape[0]
+        levels = check_m_levels(self.d_values, D)
         L, M = lambdas.size, levels.size
         coefs = np.zeros((D, L, M))
         for k, level in enumerate(levels):
-            coefs[:level, :, k] = self._level_path(G, c, int(level), lambdas * n)
-        sq = np.zeros(L * M)
-        flat = coefs.reshape(D, L * M)
-        for rows, U in _feature_blocks(X_val, W, b, self.memory_budget):
-            resid = U @ flat - y_val[rows, None]
-            sq += np.einsum("ij,ij->j", resid, resid)
-        val_rmse = np.sqrt(sq / y_val.shape[0]).reshape(L, M)
-        j, k = best_pair(val_rmse)
-        best_lam, best_d = float(lambdas[j]), int(levels[k])
-        self.path_ = {"lambdas": lambdas, "m_values": levels, "val_rmse": val_rmse}
-        w = coefs[:best_d, j, k]
-        if refit:
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            Ga, ca = self._gram(Xa, ya, W[:best_d], b[:best_d])
-            w = self._level_path(Ga, ca, best_d, np.array([best_lam * Xa.shape[0]]))[:, 0]
-        self._set_solution(W, b, w, best_lam, best_d)
-        return self
+            coefs[:level, :, k] = self._level_path(state.G, state.c, int(level),
+                                                   lambdas * X.shape[0])
+        blocks = _feature_blocks(X_val, state.W, state.b, self.memory_budget)
+        val_rmse = column_rmse(blocks, coefs.reshape(D, L * M), y_val).reshape(L, M)
+        return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels)
+
+    def _choose(self, state: _Features, path: LambdaPath, j: int, k: int) -> None:
+        self._set_solution(state.W, state.b, path.coef(j, k), float(path.lambdas[j]),
+                           int(path.levels[k]))
+
+    def _refit(self, state: _Features, X: Any, y: np.ndarray) -> None:
+        D, lam = self.best_n_features_, self.best_lambda_
+        G, c = self._gram(X, y, state.W[:D], state.b[:D])
+        w = self._level_path(G, c, D, np.array([lam * X.shape[0]]))[:, 0]
+        self._set_solution(state.W, state.b, w, lam, D)
 
     def _set_solution(self, W: np.ndarray, b: np.ndarray, w: np.ndarray, lam: float,
                       n_features: int) -> None:
@@ -221,7 +215,7 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     # the D × D Gram and its eigenvectors, coefficients of every (λ, D') pair, and the feature
     # blocks (budget-sized) with their predictions for every pair
     D, lambdas = params["n_features"], len(lambda_grid(params["lambdas"]))
-    levels = len(level_values(params.get("d_values")) or range(min(D, 50)))
+    levels = len(level_values(params.get("d_values")) or range(min(D, DEFAULT_LEVELS)))
     return {"D×D matrices": 3 * D * D * F64, "path": 2 * D * lambdas * levels * F64,
             "feature blocks": 2 * problem.block_bytes}
 

@@ -14,14 +14,20 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_choice, check_int, check_lambdas
-from kernreg.kernels import DEFAULT_MEMORY_BUDGET, Kernel
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers._cholupdate import cholesky_append_bordered, cholesky_append_rank_one
-from kernreg.solvers._linalg import NystromFactor
-from kernreg.solvers._nystrom import PENALTIES, nystrom_products, nystrom_setup
-from kernreg.solvers.nkrls import nkrls_path
-from kernreg.solvers.params import (
+from kernreg._validation import check_choice, check_int
+from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers.blocks.cholupdate import cholesky_append_bordered, cholesky_append_rank_one
+from kernreg.solvers.blocks.lambda_path import (
+    DEFAULT_LEVELS,
+    LambdaPath,
+    LambdaPathEstimator,
+    NystromSystem,
+    check_m_levels,
+    column_rmse,
+)
+from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
+from kernreg.solvers.blocks.params import (
     LAMBDAS,
     M_LEVELS,
     PATH_NYSTROM,
@@ -30,38 +36,10 @@ from kernreg.solvers.params import (
 )
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
-__all__ = [
-    "UPDATES",
-    "IncrementalNystromKRLS",
-    "best_pair",
-    "check_m_levels",
-    "default_m_levels",
-    "incremental_nkrls_path",
-]
+__all__ = ["UPDATES", "IncrementalNystromKRLS", "incremental_nkrls_path"]
 
 #: How centers are appended to the factor of ``AᵀA + λnI``.
 UPDATES = ("block", "rank_one")
-
-#: Number of m-levels recorded when none are given (LiM Figure 2 uses 50).
-DEFAULT_LEVELS = 50
-
-
-def default_m_levels(m: int, count: int = DEFAULT_LEVELS) -> np.ndarray:
-    """``count`` evenly spaced levels ending at ``m`` (fewer when ``m < count``)."""
-    return np.unique(np.ceil(np.linspace(m / count, m, count)).astype(np.int64))
-
-
-def check_m_levels(levels: Any, m: int) -> np.ndarray:
-    """Sorted distinct integer levels in ``[1, m]``; ``None`` gives :func:`default_m_levels`."""
-    if levels is None:
-        return default_m_levels(m)
-    arr = np.atleast_1d(np.asarray(levels))
-    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"m_values must be a non-empty list of integers, got {levels!r}")
-    if arr.min() < 1 or arr.max() > m:
-        raise ValueError(f"m_values must lie in [1, m] = [1, {m}], got {levels!r}")
-    return np.unique(arr.astype(np.int64))
-
 
 def incremental_nkrls_path(
     H: np.ndarray,
@@ -178,30 +156,11 @@ def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int) -> np.ndarray:
     return R
 
 
-def best_pair(val_rmse: np.ndarray) -> tuple[int, int]:
-    """``(j, k)`` of the lowest validation RMSE on an (L λ × M levels) grid, NaN ignored; among
-    ties the fewest centers or features ("less is more"): the grid is scanned level-major."""
-    k, j = np.unravel_index(np.nanargmin(val_rmse.T), val_rmse.T.shape)
-    return int(j), int(k)
+#: What the fit rows give every (λ, m'): all m centers and their NKRLS system.
+_State = tuple[Any, NystromSystem]
 
 
-def _column_rmse(kernel: Kernel, X: Any, C: Any, coefs: np.ndarray, y: np.ndarray
-                 ) -> np.ndarray:
-    """RMSE of ``K(X, C) @ coefs[:, j]`` against ``y`` for every column ``j`` (NaN columns stay
-    NaN), accumulated over row blocks: the ``n × L·M`` predictions are never stored."""
-    bad = np.isnan(coefs).any(axis=0)
-    coefs = np.where(bad, 0.0, coefs).astype(kernel.dtype)
-    rows = kernel.block_rows(max(coefs.shape))
-    sq = np.zeros(coefs.shape[1])
-    for sl, Kb in kernel.blocks(X, C, block_rows=rows, reuse_buffer=True):
-        resid = Kb @ coefs - y[sl, None]
-        sq += np.einsum("ij,ij->j", resid, resid, dtype=np.float64)
-    out = np.sqrt(sq / y.shape[0])
-    out[bad] = np.nan
-    return out
-
-
-class IncrementalNystromKRLS(KernelEstimator):
+class IncrementalNystromKRLS(LambdaPathEstimator):
     """Incremental Nyström KRLS: the NKRLS path over both λ and the number of centers m'.
 
     Selects the pair ``(λ, m')`` with the lowest validation RMSE (ties: the fewest centers).
@@ -226,7 +185,7 @@ class IncrementalNystromKRLS(KernelEstimator):
     penalty : {"kmm", "identity"}, default "kmm"
         Ridge term ``λn·K_mm`` (the papers' NKRLS) or ``λn·I``: ridge regression on the
         features ``K(x, C)``, what the authors' code behind LiM Table 1 computed (see
-        :func:`kernreg.solvers._nystrom.nystrom_setup`); ``epsilon`` is then unused.
+        :func:`kernreg.solvers.blocks.nystrom.nystrom_setup`); ``epsilon`` is then unused.
     sampler : str or CenterSampler, default "uniform"
     random_state : None, int or numpy.random.Generator
     refit : bool, default False
@@ -248,8 +207,6 @@ class IncrementalNystromKRLS(KernelEstimator):
     path_ : dict or None
         ``{"lambdas", "m_values", "val_rmse" (L, M), "failed_lambdas"}`` with validation data.
     """
-
-    path_parameter = "lambda"
 
     def __init__(
         self,
@@ -289,69 +246,57 @@ class IncrementalNystromKRLS(KernelEstimator):
     def check_params(self) -> None:
         super().check_params()
         self._check_nystrom()
-        self._check_refit()
-        self._check_lam(self.lam)
         check_choice(self.update, "update", UPDATES)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_m_levels(self.m_values, check_int(self.m, "m", minimum=1))
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None,
-            y_val: Any = None) -> IncrementalNystromKRLS:
-        """Fit at ``(lam, m)``, or over the ``(lambdas, m_values)`` grid selecting on validation.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
-
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        n = X.shape[0]
-        m = self._check_m(n)
-        refit = self._check_refit()
-        lam = self._check_lam(self.lam)
-        levels = np.unique(np.minimum(check_m_levels(self.m_values, self.m), m))  # m clamped
-        if X_val is None:
-            lambdas, levels = np.array([lam]), np.array([m])
-        else:
-            lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
-        setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon,
-                              penalty=self.penalty)
-        self.center_indices_ = setup.indices
-        self.factor_info_ = setup.factor.info
+    def _prepare(self, X: Any, y: np.ndarray) -> _State:
+        setup = self._nystrom_setup(X, self.penalty)  # centers_: the first m* after selection
         H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
-        coefs, failed = incremental_nkrls_path(H, Aty, setup.factor, lambdas, n, levels,
-                                               self.update)
-        if X_val is None:
-            self._set_solution(setup.centers, coefs[:, 0, 0], lam, m)
-            self.path_ = None
-            return self
+        return setup.centers, NystromSystem(setup.factor, H, Aty)
 
+    def _levels_path(self, state: _State, n: int, lambdas: np.ndarray, levels: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        system = state[1]
+        return incremental_nkrls_path(system.H, system.Aty, system.factor, lambdas, n, levels,
+                                      self.update)
+
+    def _fit_at(self, state: _State, X: Any,
+                y: np.ndarray, lam: float) -> None:
+        m = state[0].shape[0]
+        coefs, _ = self._levels_path(state, X.shape[0], np.array([lam]), np.array([m]))
+        self._set_solution(state[0], coefs[:, 0, 0], lam, m)
+
+    def _path(self, state: _State, X: Any, y: np.ndarray,
+              X_val: Any, y_val: np.ndarray, lambdas: np.ndarray) -> LambdaPath:
+        centers = state[0]
+        m = centers.shape[0]
+        # m may have been clamped to the data (with a warning): levels past it clamp with it
+        levels = np.unique(np.minimum(check_m_levels(self.m_values, self.m), m))
+        coefs, failed = self._levels_path(state, X.shape[0], lambdas, levels)
         L, M = lambdas.size, levels.size
-        val_rmse = _column_rmse(self.kernel_, X_val, setup.centers, coefs.reshape(m, L * M),
-                                y_val).reshape(L, M)
+        flat = coefs.reshape(m, L * M)
+        blocks = self.kernel_.blocks(X_val, centers, reuse_buffer=True,
+                                     block_rows=self.kernel_.block_rows(max(flat.shape)))
+        val_rmse = column_rmse(blocks, flat, y_val, self.kernel_.dtype).reshape(L, M)
         if np.all(np.isnan(val_rmse)):
             raise np.linalg.LinAlgError("AᵀA + λnI was not positive definite for any λ")
-        j, k = best_pair(val_rmse)
-        best_lam, best_m = float(lambdas[j]), int(levels[k])
-        self.path_ = {"lambdas": lambdas, "m_values": levels, "val_rmse": val_rmse,
-                      "failed_lambdas": int(failed.sum())}
-        alpha = coefs[:best_m, j, k]
-        if refit:
-            sub = NystromFactor(setup.factor.R[:best_m, :best_m], setup.factor.epsilon,
-                                setup.factor.epsilon_requested, setup.factor.retries)
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            Ha, Atya = nystrom_products(self.kernel_, Xa, setup.centers[:best_m], ya, sub)
-            alpha = nkrls_path(Ha, Atya, sub, np.array([best_lam]), Xa.shape[0])[0][:, 0]
-        self._set_solution(setup.centers, alpha, best_lam, best_m)
-        return self
+        return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels,
+                          {"failed_lambdas": int(failed.sum())})
+
+    def _choose(self, state: _State, path: LambdaPath,
+                j: int, k: int) -> None:
+        self._set_solution(state[0], path.coef(j, k), float(path.lambdas[j]),
+                           int(path.levels[k]))
+
+    def _refit(self, state: _State, X: Any,
+               y: np.ndarray) -> None:
+        factor, m = state[1].factor, self.best_m_
+        sub = NystromFactor(factor.R[:m, :m], factor.epsilon, factor.epsilon_requested,
+                            factor.retries)
+        system = NystromSystem(sub, *nystrom_products(self.kernel_, X, self.centers_, y, sub))
+        alpha = system.solve(np.array([self.best_lambda_]), X.shape[0])[0][:, 0]
+        self._set_solution(self.centers_, alpha, self.best_lambda_, m)
 
     def _set_solution(self, centers: Any, alpha: np.ndarray, lam: float, m: int) -> None:
         self.centers_ = centers[:m]

@@ -1,4 +1,5 @@
-"""Hold-out split of the training set used by the model-selection protocol."""
+"""Hold-out split of the training set used by the model-selection protocol, and the rows a
+refit after selection uses."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from kernreg._validation import check_data, check_random_state, check_targets
+from kernreg.solvers.blocks.base import stack_rows
 
-__all__ = ["holdout_split"]
+__all__ = ["holdout_split", "refit_rows"]
 
 
 def holdout_split(
@@ -34,3 +36,9 @@ def holdout_split(
     perm = check_random_state(random_state).permutation(n)
     fit_idx, val_idx = perm[: n - n_val], perm[n - n_val :]
     return X[fit_idx], y[fit_idx], X[val_idx], y[val_idx]
+
+
+def refit_rows(X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray) -> tuple[Any, np.ndarray]:
+    """Training rows followed by validation rows (dense or CSR, as the inputs), for a refit
+    after selection."""
+    return stack_rows(X, X_val), np.concatenate([y, y_val])

@@ -5,81 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.linalg as la
 
-from kernreg._validation import check_choice, check_lambdas
+from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers._dask import BACKENDS, DistributedRows
-from kernreg.solvers._linalg import NystromFactor
-from kernreg.solvers._metrics import rmse
-from kernreg.solvers._nystrom import PENALTIES, nystrom_products, nystrom_setup
-from kernreg.solvers.krls import eigen_path_coefs
-from kernreg.solvers.params import LAMBDAS, PATH_NYSTROM, lambda_grid
+from kernreg.solvers.blocks.dask_rows import BACKENDS, DistributedRows
+from kernreg.solvers.blocks.lambda_path import (
+    PATH_METHODS,
+    LambdaPath,
+    LambdaPathEstimator,
+    NystromSystem,
+)
+from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
+from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
-from kernreg.solvers.stopping import best_iteration
 
-__all__ = ["PATH_METHODS", "NystromKRLS", "nkrls_path"]
+__all__ = ["NystromKRLS"]
 
-#: How the λ path is solved: one eigendecomposition for all λ, or one Cholesky per λ.
-PATH_METHODS = ("eigh", "cholesky")
-
-
-def nkrls_path(
-    H: np.ndarray,
-    Aty: np.ndarray,
-    factor: NystromFactor,
-    lambdas: np.ndarray,
-    n: int,
-    method: str = "eigh",
-) -> tuple[np.ndarray, list[float]]:
-    """NKRLS coefficients ``α(λ) = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` for every λ.
-
-    Parameters
-    ----------
-    H, Aty : ndarray
-        ``AᵀA`` (m, m) and ``Aᵀy`` (m,) with ``A = K_nm R⁻¹`` (see
-        :func:`nystrom_products`).
-    factor : NystromFactor
-        ``RᵀR = K_mm + εI``.
-    lambdas : ndarray of shape (L,)
-    n : int
-        Number of training rows (the λ scaling).
-    method : {"eigh", "cholesky"}
-        ``"eigh"``: ``AᵀA = V diag(s) Vᵀ`` once, then ``β(λ) = V diag(1/(s + λn)) Vᵀ Aᵀy``
-        (``O(m³ + m²·L)``). ``"cholesky"``: factor ``AᵀA + λnI`` afresh for each λ
-        (``O(m³·L)``, the authors' scheme); when that Cholesky fails (λn below rounding of
-        ``AᵀA``) the λ is solved through the eigendecomposition instead and listed in the
-        second return value.
-
-    Returns
-    -------
-    alphas : ndarray of shape (m, L)
-    fallbacks : list of float
-        λ values for which the Cholesky variant fell back to the eigendecomposition.
-    """
-    check_choice(method, "path_method", PATH_METHODS)
-    fallbacks: list[float] = []
-    if method == "eigh":
-        s, V = la.eigh(H, check_finite=False, driver="evd")  # divide and conquer: ~15% faster
-        betas = eigen_path_coefs(s, V, Aty, lambdas * n)
-    else:
-        betas = np.empty((H.shape[0], lambdas.size))
-        eye = np.eye(H.shape[0])
-        eig = None
-        for j, lam in enumerate(lambdas):
-            try:
-                cf = la.cho_factor(H + lam * n * eye, check_finite=False)
-                betas[:, j] = la.cho_solve(cf, Aty, check_finite=False)
-            except la.LinAlgError:
-                if eig is None:
-                    eig = la.eigh(H, check_finite=False)
-                betas[:, j] = eigen_path_coefs(*eig, Aty, np.array([lam * n]))[:, 0]
-                fallbacks.append(float(lam))
-    return factor.solve(betas), fallbacks
-
-
-class NystromKRLS(KernelEstimator):
+class NystromKRLS(LambdaPathEstimator):
     """Nyström KRLS: ``α = R⁻¹ (AᵀA + λnI)⁻¹ Aᵀy`` with ``A = K_nm R⁻¹``, ``RᵀR = K_mm + εI``
     (``R = I`` with ``penalty="identity"``).
 
@@ -101,16 +45,17 @@ class NystromKRLS(KernelEstimator):
     lambdas : array-like, optional
         λ grid searched with validation data; default 100 values log-spaced in ``[1e-15, 1]``.
     path_method : {"eigh", "cholesky"}, default "eigh"
-        Shared eigendecomposition for all λ, or a fresh Cholesky per λ (see :func:`nkrls_path`).
+        Shared eigendecomposition for all λ, or a fresh Cholesky per λ (see
+        :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`).
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI``; increased ×10 until Cholesky succeeds (recorded in
         ``factor_info_``).
     penalty : {"kmm", "identity"}, default "kmm"
         Ridge term ``λn·K_mm`` (the papers' NKRLS) or ``λn·I``: ridge regression on the
         features ``K(x, C)``, what the authors' code behind LiM Table 1 computed (see
-        :func:`kernreg.solvers._nystrom.nystrom_setup`); ``epsilon`` is then unused.
+        :func:`kernreg.solvers.blocks.nystrom.nystrom_setup`); ``epsilon`` is then unused.
     sampler : str or CenterSampler, default "uniform"
-        Center selection (see :mod:`kernreg.solvers.centers`).
+        Center selection (see :mod:`kernreg.solvers.blocks.centers`).
     random_state : None, int or numpy.random.Generator
         Seed of the center selection.
     refit : bool, default False
@@ -122,7 +67,7 @@ class NystromKRLS(KernelEstimator):
     backend : {"local", "dask"}, default "local"
         Where ``AᵀA``, ``Aᵀy`` and the validation errors are computed: in this process, or
         over the rows spread on the running Dask client's workers (see
-        :mod:`kernreg.solvers._dask`; the same numbers up to the order of the sums).
+        :mod:`kernreg.solvers.blocks.dask_rows`; the same numbers up to the order of the sums).
 
     Attributes
     ----------
@@ -138,8 +83,6 @@ class NystromKRLS(KernelEstimator):
     path_coefs_ : ndarray of shape (m, L) or None
         α(λ) of every λ of the validated path (see :meth:`predict_path`).
     """
-
-    path_parameter = "lambda"
 
     def __init__(
         self,
@@ -179,73 +122,35 @@ class NystromKRLS(KernelEstimator):
     def check_params(self) -> None:
         super().check_params()
         self._check_nystrom()
-        self._check_refit()
-        self._check_lam(self.lam)
         check_choice(self.path_method, "path_method", PATH_METHODS)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> NystromKRLS:
-        """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
+    def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
+        setup = self._nystrom_setup(X, self.penalty)
+        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor))
 
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
+    def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
+        alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
+        self.alpha_, self.best_lambda_, self.path_coefs_ = alphas[:, 0], lam, None
 
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        n = X.shape[0]
-        m = self._check_m(n)
-        refit = self._check_refit()
-        lam = self._check_lam(self.lam)  # checked even when the grid is used
-        if X_val is None:
-            lambdas = np.array([lam])
-        else:
-            lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
-        setup = nystrom_setup(
-            X,
-            m,
-            self.kernel_,
-            sampler=self.sampler,
-            random_state=self.random_state,
-            epsilon=self.epsilon,
-            penalty=self.penalty,
-        )
-        self.center_indices_, self.centers_ = setup.indices, setup.centers
-        self.factor_info_ = setup.factor.info
-        H, Aty = self._products(X, y, setup.centers, setup.factor)
-        alphas, fallbacks = nkrls_path(H, Aty, setup.factor, lambdas, n, self.path_method)
-        if X_val is None:
-            self.alpha_, self.best_lambda_, self.path_ = alphas[:, 0], float(lambdas[0]), None
-            self.path_coefs_ = None
-            return self
+    def _path(self, state: NystromSystem, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
+              lambdas: np.ndarray) -> LambdaPath:
+        alphas, fallbacks = state.solve(lambdas, X.shape[0], self.path_method)
         self.path_coefs_ = alphas
-
         if self.backend == "dask":
-            val_rows = DistributedRows(self.kernel_, X_val, y_val, setup.centers, "blocked")
+            val_rows = DistributedRows(self.kernel_, X_val, y_val, self.centers_, "blocked")
             val_rmse = val_rows.rmse(alphas)
             val_rows.close()
         else:
-            val_rmse = rmse(y_val, self.kernel_.matvec(X_val, setup.centers, alphas))
-        best = best_iteration(val_rmse) - 1
-        self.best_lambda_ = float(lambdas[best])
-        self.path_ = {"lambdas": lambdas, "val_rmse": val_rmse, "cholesky_fallbacks": fallbacks}
-        self.alpha_ = alphas[:, best].copy()
-        if refit:
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            H, Aty = self._products(Xa, ya, setup.centers, setup.factor)
-            alphas, _ = nkrls_path(
-                H, Aty, setup.factor, np.array([self.best_lambda_]), Xa.shape[0], self.path_method
-            )
-            self.alpha_ = alphas[:, 0]
-        return self
+            val_rmse = rmse(y_val, self.kernel_.matvec(X_val, self.centers_, alphas))
+        return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy(),
+                          record={"cholesky_fallbacks": fallbacks})
+
+    def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
+        refit = NystromSystem(state.factor, *self._products(X, y, self.centers_, state.factor))
+        self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
+                                  self.path_method)[0][:, 0]
 
     def _products(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor
                   ) -> tuple[np.ndarray, np.ndarray]:

@@ -19,10 +19,10 @@ from kernreg._validation import (
     check_random_state,
 )
 from kernreg.kernels import Kernel, make_kernel
-from kernreg.solvers._nystrom import check_epsilon
-from kernreg.solvers.centers import clamp_centers, get_sampler
-from kernreg.solvers.params import DEFAULT_LAMBDA_GRID
-from kernreg.solvers.stopping import StoppingRule, get_stopping_rule
+from kernreg.solvers.blocks.centers import clamp_centers, get_sampler
+from kernreg.solvers.blocks.nystrom import NystromSetup, check_epsilon, nystrom_setup
+from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID
+from kernreg.solvers.blocks.stopping import StoppingRule, get_stopping_rule
 
 __all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "stack_rows"]
 
@@ -149,6 +149,17 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         get_sampler(self.sampler)
         check_random_state(self.random_state)
 
+    def _nystrom_setup(self, X: Any, penalty: str = "kmm") -> NystromSetup:
+        """Draw the centers among the rows of ``X`` and factor ``K_mm + εI`` (see
+        :func:`~kernreg.solvers.blocks.nystrom.nystrom_setup`); set ``center_indices_``,
+        ``centers_`` and ``factor_info_``."""
+        setup = nystrom_setup(X, self._check_m(X.shape[0]), self.kernel_, sampler=self.sampler,
+                              random_state=self.random_state, epsilon=self.epsilon,
+                              penalty=penalty)
+        self.center_indices_, self.centers_ = setup.indices, setup.centers
+        self.factor_info_ = setup.factor.info
+        return setup
+
     def _check_refit(self) -> bool:
         if not isinstance(self.refit, bool | np.bool_):
             raise ValueError(f"refit must be True or False, got {self.refit!r}")
@@ -166,7 +177,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
 
     def _check_m(self, n: int) -> int:
         """The number of centers for ``n`` training points: ``m``, or ``n`` with a warning when
-        ``m > n`` (see :func:`~kernreg.solvers.centers.clamp_centers`)."""
+        ``m > n`` (see :func:`~kernreg.solvers.blocks.centers.clamp_centers`)."""
         return clamp_centers(check_int(self.m, "m", minimum=1), n, stacklevel=4)  # fit's caller
 
     def predict(self, X: Any) -> np.ndarray:

@@ -22,7 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from kernreg.solvers._iterative import VALIDATION_CHUNK
+import psutil
+
+from kernreg.solvers.blocks.dask_rows import current_client, worker_memory_limit
+from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK
 
 #: Nominal rates of a small machine (2 cores, AVX-512): float64 GEMM flop/s (float32 runs at
 #: twice this), exp/s, and streaming bytes/s.
@@ -144,3 +147,31 @@ def choose_strategy(costs: dict[tuple[str, str], StrategyCost], memory_limit: in
     if fitting:
         return min(fitting, key=lambda c: c.seconds)
     return min(allowed, key=lambda c: c.peak_bytes)
+
+
+def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
+                    block_bytes: int, memory_limit: int, strategy: str = "auto",
+                    validation_strategy: str = "auto", val_step_rows: bool = False,
+                    workers: int = 1
+                    ) -> tuple[StrategyCost, dict[tuple[str, str], StrategyCost]]:
+    """The (training, validation) strategies NYTRO runs with: the given ones, ``"auto"`` parts
+    filled in by the cost model within ``memory_limit`` (per worker, over ``workers`` Dask
+    workers); and every pair's estimate. The one plan behind both ``fit`` and the memory
+    preflight."""
+    costs = nytro_costs(n, max(n_val, 1), m, d, max_iter, itemsize, block_bytes,
+                        val_step_rows=val_step_rows, workers=workers)
+    return choose_strategy(costs, memory_limit, strategy, validation_strategy), costs
+
+
+def strategy_memory(max_memory: int | None, backend: str) -> tuple[int, int]:
+    """``(bytes, workers)``: the memory the strategies' kernel arrays may take, per worker, and
+    the number of workers. ``max_memory``, else 80% of the memory available now; on a Dask
+    cluster each worker's own limit, or its share of this host's."""
+    limit = max_memory
+    if limit is None:
+        limit = int(0.8 * psutil.virtual_memory().available)
+    workers = 1
+    if backend == "dask":
+        workers, per_worker = worker_memory_limit(current_client(), limit)
+        limit = per_worker if max_memory is None else limit
+    return limit, workers

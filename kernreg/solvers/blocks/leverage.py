@@ -14,7 +14,7 @@ import scipy.linalg as la
 
 from kernreg._validation import check_positive, check_random_state
 from kernreg.kernels import Kernel
-from kernreg.solvers._linalg import sym
+from kernreg.solvers.blocks.linalg import sym
 
 __all__ = ["approximate_leverage_scores", "exact_leverage_scores"]
 

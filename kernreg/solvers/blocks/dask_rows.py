@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from kernreg.kernels import Kernel
-from kernreg.solvers._knm import KnmOperator, make_knm
-from kernreg.solvers._linalg import NystromFactor
+from kernreg.solvers.blocks.knm import KnmOperator, make_knm
+from kernreg.solvers.blocks.linalg import NystromFactor
 
 __all__ = ["BACKENDS", "DistributedRows", "current_client", "worker_memory_limit"]
 

@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import KernelEstimator
-from kernreg.solvers._linalg import eigh_inplace, sym_inplace
-from kernreg.solvers._metrics import rmse
-from kernreg.solvers.params import lambda_grid
-from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
+from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
+from kernreg.solvers.blocks.memory import full_kernel_memory
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.registry import AlgorithmSpec, register
 
 __all__ = ["KOLS"]
 
@@ -102,14 +102,6 @@ class KOLS(KernelEstimator):
         if X_val is not None:
             self.path_ = {"val_rmse": np.array([rmse(y_val, self.predict(X_val))])}
         return self
-
-
-def full_kernel_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
-    """KOLS / KRLS: K and its eigenvectors (LAPACK works in K's memory: see eigh_inplace) and
-    the coefficients of every λ; validation predictions are blocked."""
-    n = problem.n_fit
-    lambdas = len(lambda_grid(params["lambdas"])) if "lambdas" in params else 1
-    return {"K + eigenvectors": 2 * n * n * F64, "path": n * lambdas * F64}
 
 
 register(AlgorithmSpec(

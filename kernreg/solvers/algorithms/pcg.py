@@ -27,22 +27,23 @@ what 500 of Landweber's do (Ijcnn1: test RMSE 0.38 at 60 iterations).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_choice, check_lambdas, check_positive
+from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers._knm import make_knm
-from kernreg.solvers._linalg import NystromFactor
-from kernreg.solvers._metrics import rmse
-from kernreg.solvers._nystrom import nystrom_setup
-from kernreg.solvers.nytro import knm_normal_product
-from kernreg.solvers.params import LAMBDAS, NYSTROM
+from kernreg.solvers.blocks.iterative import run_validated
+from kernreg.solvers.blocks.knm import NormalProduct, knm_normal_product, make_knm
+from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator
+from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.nystrom import NystromSetup
+from kernreg.solvers.blocks.params import LAMBDAS, NYSTROM
+from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
-from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
 
 __all__ = ["PRECONDITIONERS", "STRATEGIES", "FalkonPreconditioner", "NystromPCG",
            "NystromPreconditioner"]
@@ -118,16 +119,96 @@ class NystromPreconditioner:
 
 
 _PRECONDITIONER_CLASSES = {"falkon": FalkonPreconditioner, "nystrom": NystromPreconditioner}
+Preconditioner = FalkonPreconditioner | NystromPreconditioner
 
 
-class NystromPCG(KernelEstimator):
+class _CG:
+    """Conjugate gradient on one λ's preconditioned system ``B_λᵀWB_λ β = B_λᵀK_nmᵀy``
+    (``W = K_nmᵀK_nm + λn·K_mm``), warm-started from ``alpha``."""
+
+    def __init__(self, normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lam: float,
+                 alpha: np.ndarray, tol: float) -> None:
+        R, n = pre.factor.R, pre.n
+
+        def W(beta: np.ndarray) -> np.ndarray:
+            u = pre.apply(beta, lam)
+            return pre.apply_t(normal(u) + lam * n * (R.T @ (R @ u)), lam)
+
+        self.W, self.pre, self.lam, self.alpha = W, pre, lam, alpha
+        b = pre.apply_t(rhs, lam)
+        self.beta = pre.inverse(alpha, lam)
+        self.r = b - W(self.beta)
+        self.p = self.r.copy()
+        self.rr = float(self.r @ self.r)
+        self.stop_at = tol * float(np.linalg.norm(b))
+
+    def converged(self) -> bool:
+        """Whether the relative residual fell below ``tol``."""
+        return bool(np.sqrt(self.rr) <= self.stop_at)
+
+    def step(self) -> np.ndarray:
+        """One CG iteration; the new α."""
+        Wp = self.W(self.p)
+        step = self.rr / float(self.p @ Wp)
+        self.beta = self.beta + step * self.p
+        self.r = self.r - step * Wp
+        rr_new = float(self.r @ self.r)
+        self.p = self.r + (rr_new / self.rr) * self.p
+        self.rr = rr_new
+        self.alpha = self.pre.apply(self.beta, self.lam)
+        return self.alpha
+
+
+@dataclasses.dataclass
+class _LambdaSolve:
+    """One λ's CG run: the last iterate (the next λ's warm start), iterations run, and with
+    validation the best iterate (0-based) and every iterate's error."""
+
+    last: np.ndarray
+    n_iter: int
+    best: np.ndarray | None = None
+    best_iter: int = 0
+    errors: np.ndarray | None = None
+
+
+def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas: np.ndarray,
+            max_iter: int, tol: float, rule: StoppingRule, score: Any = None
+            ) -> list[_LambdaSolve]:
+    """CG for every λ in the given order, each warm-started from the previous λ's last iterate:
+    at most ``max_iter`` iterations, fewer at ``tol``; with ``score`` (validation RMSE of an α)
+    every iterate is scored and ``rule`` may end a λ's iterations (the loop of
+    :func:`~kernreg.solvers.blocks.iterative.run_validated`)."""
+    alpha = np.zeros(pre.factor.R.shape[0])
+    solved = []
+    for lam in lambdas:
+        cg = _CG(normal, rhs, pre, lam, alpha, tol)
+        if score is None:
+            n_iter = 0
+            while n_iter < max_iter and not cg.converged():
+                cg.step()
+                n_iter += 1
+            solved.append(_LambdaSolve(cg.alpha, max(n_iter, 1)))
+        else:
+            res = run_validated(cg.step, lambda coefs: np.array([score(coefs[:, 0])]), rule,
+                                max_iter, done=cg.converged)
+            if res.n_iter:
+                solved.append(_LambdaSolve(cg.alpha, res.n_iter, res.best_coef,
+                                           res.best_iter - 1, res.val_rmse))
+            else:  # converged before any iteration: the warm start is the answer
+                solved.append(_LambdaSolve(cg.alpha, 1, cg.alpha, 0,
+                                           np.array([score(cg.alpha)])))
+        alpha = cg.alpha
+    return solved
+
+
+class NystromPCG(LambdaPathEstimator):
     """Nyström KRLS solved by Falkon's preconditioned conjugate gradient, over a λ path.
 
     For each λ of the grid (largest first, warm-started from the previous λ), at most
     ``max_iter`` CG iterations on the preconditioned NKRLS system, the validation RMSE after
     each; a λ's iterations end when the residual falls below ``tol`` (relative) or the
     stopping rule fires. The pair (λ, iteration) with the lowest validation RMSE is selected
-    (ties: the larger λ, then the earlier iteration).
+    (ties: the smaller λ, then the earlier iteration).
 
     Parameters
     ----------
@@ -145,7 +226,7 @@ class NystromPCG(KernelEstimator):
         Relative residual ``‖r‖/‖b‖`` at which a λ's CG stops.
     stopping_rule : str, default "window_linear_fitting"
         Rule on a λ's validation errors along its iterations (see
-        :mod:`kernreg.solvers.stopping`); ``"none"`` runs to ``max_iter`` or ``tol``.
+        :mod:`kernreg.solvers.blocks.stopping`); ``"none"`` runs to ``max_iter`` or ``tol``.
     window : int, default 10
     threshold : float, default 0.0
     strategy : {"memory", "blocked", "gram"}, default "memory"
@@ -178,8 +259,6 @@ class NystromPCG(KernelEstimator):
     path_ : dict or None
         ``{"lambdas", "val_rmse" (best over each λ's iterations), "iterations" (run per λ)}``.
     """
-
-    path_parameter = "lambda"
 
     def __init__(
         self,
@@ -232,142 +311,72 @@ class NystromPCG(KernelEstimator):
         self._check_nystrom()
         self._check_max_iter()
         self._check_rule()
-        self._check_refit()
-        self._check_lam(self.lam)
         check_positive(self.tol, "tol")
         check_choice(self.strategy, "strategy", STRATEGIES)
         if self.validation_strategy is not None:
             check_choice(self.validation_strategy, "validation_strategy", VALIDATION_STRATEGIES)
         check_choice(self.preconditioner, "preconditioner", PRECONDITIONERS)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
 
     def _fit_info(self) -> dict[str, Any]:
         return {"t_selected": float(self.best_iter_), "n_iter": float(self.n_iter_),
                 **self._factor_info()}
 
-    def _normal(self, X: Any, C: Any) -> Any:
-        """``u ↦ K_nmᵀK_nm u`` as the strategy dictates, and ``v ↦ K_nmᵀ v``."""
-        if self.strategy == "gram":
-            G, _ = self.kernel_.with_dtype(np.float64).gram_products(X, C)
-            return (lambda u: G @ u), None
-        knm = make_knm(self.strategy, self.kernel_, X, C)
-        return knm_normal_product(knm), knm
+    def _prepare(self, X: Any, y: np.ndarray) -> NystromSetup:
+        return self._nystrom_setup(X)
 
-    def _solve_path(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor,
-                    lambdas: np.ndarray, rule: StoppingRule, score: Any
-                    ) -> tuple[list[list[np.ndarray]], list[list[float]]]:
-        """CG over the λ path (largest λ first, warm starts); every iterate's α and score."""
-        normal, knm = self._normal(X, C)
-        try:
-            return self._cg_path(X, y, C, factor, lambdas, rule, score, normal)
-        finally:  # a stored K_nm goes to the next fit of its shape
-            if knm is not None:
-                knm.close()
+    def _fit_at(self, state: NystromSetup, X: Any, y: np.ndarray, lam: float) -> None:
+        (solved,) = _solve(self, X, y, state, np.array([lam]), self._check_max_iter())
+        self.alpha_, self.best_lambda_ = solved.last, lam
+        self.best_iter_ = self.n_iter_ = solved.n_iter
 
-    def _cg_path(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor,
-                 lambdas: np.ndarray, rule: StoppingRule, score: Any, normal: Any
-                 ) -> tuple[list[list[np.ndarray]], list[list[float]]]:
-        n, m = X.shape[0], C.shape[0]
-        rhs = self.kernel_.rmatvec(X, C, y)  # K_nmᵀ y
-        pre = _PRECONDITIONER_CLASSES[self.preconditioner](factor, n)
-        R = factor.R
-        alpha = np.zeros(m)
-        iterates: list[list[np.ndarray]] = []
-        scores: list[list[float]] = []
-        for lam in lambdas:
-            def W(beta: np.ndarray, lam: float = lam) -> np.ndarray:
-                u = pre.apply(beta, lam)
-                return pre.apply_t(normal(u) + lam * n * (R.T @ (R @ u)), lam)
-
-            b = pre.apply_t(rhs, lam)
-            beta = pre.inverse(alpha, lam)
-            r = b - W(beta)
-            p = r.copy()
-            rr = float(r @ r)
-            stop_at = self.tol * float(np.linalg.norm(b))
-            alphas_lam: list[np.ndarray] = []
-            errors: list[float] = []
-            for _ in range(self.max_iter):
-                if np.sqrt(rr) <= stop_at:
-                    break
-                Wp = W(p)
-                step = rr / float(p @ Wp)
-                beta = beta + step * p
-                r = r - step * Wp
-                rr_new = float(r @ r)
-                p = r + (rr_new / rr) * p
-                rr = rr_new
-                alpha = pre.apply(beta, lam)
-                alphas_lam.append(alpha)
-                errors.append(score(alpha))
-                if rule.should_stop(errors):
-                    break
-            if not alphas_lam:  # converged before any iteration: the warm start is the answer
-                alphas_lam.append(alpha)
-                errors.append(score(alpha))
-            iterates.append(alphas_lam)
-            scores.append(errors)
-        return iterates, scores
-
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> NystromPCG:
-        """Run CG over the λ path; with validation data select (λ*, t*).
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
-
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        m = self._check_m(X.shape[0])
-        rule = self._check_rule()
-        refit = self._check_refit()
-        lam = self._check_lam(self.lam)
-        setup = nystrom_setup(X, m, self.kernel_, sampler=self.sampler,
-                              random_state=self.random_state, epsilon=self.epsilon)
-        self.center_indices_, self.centers_ = setup.indices, setup.centers
-        self.factor_info_ = setup.factor.info
-        C = setup.centers
-        if X_val is None:
-            lambdas = np.array([lam])
-            no_rule = StoppingRule("none")
-            iterates, _ = self._solve_path(X, y, C, setup.factor, lambdas, no_rule,
-                                           lambda a: 0.0)
-            self.alpha_, self.best_lambda_ = iterates[0][-1], lam
-            self.best_iter_ = self.n_iter_ = len(iterates[0])
-            self.path_ = None
-            return self
-        lambdas = np.sort(check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None
-                                        else self.lambdas))[::-1]
+    def _path(self, state: NystromSetup, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
+              lambdas: np.ndarray) -> LambdaPath:
+        lambdas = np.sort(lambdas)[::-1]
         val_knm = make_knm(_validation_strategy(self.strategy, self.validation_strategy),
-                           self.kernel_, X_val, C)
+                           self.kernel_, X_val, state.centers)
         try:
-            iterates, scores = self._solve_path(X, y, C, setup.factor, lambdas, rule,
-                                                lambda a: float(rmse(y_val, val_knm.matvec(a))))
+            solved = _solve(self, X, y, state, lambdas, self._check_max_iter(),
+                            lambda a: float(rmse(y_val, val_knm.matvec(a))))
         finally:
             val_knm.close()
-        best = [(min(s), -k, int(np.argmin(s))) for k, s in enumerate(scores)]
-        _, neg_k, t = min(best)
-        k = -neg_k
-        self.best_lambda_, self.best_iter_ = float(lambdas[k]), t + 1
-        self.n_iter_ = sum(len(s) for s in scores)
-        self.alpha_ = iterates[k][t]
+        # lowest error; ties: the later (smaller) λ of the walk, then the earlier iteration
+        _, neg_k, _ = min((s.errors.min(), -k, s.best_iter) for k, s in enumerate(solved))
         order = np.argsort(lambdas)  # the path is reported in increasing λ, as NKRLS's
-        self.path_ = {"lambdas": lambdas[order],
-                      "val_rmse": np.array([min(scores[j]) for j in order]),
-                      "iterations": np.array([len(scores[j]) for j in order])}
-        if refit:
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            iterates, _ = self._solve_path(Xa, ya, C, setup.factor,
-                                           np.array([self.best_lambda_]),
-                                           StoppingRule("none"), lambda a: 0.0)
-            self.alpha_ = iterates[0][min(self.best_iter_, len(iterates[0])) - 1]
-        return self
+        ranked = [solved[j] for j in order]
+        self.n_iter_ = sum(s.n_iter for s in solved)
+        return LambdaPath(lambdas[order], np.array([s.errors.min() for s in ranked]),
+                          lambda j, k: ranked[j], record={
+                              "iterations": np.array([s.n_iter for s in ranked])},
+                          choice=(int(np.flatnonzero(order == -neg_k)[0]), 0))
+
+    def _choose(self, state: NystromSetup, path: LambdaPath, j: int, k: int) -> None:
+        solved = path.coef(j, k)
+        self.best_lambda_, self.alpha_ = float(path.lambdas[j]), solved.best
+        self.best_iter_ = solved.best_iter + 1
+
+    def _refit(self, state: NystromSetup, X: Any, y: np.ndarray) -> None:
+        (solved,) = _solve(self, X, y, state, np.array([self.best_lambda_]), self.best_iter_)
+        self.alpha_ = solved.last
+
+
+def _solve(est: NystromPCG, X: Any, y: np.ndarray, setup: NystromSetup, lambdas: np.ndarray,
+           n_iter: int, score: Any = None) -> list[_LambdaSolve]:
+    """:func:`cg_path` of ``est``'s system on the rows ``(X, y)``, ``K_nm`` used as its
+    strategy says (largest λ first, warm starts)."""
+    if est.strategy == "gram":
+        G, _ = est.kernel_.with_dtype(np.float64).gram_products(X, setup.centers)
+        normal, knm = (lambda u: G @ u), None
+    else:
+        knm = make_knm(est.strategy, est.kernel_, X, setup.centers)
+        normal = knm_normal_product(knm)
+    try:
+        rhs = est.kernel_.rmatvec(X, setup.centers, y)  # K_nmᵀ y
+        pre = _PRECONDITIONER_CLASSES[est.preconditioner](setup.factor, X.shape[0])
+        rule = dataclasses.replace(est._check_rule(), select="best")
+        return cg_path(normal, rhs, pre, lambdas, n_iter, est.tol, rule, score)
+    finally:  # a stored K_nm goes to the next fit of its shape
+        if knm is not None:
+            knm.close()
 
 
 def _validation_strategy(strategy: str, validation_strategy: str | None) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 
 from kernreg._validation import check_int, check_positive, check_random_state
 from kernreg.kernels import Kernel
-from kernreg.solvers.leverage import approximate_leverage_scores
+from kernreg.solvers.blocks.leverage import approximate_leverage_scores
 
 __all__ = [
     "SAMPLERS",
@@ -114,9 +114,9 @@ class UniformSampler(CenterSampler):
 class LeverageScoreSampler(CenterSampler):
     """Sampling proportional to approximate λ-ridge leverage scores (LiM Definition 1).
 
-    Scores come from :func:`~kernreg.solvers.leverage.approximate_leverage_scores` on ``subsample``
-    uniformly drawn points (default ``min(n, max(2m, 1000))``); centers are then drawn without
-    replacement with probabilities proportional to them, in draw order.
+    Scores come from :func:`~kernreg.solvers.blocks.leverage.approximate_leverage_scores` on
+    ``subsample`` uniformly drawn points (default ``min(n, max(2m, 1000))``); centers are then
+    drawn without replacement with probabilities proportional to them, in draw order.
 
     Parameters
     ----------

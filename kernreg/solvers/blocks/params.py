@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg.solvers._nystrom import PENALTIES
+from kernreg.solvers.blocks.nystrom import PENALTIES
 
 __all__ = ["DEFAULT_LAMBDA_GRID", "LAMBDAS", "M_LEVELS", "M_SWEEP", "NAME_AND_LABEL", "NYSTROM",
            "PATH_NYSTROM", "POSITIVE", "POSITIVE_INT", "STRATEGY", "lambda_grid", "level_values",

@@ -6,19 +6,18 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_positive
+from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import KernelEstimator, stack_rows
-from kernreg.solvers._buffers import release, take
-from kernreg.solvers._iterative import (
+from kernreg.solvers.blocks.buffers import release, take
+from kernreg.solvers.blocks.iterative import (
     VALIDATION_CHUNK,
+    Iterations,
+    IterativeEstimator,
     prediction_rmse,
-    run_fixed,
-    run_validated,
 )
-from kernreg.solvers._linalg import sym_inplace, top_eigenvalue
+from kernreg.solvers.blocks.linalg import sym_inplace, top_eigenvalue
+from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
-from kernreg.solvers.stopping import DEFAULT_STOPPING_RULE, STOPPING
 
 __all__ = ["STEP_RULES", "KernelLandweber"]
 
@@ -26,7 +25,7 @@ __all__ = ["STEP_RULES", "KernelLandweber"]
 STEP_RULES = ("norm", "n")
 
 
-class KernelLandweber(KernelEstimator):
+class KernelLandweber(IterativeEstimator):
     """Kernel Landweber iteration (gradient descent on ``½||Kα − y||²_K``), a.k.a. ES.
 
     ``α_0 = 0``, ``α_t = α_{t−1} − η (K α_{t−1} − y)``. The paper writes the step as ``γ/n``;
@@ -53,12 +52,12 @@ class KernelLandweber(KernelEstimator):
     step_rule : {"norm", "n"}, default "norm"
         Default step: ``1/λ_max(K)`` (Lanczos, exact for small n) or ``1/n``.
     stopping_rule : str, default "window_linear_fitting"
-        One of :data:`kernreg.solvers.stopping.STOPPING_RULES`.
+        One of :data:`kernreg.solvers.blocks.stopping.STOPPING_RULES`.
     window : int, default 10
     threshold : float, default 0.0
     select : {"best", "stop"}, optional
         Which iteration the rule reports (default: the rule's own, see
-        :mod:`kernreg.solvers.stopping`).
+        :mod:`kernreg.solvers.blocks.stopping`).
     refit : bool, default False
         After selecting t*, rerun t* iterations on training + validation rows (step size
         recomputed for the stacked kernel unless ``step_size`` is given).
@@ -81,7 +80,8 @@ class KernelLandweber(KernelEstimator):
         ``{"iterations", "val_rmse", "stopped", "diverged"}`` with validation data.
     """
 
-    path_parameter = "iterations"
+    #: K and K(X_val, X) go to the refit's kernel before it is evaluated (one n² array at a time)
+    hand_on_each_phase = True
 
     def __init__(
         self,
@@ -113,16 +113,17 @@ class KernelLandweber(KernelEstimator):
 
     def _float64_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
         """``K(X, Y)`` in float64, written into the previous trial's array of its shape when
-        one was released (see :mod:`kernreg.solvers._buffers`)."""
+        one was released (see :mod:`kernreg.solvers.blocks.buffers`)."""
         rows, cols = X.shape[0], (X if Y is None else Y).shape[0]
         if self.kernel_.dtype == np.float64:
             return self.kernel_(X, Y, out=take((rows, cols), np.float64))
         return np.asarray(self.kernel_(X, Y), dtype=np.float64)
 
-    def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float, np.ndarray]:
-        """Return the ``step`` closure for data (X, y), the step size it uses and its K (to be
-        released when the fit ends)."""
+    def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
+        """The ``step`` closure for data (X, y) and the step size it uses; its K is handed on
+        when the fit (or its phase) ends."""
         K = sym_inplace(self._float64_kernel(X))
+        self._hold(lambda: release(K))
         eta = self.step_size
         if eta is None:
             eta = 1.0 / (top_eigenvalue(K) if self.step_rule == "norm" else X.shape[0])
@@ -132,57 +133,30 @@ class KernelLandweber(KernelEstimator):
             alpha[:] -= eta * (K @ alpha - y)
             return alpha
 
-        return step, float(eta), K
+        return step, float(eta)
+
+    def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
+        step, self.step_size_ = self._iteration(X, y)
+        self.centers_ = X
+        if X_val is None:
+            return Iterations(step)
+        K_val = self._float64_kernel(X_val, X)
+        self._hold(lambda: release(K_val))
+        # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
+        return Iterations(step, prediction_rmse(lambda a: K_val @ a, y_val), VALIDATION_CHUNK,
+                          self._refit_step)
+
+    def _refit_step(self, X: Any, y: np.ndarray) -> Any:
+        step, self.refit_step_size_ = self._iteration(X, y)
+        self.centers_ = X
+        return step
 
     def _fit_info(self) -> dict[str, Any]:
         return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_)}
 
     def check_params(self) -> None:
         super().check_params()
-        self._check_max_iter()
-        self._check_rule()
-        self._check_refit()
-        check_positive(self.step_size, "step_size", allow_none=True)
         check_choice(self.step_rule, "step_rule", STEP_RULES)
-
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KernelLandweber:
-        """Run the iteration; with validation data select t* by the stopping rule.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
-
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        max_iter = self._check_max_iter()
-        rule = self._check_rule()
-        refit = self._check_refit()
-        step, self.step_size_, K = self._iteration(X, y)
-        self.centers_ = X
-        if X_val is None:
-            self.alpha_ = run_fixed(step, max_iter)
-            self.best_iter_ = self.n_iter_ = max_iter
-            self.path_ = None
-            release(K)
-            return self
-        K_val = self._float64_kernel(X_val, X)
-        # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
-        res = run_validated(step, prediction_rmse(lambda a: K_val @ a, y_val), rule, max_iter,
-                            VALIDATION_CHUNK)
-        release(K, K_val)  # the path's iterates are arrays of their own
-        self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
-        self.alpha_ = res.best_coef
-        if refit:
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            step, self.refit_step_size_, K = self._iteration(Xa, ya)
-            self.alpha_, self.centers_ = run_fixed(step, self.best_iter_), Xa
-            release(K)
-        return self
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

@@ -8,14 +8,16 @@ product). Solvers only call the methods below, so the storage policy is a constr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from kernreg.kernels import Kernel
-from kernreg.solvers._buffers import release, take
+from kernreg.solvers.blocks.buffers import release, take
 
-__all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "make_knm"]
+__all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "NormalProduct",
+           "knm_normal_product", "make_knm"]
 
 
 class KnmOperator(ABC):
@@ -38,7 +40,7 @@ class KnmOperator(ABC):
 
     def close(self) -> None:  # noqa: B027 (only stored strategies have something to hand on)
         """End of use: stored kernel values go to the next fit of the same shape (see
-        :mod:`kernreg.solvers._buffers`); no product may follow."""
+        :mod:`kernreg.solvers.blocks.buffers`); no product may follow."""
 
 
 class InMemoryKnm(KnmOperator):
@@ -110,3 +112,13 @@ def make_knm(storage: str, kernel: Kernel, X: Any, C: Any) -> KnmOperator:
     if not isinstance(storage, str) or storage not in KNM_STORAGES:
         raise ValueError(f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {storage!r}")
     return KNM_STORAGES[storage](kernel, X, C)
+
+
+#: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).
+NormalProduct = Callable[[np.ndarray], np.ndarray]
+
+
+def knm_normal_product(knm: KnmOperator) -> NormalProduct:
+    """``u ↦ K_nmᵀK_nm u`` through ``knm``: one fused pass over ``K_nm`` for all columns."""
+    zeros = np.zeros(knm.shape[0])
+    return lambda u: knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)

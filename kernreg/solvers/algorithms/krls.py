@@ -7,30 +7,15 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_lambdas
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers._base import DEFAULT_LAMBDAS, KernelEstimator, stack_rows
-from kernreg.solvers._linalg import eigh_inplace, sym_inplace
-from kernreg.solvers._metrics import rmse
-from kernreg.solvers.kols import full_kernel_memory
-from kernreg.solvers.params import LAMBDAS
+from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator, eigen_path_coefs
+from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
+from kernreg.solvers.blocks.memory import full_kernel_memory
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.params import LAMBDAS
 from kernreg.solvers.registry import AlgorithmSpec, register
-from kernreg.solvers.stopping import best_iteration
 
-__all__ = ["KRLS", "eigen_path_coefs"]
-
-
-def eigen_path_coefs(
-    s: np.ndarray, U: np.ndarray, rhs: np.ndarray, shifts: np.ndarray
-) -> np.ndarray:
-    """Columns ``U diag(1/(s + shift)) Uᵀ rhs`` for every shift (one column per shift).
-
-    ``s`` are eigenvalues of a PSD matrix; rounding can make some slightly negative, so they
-    are clipped at 0 first (the exact matrix has none).
-    """
-    s = np.maximum(s, 0.0)
-    c = U.T @ rhs
-    return U @ (c[:, None] / (s[:, None] + shifts[None, :]))
+__all__ = ["KRLS"]
 
 
 def _solve_shifted(K: np.ndarray, y: np.ndarray, shift: float) -> np.ndarray:
@@ -44,7 +29,7 @@ def _solve_shifted(K: np.ndarray, y: np.ndarray, shift: float) -> np.ndarray:
         return eigen_path_coefs(s, U, y, np.array([shift]))[:, 0]
 
 
-class KRLS(KernelEstimator):
+class KRLS(LambdaPathEstimator):
     """Kernel regularized least squares, ``α(λ) = (K + λnI)⁻¹ y``.
 
     With validation data, ``fit`` computes one eigendecomposition ``K = U diag(s) Uᵀ`` and gets
@@ -79,8 +64,6 @@ class KRLS(KernelEstimator):
         ``{"lambdas": (L,), "val_rmse": (L,)}`` with validation data, else None.
     """
 
-    path_parameter = "lambda"
-
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -99,54 +82,25 @@ class KRLS(KernelEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
 
-    def check_params(self) -> None:
-        super().check_params()
-        self._check_refit()
-        self._check_lam(self.lam)
-        if self.lambdas is not None:
-            check_lambdas(self.lambdas)
+    def _kernel(self, X: Any) -> np.ndarray:
+        return sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KRLS:
-        """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
+    def _fit_at(self, state: None, X: Any, y: np.ndarray, lam: float) -> None:
+        self.alpha_ = _solve_shifted(self._kernel(X), y, lam * X.shape[0])
+        self.centers_, self.best_lambda_ = X, lam
 
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
-        X_val, y_val : optional validation data (given together)
-
-        Returns
-        -------
-        self
-        """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        refit = self._check_refit()
-        lam = self._check_lam(self.lam)
-        n = X.shape[0]
-        if X_val is None:
-            K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
-            self.alpha_, self.centers_ = _solve_shifted(K, y, lam * n), X
-            self.best_lambda_, self.path_ = lam, None
-            return self
-
-        lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
-        K = sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
-        s, U = eigh_inplace(K)
-        del K
-        alphas = eigen_path_coefs(s, U, y, lambdas * n)
+    def _path(self, state: None, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
+              lambdas: np.ndarray) -> LambdaPath:
+        s, U = eigh_inplace(self._kernel(X))  # K's memory holds the eigenvectors
+        alphas = eigen_path_coefs(s, U, y, lambdas * X.shape[0])
         del U
+        self.centers_ = X
         val_rmse = rmse(y_val, self.kernel_.matvec(X_val, X, alphas))
-        best = best_iteration(val_rmse) - 1
-        self.best_lambda_ = float(lambdas[best])
-        self.path_ = {"lambdas": lambdas, "val_rmse": val_rmse}
-        if refit:
-            Xa, ya = stack_rows(X, X_val), np.concatenate([y, y_val])
-            Ka = sym_inplace(np.asarray(self.kernel_(Xa), dtype=np.float64))
-            self.alpha_ = _solve_shifted(Ka, ya, self.best_lambda_ * Xa.shape[0])
-            self.centers_ = Xa
-        else:
-            self.alpha_, self.centers_ = alphas[:, best].copy(), X
-        return self
+        return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy())
+
+    def _refit(self, state: None, X: Any, y: np.ndarray) -> None:
+        self.alpha_ = _solve_shifted(self._kernel(X), y, self.best_lambda_ * X.shape[0])
+        self.centers_ = X
 
 
 register(AlgorithmSpec(

@@ -10,8 +10,8 @@ import numpy as np
 
 from kernreg._validation import check_choice, check_random_state
 from kernreg.kernels import Kernel
-from kernreg.solvers._linalg import NystromFactor, lanczos_top_eigenvalue, nystrom_factor
-from kernreg.solvers.centers import get_sampler
+from kernreg.solvers.blocks.centers import get_sampler
+from kernreg.solvers.blocks.linalg import NystromFactor, lanczos_top_eigenvalue, nystrom_factor
 
 __all__ = ["PENALTIES", "NystromSetup", "check_epsilon", "nystrom_products", "nystrom_setup",
            "rounding_floor"]

@@ -1,0 +1,258 @@
+"""The iteration loop of the iterative solvers (ES / kernel Landweber, NYTRO; PCG's stopping):
+run, score on validation rows in chunks, feed the stopping rule, record the path."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from kernreg._validation import check_positive
+from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.holdout import refit_rows
+from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.stopping import StoppingRule
+
+__all__ = [
+    "VALIDATION_CHUNK",
+    "Iterations",
+    "IterativeEstimator",
+    "IterativePath",
+    "prediction_rmse",
+    "run_fixed",
+    "run_validated",
+]
+
+#: Iterates scored together when validation predictions read a stored or re-evaluated kernel
+#: block: one read/evaluation per chunk, and at most ``chunk − 1`` iterations past the stop
+#: computed in vain (see :func:`run_validated`).
+VALIDATION_CHUNK = 10
+
+
+@dataclass
+class IterativePath:
+    """Outcome of :func:`run_validated`.
+
+    Attributes
+    ----------
+    best_coef : ndarray
+        Coefficients after iteration ``best_iter``.
+    best_iter : int
+        The reported iteration t*: the stopping rule's ``select`` picks the lowest validation
+        RMSE up to the stop (first on ties) or the iteration at which the rule fired (the last
+        one run when it never fired; the lowest error when the path diverged).
+    val_rmse : ndarray of shape (n_iter,)
+        Validation RMSE after each iteration 1..n_iter.
+    n_iter : int
+        Iterations run.
+    stopped : bool
+        Whether the stopping rule fired (else ``max_iter`` was reached or the path diverged).
+    diverged : bool
+        Whether a non-finite validation error ended the path.
+    """
+
+    best_coef: np.ndarray
+    best_iter: int
+    val_rmse: np.ndarray
+    n_iter: int
+    stopped: bool
+    diverged: bool
+
+    def as_dict(self) -> dict[str, object]:
+        """The record stored as ``path_`` on the estimator."""
+        return {
+            "iterations": np.arange(1, self.n_iter + 1),
+            "val_rmse": self.val_rmse,
+            "stopped": self.stopped,
+            "diverged": self.diverged,
+        }
+
+
+def prediction_rmse(
+    predict_val: Callable[[np.ndarray], np.ndarray], y_val: np.ndarray
+) -> Callable[[np.ndarray], np.ndarray]:
+    """Validation RMSE of coefficient columns ``(m, c)`` through explicit predictions."""
+    return lambda coefs: np.atleast_1d(rmse(y_val, predict_val(coefs)))
+
+
+def run_validated(
+    step: Callable[[], np.ndarray],
+    val_rmse: Callable[[np.ndarray], np.ndarray],
+    rule: StoppingRule,
+    max_iter: int,
+    chunk: int = 1,
+    done: Callable[[], bool] | None = None,
+) -> IterativePath:
+    """Iterate ``step`` up to ``max_iter`` times, scoring every iterate on validation data.
+
+    ``step()`` advances the solver and returns the current coefficients (it may return the same
+    array object each time; iterates are copied). ``val_rmse(coefs)`` gives the validation RMSE
+    of each column of ``coefs`` ``(m, c)``. The iterates are scored ``chunk`` at a time, so that
+    validation products read their kernel once per chunk (one GEMM instead of ``chunk`` GEMVs, or
+    one re-evaluation of a blocked kernel); the errors are then handed to ``rule`` one by one
+    exactly as without chunks, so the result does not depend on ``chunk`` — only up to
+    ``chunk − 1`` iterations past the stop are computed in vain. A non-finite error (divergent
+    step size) also ends the loop, and so does ``done()`` (checked before each chunk: e.g. a
+    solver that converged). The returned iterate is the one ``rule.select`` reports; with no
+    iteration run, ``best_coef`` is None and ``n_iter`` 0.
+    """
+    errors: list[float] = []
+    best_err, best_iter, best_coef = np.inf, 1, None
+    stopped = diverged = False
+    buffer: np.ndarray | None = None
+    t = 0
+    while t < max_iter and not (stopped or diverged):
+        if done is not None and done():
+            break
+        size = min(chunk, max_iter - t)
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below
+            for j in range(size):
+                coef = step()
+                if buffer is None:
+                    buffer = np.empty((coef.shape[0], chunk), dtype=coef.dtype)
+                buffer[:, j] = coef
+            chunk_errors = np.asarray(val_rmse(buffer[:, :size]), dtype=np.float64)
+        for j, err in enumerate(chunk_errors):
+            t += 1
+            errors.append(float(err))
+            if err < best_err or best_coef is None:
+                best_err, best_iter, best_coef = err, t, buffer[:, j].copy()
+            if not np.isfinite(err):
+                diverged = True
+                warnings.warn(
+                    f"validation error became non-finite at iteration {t}; the step size is too "
+                    "large for this kernel matrix (the path was stopped there)",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                break
+            if rule.should_stop(errors):
+                stopped = True
+                break
+    if rule.select == "stop" and errors and not diverged:
+        # the last iterate scored: the one at which the rule fired, or iteration max_iter
+        best_err, best_iter, best_coef = errors[-1], t, buffer[:, j].copy()
+    return IterativePath(
+        best_coef=best_coef,
+        best_iter=best_iter if np.isfinite(best_err) else 1,
+        val_rmse=np.asarray(errors),
+        n_iter=len(errors),
+        stopped=stopped,
+        diverged=diverged,
+    )
+
+
+def run_fixed(step: Callable[[], np.ndarray], n_iter: int) -> np.ndarray:
+    """Run ``step`` exactly ``n_iter`` times and return (a copy of) the last coefficients."""
+    coef = None
+    for _ in range(n_iter):
+        coef = step()
+    return np.array(coef, copy=True)
+
+
+@dataclass
+class Iterations:
+    """What an iterative estimator hands the loop (see :class:`IterativeEstimator`).
+
+    Attributes
+    ----------
+    step : callable
+        Advances the solver on the fit rows and returns the current coefficients.
+    val_rmse : callable or None
+        Validation RMSE of coefficient columns (see :func:`run_validated`); None without
+        validation data.
+    chunk : int
+        Iterates scored together.
+    refit : callable or None
+        ``refit(X, y)``: the step on training + validation rows, for a refit.
+    """
+
+    step: Callable[[], np.ndarray]
+    val_rmse: Callable[[np.ndarray], np.ndarray] | None = None
+    chunk: int = 1
+    refit: Callable[[Any, np.ndarray], Callable[[], np.ndarray]] | None = None
+
+
+class IterativeEstimator(KernelEstimator):
+    """Base of the estimators whose validated path runs over iterations (``max_iter``, a
+    stopping rule and ``refit`` parameters): the iteration loop, written once.
+
+    ``fit`` asks :meth:`_start_iterations` for the step of the fit rows (and the scorer of the
+    validation rows, and the refit's step); iterates ``max_iter`` times without validation
+    data, else scores every iterate and stops by the rule (:func:`run_validated`) and records
+    ``path_``; and, when ``refit``, reruns ``best_iter_`` steps on training + validation rows.
+    Kernel arrays and row strategies registered with :meth:`_hold` are closed when the fit
+    ends, or after each phase when :attr:`hand_on_each_phase` says so. Subclasses have the
+    parameters ``max_iter``, ``stopping_rule``, ``window``, ``threshold``, ``select``,
+    ``refit`` and ``step_size``.
+    """
+
+    path_parameter = "iterations"
+    #: Close what the fit rows held before the refit builds its own (a peak of one kernel
+    #: matrix, not two).
+    hand_on_each_phase: ClassVar[bool] = False
+
+    def check_params(self) -> None:
+        super().check_params()
+        self._check_max_iter()
+        self._check_rule()
+        self._check_refit()
+        check_positive(self.step_size, "step_size", allow_none=True)
+
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Any:
+        """Run the iteration; with validation data select t* by the stopping rule.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n,)
+        X_val, y_val : optional validation data (given together)
+
+        Returns
+        -------
+        self
+        """
+        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        self._held: list[Callable[[], Any]] = []
+        try:
+            self._iterate(X, y, X_val, y_val)
+        finally:  # nothing of the rows outlives the fit (alpha_ is its own array)
+            self._hand_on()
+            del self._held
+        return self
+
+    def _iterate(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> None:
+        max_iter = self._check_max_iter()
+        rule = self._check_rule()
+        refit = self._check_refit()
+        it = self._start_iterations(X, y, X_val, y_val)
+        if X_val is None:
+            self.alpha_ = run_fixed(it.step, max_iter)
+            self.best_iter_ = self.n_iter_ = max_iter
+            self.path_ = None
+            return
+        res = run_validated(it.step, it.val_rmse, rule, max_iter, it.chunk)
+        self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
+        self.alpha_ = res.best_coef
+        if self.hand_on_each_phase:
+            self._hand_on()  # the path's iterates are arrays of their own
+        if refit:
+            step = it.refit(*refit_rows(X, y, X_val, y_val))
+            self.alpha_ = run_fixed(step, self.best_iter_)
+
+    def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
+        """The step on the fit rows, the validation scorer (with validation data) and the
+        refit's step."""
+        raise NotImplementedError
+
+    def _hold(self, close: Callable[[], Any]) -> None:
+        """Call ``close`` when the fit (or, see :attr:`hand_on_each_phase`, its phase) ends."""
+        self._held.append(close)
+
+    def _hand_on(self) -> None:
+        for close in self._held:
+            close()
+        self._held.clear()
