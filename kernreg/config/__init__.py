@@ -10,12 +10,14 @@ from kernreg.config.loader import (
     read_yaml,
     schema_problems,
 )
+from kernreg.config.task import experiment_task
 
 __all__ = [
     "Algorithm",
     "Experiment",
     "estimator_params",
     "expand_m",
+    "experiment_task",
     "load_experiment",
     "make_estimator",
     "parse_experiment",
