@@ -18,6 +18,7 @@ class Regression(Task):
     default_for = ("regression",)
     measures = ("rmse", "mse")
     default_measure = "rmse"
+    table_measures = ("rmse",)  # the MSE is the RMSE squared: a summary shows one
 
     def decode(self, f: Any, coding: Any = None) -> np.ndarray:
         return np.asarray(f, dtype=np.float64)

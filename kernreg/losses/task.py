@@ -37,6 +37,13 @@ class Task(ABC):
     measures: ClassVar[tuple[str, ...]]
     #: The measure that selects and reports by default (a table may show others).
     default_measure: ClassVar[str]
+    #: The measures a summary table shows by default (all of :attr:`measures` if empty).
+    table_measures: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.table_measures and hasattr(cls, "measures"):
+            cls.table_measures = cls.measures
 
     def encode(self, y: Any, coding: Any = None) -> np.ndarray:
         """The targets an estimator fits for labels ``y`` (identity unless overridden)."""
