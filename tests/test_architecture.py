@@ -5,7 +5,7 @@ Floors, bottom to top (docs/architecture.md):
 
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``paper`` (data)
 1. ``datasets``    registry, files, preprocessing, cache
-2. ``kernels``     blocked kernel evaluation
+2. ``kernels``     blocked kernel evaluation; ``losses`` losses, tasks and their measures
 3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping)
 4. ``config``      experiment configs
 5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
@@ -28,7 +28,7 @@ FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0,
     "kernreg.datasets": 1,
-    "kernreg.kernels": 2,
+    "kernreg.kernels": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3,
     "kernreg.config": 4,
     "kernreg.results": 5,

@@ -12,16 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from kernreg.losses.loss import get_loss
 
-if TYPE_CHECKING:
-    from kernreg.losses.task import Task
-
 __all__ = ["Measure", "get_measure", "measure_names", "register_measure", "unregister_measure"]
+
+
+class Task(Protocol):
+    """What a measure needs of a task (:class:`kernreg.losses.task.Task`)."""
+
+    def decode(self, f: Any, coding: Any = None) -> np.ndarray: ...
+
+    def classes(self, coding: Any = None) -> np.ndarray: ...
+
+    def margins(self, y: Any, f: Any, coding: Any = None) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
