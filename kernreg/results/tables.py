@@ -264,9 +264,13 @@ def summary_measures(table: pd.DataFrame) -> list[str]:
     else:
         tasks = np.where(table["test_error"].notna(), "binary", "regression") \
             if "test_error" in table else np.full(len(table), "regression")
-    names: list[str] = []
-    for task in dict.fromkeys(tasks):
-        names += [m for m in get_task(str(task)).table_measures if m not in names]
+    names = ["rmse"]  # every record keeps one
+    for name in dict.fromkeys(tasks):
+        try:
+            task = get_task(str(name))
+        except ValueError:  # results of a task not registered here (a plugin's)
+            continue
+        names += [m for m in task.table_measures if m not in names]
     return names
 
 
