@@ -101,5 +101,7 @@ def test_summary_shows_the_measures_of_the_results_tasks() -> None:
     assert "test MSE" not in frame  # regression's summary shows RMSE only
     assert frame.loc[1, "test error"] == ""  # the regression rows have none
     assert list(summary_table(results, ["mse"]).columns[6:7]) == ["test MSE"]
+    old_and_new = results.assign(task=[np.nan, np.nan, "regression", "regression"])
+    assert "test error" in summary_table(old_and_new)  # old rows with an error: binary
     unknown = summary_table(results.assign(task="a_plugins_task"))
     assert "test RMSE" in unknown and "test error" not in unknown

@@ -259,11 +259,10 @@ def _mean_std(values: pd.Series, fmt: str) -> str:
 def summary_measures(table: pd.DataFrame) -> list[str]:
     """The measures a summary shows by default: those of the tasks in ``table`` (its ``task``
     column; results stored before it: binary where a classification error was kept)."""
-    if "task" in table:
-        tasks = table["task"]
-    else:
-        tasks = np.where(table["test_error"].notna(), "binary", "regression") \
-            if "test_error" in table else np.full(len(table), "regression")
+    inferred = pd.Series("regression", index=table.index)
+    if "test_error" in table:
+        inferred[table["test_error"].notna()] = "binary"
+    tasks = table["task"].fillna(inferred) if "task" in table else inferred
     names = ["rmse"]  # every record keeps one
     for name in dict.fromkeys(tasks):
         try:
