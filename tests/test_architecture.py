@@ -8,7 +8,8 @@ Floors, bottom to top (docs/architecture.md):
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``paper`` (data)
 1. ``datasets``    registry, files, preprocessing, cache
 2. ``kernels``     kernel registry, blocked kernel evaluation;
-   ``features``    feature-map registry, explicit random features (may import ``kernels``)
+   ``features``    feature-map registry, explicit random features (may import ``kernels``);
+   ``losses``      losses, tasks and their measures
 3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping);
                    inside it, ``solvers.algorithms`` (one leaf module per algorithm) over
                    ``solvers.blocks`` (building blocks), each algorithm ending in its
@@ -34,7 +35,7 @@ FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0,
     "kernreg.datasets": 1,
-    "kernreg.kernels": 2, "kernreg.features": 2,
+    "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3,
     "kernreg.config": 4,
     "kernreg.results": 5,

@@ -142,6 +142,12 @@ BAD_CONFIGS = {
     "zero_one on regression": (GOOD.replace("n_train: 1000", "n_train: 1000, target_coding: "
                                             "zero_one"),
                                "dataset.target_coding: cpusmall is a regression dataset"),
+    "unknown task": (GOOD + "task: ranking\n",
+                     "task: 'ranking' is not allowed; allowed values: binary, multiclass, "
+                     "regression"),
+    "task of another kind": (GOOD + "task: binary\n",
+                             "task: 'binary' does not apply to cpusmall, a regression dataset; "
+                             "allowed values: regression"),
     "unknown penalty": (GOOD.replace("lambdas: {", "penalty: ridge, lambdas: {"),
                         "algorithms[0].penalty: 'ridge' is not allowed; allowed values: kmm, "
                         "identity"),
@@ -194,3 +200,19 @@ def test_every_shipped_config_is_valid() -> None:
                 load_experiment(path.parent / run)
         else:
             load_experiment(path)
+
+
+def test_the_dataset_default_task_written_out_keeps_the_config_hash(tmp_path: Path) -> None:
+    implicit = load_experiment(_write(tmp_path, GOOD, "a.yaml"))
+    explicit = load_experiment(_write(tmp_path, GOOD + "task: regression\n", "b.yaml"))
+    assert implicit.task is explicit.task is None
+    assert implicit.config_hash() == explicit.config_hash()
+
+
+def test_a_table_config_names_registered_measures(tmp_path: Path) -> None:
+    from kernreg.results.tables import load_table_config
+
+    path = _write(tmp_path, "table: table2\nruns: [a.yaml]\nmeasures: [error, f1]\n", "t.yaml")
+    with pytest.raises(ConfigError, match=r"measures\[1\]: 'f1' is not allowed; allowed values: "
+                                          r"accuracy, error, hinge"):
+        load_table_config(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from kernreg.results.tables import (
@@ -10,6 +11,7 @@ from kernreg.results.tables import (
     paper_table2,
     render_frame,
     render_table2,
+    summary_table,
 )
 
 
@@ -74,3 +76,32 @@ def test_a_variant_label_is_used_only_without_the_algorithms_own() -> None:
     alone = build_table2(variant)  # e.g. a run whose only algorithm carries a label
     assert alone.algorithms == ["nytro"]
     assert alone.cells[("adult", "nytro", "time")].mean == 9.0
+
+
+def test_measure_rows_follow_the_table_config_with_their_own_direction() -> None:
+    results = _results().assign(test_accuracy=[0.9, 0.8, 0.95, 0.95],
+                                test_error=[0.1, 0.2, 0.05, 0.05])
+    table = build_table2(results, measures=["error", "accuracy", "hinge"])
+    assert [q for q, _, _ in table.quantities] == ["time", "error", "accuracy", "hinge", "par"]
+    assert table.cells[("adult", "nytro", "error")].bold  # lower is better
+    assert table.cells[("adult", "nytro", "accuracy")].bold  # higher is better
+    assert not table.cells[("adult", "nkrls", "accuracy")].bold
+    text = render_table2(table, "md")
+    assert "|  | accuracy | 0.8500±0.0500 | **0.9500±0.0000** |" in text
+    assert "|  | hinge loss |  |  |" in text  # results without the measure: empty cells
+    assert "RMSE" not in text
+
+
+def test_summary_shows_the_measures_of_the_results_tasks() -> None:
+    results = _results().assign(task=["binary"] * 2 + ["regression"] * 2,
+                                test_error=[0.1, 0.2, np.nan, np.nan], test_hinge=0.3,
+                                test_mse=0.25, param_name="lambda")
+    frame = summary_table(results)
+    assert list(frame.columns[6:9]) == ["test RMSE", "test error", "test hinge loss"]
+    assert "test MSE" not in frame  # regression's summary shows RMSE only
+    assert frame.loc[1, "test error"] == ""  # the regression rows have none
+    assert list(summary_table(results, ["mse"]).columns[6:7]) == ["test MSE"]
+    old_and_new = results.assign(task=[np.nan, np.nan, "regression", "regression"])
+    assert "test error" in summary_table(old_and_new)  # old rows with an error: binary
+    unknown = summary_table(results.assign(task="a_plugins_task"))
+    assert "test RMSE" in unknown and "test error" not in unknown

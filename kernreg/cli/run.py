@@ -116,13 +116,14 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
             store.load_trials()  # each trial file checked against its name and the manifest
         return read_results_csv(run_dir)
 
-    frames, not_run, notes, missing = [], [], [], []
+    frames, not_run, notes, missing, measures = [], [], [], [], []
     for item in inputs:
         path = Path(item)
         if path.suffix in (".yaml", ".yml") and is_table_config(path):
             table = load_table_config(path)
             not_run += table.get("not_run", [])
             notes += table.get("notes", [])
+            measures += [m for m in table.get("measures", []) if m not in measures]
             runs = [path.parent / r for r in table["runs"]]
         elif path.suffix in (".yaml", ".yml"):
             runs = [path]
@@ -145,7 +146,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
                     missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
     if not frames:
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))
-    return Collected(pd.concat(frames, ignore_index=True), not_run, notes, missing)
+    return Collected(pd.concat(frames, ignore_index=True), not_run, notes, missing, measures)
 
 
 @click.command()

@@ -11,12 +11,14 @@ from kernreg.config.loader import (
     read_yaml,
     schema_problems,
 )
+from kernreg.config.task import experiment_task
 
 __all__ = [
     "Algorithm",
     "Experiment",
     "estimator_params",
     "expand_m",
+    "experiment_task",
     "fit_rows",
     "load_experiment",
     "make_estimator",

@@ -59,10 +59,12 @@ class Experiment:
     description: str = ""
     #: Where trials run: ``{"scheduler": "local" | "local:N" | "tcp://host:port"}``.
     execution: dict[str, Any] = field(default_factory=lambda: {"scheduler": "local"})
+    #: The learning task (``kernreg.losses``); ``None``: the dataset's default.
+    task: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""
-        return {
+        out = {
             "name": self.name,
             "dataset": self.dataset,
             "kernel": self.kernel,
@@ -72,6 +74,9 @@ class Experiment:
             "budget": self.budget,
             "execution": self.execution,
         }
+        if self.task is not None:  # absent for the dataset's default: earlier hashes stand
+            out["task"] = self.task
+        return out
 
     def config_hash(self) -> str:
         """sha256 of the part of the config that determines each trial's numbers (see

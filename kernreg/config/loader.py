@@ -20,6 +20,7 @@ from kernreg.atomic import path_component
 from kernreg.config.estimators import make_estimator
 from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
+from kernreg.config.task import check_task
 from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.kernels import get_kernel_spec, kernel_names
@@ -350,6 +351,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     if dataset["target_coding"] != "pm1" and spec.task != "classification":
         problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
                         f"classes can be coded {dataset['target_coding']}")
+    task = check_task(data.get("task"), spec, problems)
     protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     execution = {"scheduler": "local", **data.get("execution", {})}
@@ -434,6 +436,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         budget=budget,
         description=data.get("description", ""),
         execution=execution,
+        task=task,
     )
     # The estimators check their own parameters, with the code their fit runs: a value the
     # schema lets through (or a combination of values) is rejected now, before a run writes.

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernreg.kernels import kernel_names
+from kernreg.losses import task_names
 from kernreg.solvers import algorithm_names
 from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 
@@ -30,6 +31,9 @@ def experiment_schema() -> dict[str, Any]:
         "properties": {
             "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
             "description": {"type": "string"},
+            "task": {"description": "the learning task (default: the dataset's own); it names "
+                                    "the error measures each trial records",
+                     "enum": task_names()},
             "dataset": {
                 "type": "object",
                 "additionalProperties": False,

@@ -7,12 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from kernreg.config import Algorithm, Experiment, make_estimator
+from kernreg.config import Algorithm, Experiment, experiment_task, make_estimator
 from kernreg.datasets import load_dataset
 from kernreg.errors import DegenerateError
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
+from kernreg.losses import Task
 from kernreg.results.record import TrialRecord
-from kernreg.solvers import holdout_split, misclassification_rate, rmse
+from kernreg.solvers import holdout_split
 
 
 @dataclass
@@ -108,6 +109,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     chosen = estimator.selection()
     check_finite_result(where, chosen.selected if chosen.param_name else None,
                         chosen.val_rmse, y_pred)
+    task = experiment_task(exp.task, exp.dataset["name"])
+    measures = task.evaluate(data.y_test, y_pred, data.codes)
     info = dict(chosen.info)
     if gemm_gflops is not None:
         info["gemm_gflops"] = float(gemm_gflops)
@@ -122,9 +125,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         val_rmse=chosen.val_rmse,
         model_selection_time=fit_clock.seconds,
         predict_time=predict_clock.seconds,
-        test_rmse=float(rmse(data.y_test, y_pred)),
-        test_error=float(misclassification_rate(data.y_test, y_pred, data.codes))
-        if data.task == "classification" else float("nan"),
+        test_rmse=measures["rmse"] if "rmse" in measures else _coded_rmse(task, data, y_pred),
+        test_error=measures.get("error", float("nan")),
         peak_rss=memory.peak_bytes,
         n_fit=len(y_fit),
         n_val=len(y_val),
@@ -133,6 +135,9 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         info=info,
         m_values=chosen.m_values,
         config_hash=exp.config_hash(),
+        task=task.name,
+        val_measure=getattr(estimator, "validation_measure", "rmse"),
+        measures=measures,
     )
 
 
@@ -147,3 +152,10 @@ def check_finite_result(where: str, selected: Any, val_rmse: np.ndarray, y_pred:
         raise DegenerateError(f"{where}: the selected parameter is {selected}")
     if not np.all(np.isfinite(np.asarray(y_pred))):
         raise DegenerateError(f"{where}: the test predictions are not finite (overflow)")
+
+
+def _coded_rmse(task: Task, data: PreparedData, y_pred: np.ndarray) -> float:
+    """RMSE of the outputs against the coded targets, for a task that does not record RMSE
+    (every record keeps ``test_rmse``)."""
+    targets = task.encode(data.y_test, data.codes)
+    return float(np.sqrt(np.mean((np.asarray(y_pred, dtype=np.float64) - targets) ** 2)))

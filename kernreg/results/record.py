@@ -7,12 +7,22 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TrialRecord"]
+__all__ = ["ADDED_FIELDS", "TrialRecord"]
+
+#: Fields absent from trial files stored before they existed: reading such a file fills them
+#: from the fields it has (see :meth:`TrialRecord.__post_init__`).
+ADDED_FIELDS = ("m_values", "task", "val_measure", "measures")
 
 
 @dataclass
 class TrialRecord:
-    """Everything measured in one trial of one algorithm."""
+    """Everything measured in one trial of one algorithm.
+
+    ``test_rmse`` and ``test_error`` (classification error, NaN for regression) are kept for
+    the readers of earlier results; ``measures`` holds every test-set measure of the run's
+    ``task`` (:mod:`kernreg.losses`), those two included, and ``val_measure`` names what the
+    validation path ``val_rmse`` holds (the square-loss algorithms validate by RMSE).
+    """
 
     algorithm: str
     label: str
@@ -37,3 +47,18 @@ class TrialRecord:
     #: sha256 of the config that produced the trial (``Experiment.config_hash``): a trial file
     #: says which run it belongs to; empty in files written before it was recorded.
     config_hash: str = ""
+    #: The task's name (regression, binary, multiclass).
+    task: str = ""
+    #: The measure along the validation path (``val_rmse``) the selection used.
+    val_measure: str = "rmse"
+    #: Every test-set measure of the task: ``{name: value}`` (per class: ``<prefix>_<class>``).
+    measures: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # records stored before tasks existed: regression, or binary where an error was kept
+        if not self.task:
+            self.task = "regression" if np.isnan(self.test_error) else "binary"
+        if not self.measures:
+            self.measures = {"rmse": float(self.test_rmse)}
+            if not np.isnan(self.test_error):
+                self.measures["error"] = float(self.test_error)

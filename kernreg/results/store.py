@@ -43,10 +43,10 @@ import pandas as pd
 from kernreg.atomic import atomic_path, check_inside, remove_temporaries, write_text
 from kernreg.config import results_relevant
 from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
-from kernreg.results.record import TrialRecord
+from kernreg.results.record import ADDED_FIELDS, TrialRecord
 
 _ARRAYS = ("path_values", "val_rmse", "m_values")
-_JSON = ("blas", "info")
+_JSON = ("blas", "info", "measures")
 #: A trial file's name: ``<label>__t<trial>.h5`` (labels are checked path components).
 TRIAL_FILE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)__t([0-9]{3,})\.h5")
 LOCK_FILE = ".lock"
@@ -67,9 +67,11 @@ def _write_record(group: h5py.Group, record: TrialRecord) -> None:
 def _read_record(group: h5py.Group) -> TrialRecord:
     values: dict[str, Any] = {}
     for field in fields(TrialRecord):
+        if field.name in ADDED_FIELDS and field.name not in group and \
+                field.name not in group.attrs:
+            continue  # a trial stored before the field existed: the record fills it in
         if field.name in _ARRAYS:
-            if field.name in group:  # m_values is absent from trials stored before it existed
-                values[field.name] = group[field.name][()]
+            values[field.name] = group[field.name][()]
         elif field.name in _JSON:
             values[field.name] = json.loads(group.attrs[field.name])
         elif field.name not in group.attrs and field.default is not MISSING:
@@ -95,6 +97,8 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["strategy"] = record.info.get("strategy", "")
     row["validation_strategy"] = record.info.get("validation_strategy", "")
     del row["peak_rss"]
+    # one column per measure of the task (test_rmse and test_error keep their place)
+    row.update({f"test_{name}": value for name, value in record.measures.items()})
     return row
 
 

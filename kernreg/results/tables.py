@@ -22,11 +22,20 @@ import pandas as pd
 from kernreg.config import raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
+from kernreg.losses import get_measure, get_task, measure_names
 from kernreg.solvers import algorithm_names, algorithm_title
 
-QUANTITIES = (("time", "model_selection_time", "time (s)"),
-              ("rmse", "test_rmse", "RMSE"),
-              ("par", "selected", "Par."))
+
+def table2_quantities(measures: Sequence[str] = ("rmse",)) -> tuple[tuple[str, str, str], ...]:
+    """Table 2's rows per dataset as ``(quantity, column, row label)``: the model-selection
+    time, one row per measure (``test_<measure>``; the paper's Table 2 shows RMSE), and the
+    selected parameter."""
+    return (("time", "model_selection_time", "time (s)"),
+            *((m, f"test_{m}", get_measure(m).title) for m in measures),
+            ("par", "selected", "Par."))
+
+
+QUANTITIES = table2_quantities()
 
 
 def paper_file(name: str) -> Any:
@@ -87,6 +96,8 @@ class Table2:
     row_titles: dict[str, str]
     cells: dict[tuple[str, str, str], Cell]
     notes: list[str]
+    #: The rows per dataset (:func:`table2_quantities`).
+    quantities: tuple[tuple[str, str, str], ...] = QUANTITIES
 
 
 def _one_label_per_cell(results: pd.DataFrame) -> pd.DataFrame:
@@ -116,8 +127,12 @@ def cell_notes(notes: Sequence[dict[str, Any]], titles: dict[str, str] | None = 
 
 
 def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
-                 compare_paper: bool = False, notes: Sequence[dict[str, Any]] = ()) -> Table2:
+                 compare_paper: bool = False, notes: Sequence[dict[str, Any]] = (),
+                 measures: Sequence[str] = ("rmse",)) -> Table2:
     """Aggregate tidy results (rows of several runs) into Table 2.
+
+    ``measures`` are the error rows (the paper's: RMSE; a classification table may show
+    ``error`` and ``hinge``); the best value of each, by the measure's own direction, is bold.
 
     ``not_run`` lists cells shown as NA with their reason (``dataset``, ``algorithm``,
     ``reason``, optionally the configured ``m`` for the row title of a dataset without
@@ -136,6 +151,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     for c in not_run:  # the first reason given for a cell wins
         reasons.setdefault((c["dataset"], c["algorithm"]), c["reason"])
     row_titles = {}
+    quantities = table2_quantities(measures)
     for ds in datasets:
         sub = results[results["dataset"] == ds]
         ms = sorted({int(m) for m in sub.get("m", pd.Series(dtype=float)).dropna()}
@@ -144,9 +160,9 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
         row_titles[ds] = title + (f" m={'/'.join(map(str, ms))}" if ms else "")
         for algo in algorithms:
             rows = sub[sub["algorithm"] == algo]
-            for q, column, _ in QUANTITIES:
+            for q, column, _ in quantities:
                 cell = Cell(paper=paper.get((ds, algo, q)))
-                if len(rows):
+                if len(rows) and column in rows:  # earlier results lack the newer measures
                     values = rows[column].astype(float)
                     cell.mean, cell.std = float(values.mean()), float(values.std(ddof=0))
                     cell.n = len(rows)
@@ -156,11 +172,13 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
             if (ds, algo) in reasons and not len(rows):
                 lines.append(f"{row_titles[ds]}, {algorithm_title(algo)}: NA — "
                              f"{reasons[(ds, algo)]}")
-        for q in ("time", "rmse"):
+        for q in ("time", *measures):
             measured = [cells[(ds, a, q)] for a in algorithms
-                        if cells[(ds, a, q)].mean is not None]
+                        if cells[(ds, a, q)].mean is not None
+                        and not np.isnan(cells[(ds, a, q)].mean)]
             if len(measured) > 1:
-                min(measured, key=lambda c: c.mean).bold = True
+                lower = q == "time" or get_measure(q).lower_is_better
+                (min if lower else max)(measured, key=lambda c: c.mean).bold = True
     counts = [c.n for (_, _, q), c in cells.items() if q == "time" and c.n]
     if counts:  # cells averaged over another number of trials than most get a note
         usual = max(set(counts), key=counts.count)
@@ -173,7 +191,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     if "gemm_gflops" in results and results["gemm_gflops"].notna().any():
         lines.append(gemm_note(results["gemm_gflops"]))
     return Table2(datasets, algorithms, row_titles, cells,
-                  lines + cell_notes(notes, row_titles))
+                  lines + cell_notes(notes, row_titles), quantities)
 
 
 def gemm_note(gflops: pd.Series) -> str:
@@ -186,7 +204,7 @@ def gemm_note(gflops: pd.Series) -> str:
 def _rows(table: Table2, bold: tuple[str, str], with_paper: bool) -> list[list[str]]:
     rows = []
     for ds in table.datasets:
-        for i, (q, _, label) in enumerate(QUANTITIES):
+        for i, (q, _, label) in enumerate(table.quantities):
             row = [table.row_titles[ds] if i == 0 else "", label]
             for algo in table.algorithms:
                 cell = table.cells[(ds, algo, q)]
@@ -250,19 +268,52 @@ def _mean_std(values: pd.Series, fmt: str) -> str:
     return format(v.mean(), fmt) + (f" ± {format(v.std(ddof=0), fmt)}" if len(v) > 1 else "")
 
 
-def summary_table(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per (dataset, label): algorithm, m, trials, time, test RMSE and the selected
-    parameters (mean ± std over trials)."""
+def summary_measures(table: pd.DataFrame) -> list[str]:
+    """The measures a summary shows by default: those of the tasks in ``table`` (its ``task``
+    column; results stored before it: binary where a classification error was kept)."""
+    inferred = pd.Series("regression", index=table.index)
+    if "test_error" in table:
+        inferred[table["test_error"].notna()] = "binary"
+    tasks = table["task"].fillna(inferred) if "task" in table else inferred
+    names = ["rmse"]  # every record keeps one
+    for name in dict.fromkeys(tasks):
+        try:
+            task = get_task(str(name))
+        except ValueError:  # results of a task not registered here (a plugin's)
+            continue
+        names += [m for m in task.table_measures if m not in names]
+    return names
+
+
+def _measure_columns(g: pd.DataFrame, name: str) -> list[tuple[str, str]]:
+    """``(column, title)`` of measure ``name`` present in ``g`` with a value (every class of a
+    per-class measure)."""
+    measure = get_measure(name)
+    if measure.per_class:
+        prefix = f"test_{measure.per_class}_"
+        return [(c, f"test {measure.title} {c.removeprefix(prefix)}") for c in g.columns
+                if c.startswith(prefix) and g[c].notna().any()]
+    column = f"test_{name}"
+    # RMSE is always shown (every record keeps one), the others where the task recorded them
+    present = column in g and (name == "rmse" or g[column].notna().any())
+    return [(column, f"test {measure.title}")] if present else []
+
+
+def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per (dataset, label): algorithm, m, trials, time, the test measures (by default
+    those of the results' tasks, :func:`summary_measures`) and the selected parameters (mean ±
+    std over trials)."""
+    measures = summary_measures(table) if measures is None else measures
     rows = []
     for (dataset, label), g in table.groupby(["dataset", "label"], sort=False):
         algo = g["algorithm"].iloc[0]
         row = {"dataset": dataset, "label": label, "algorithm": algorithm_title(algo),
                "m": "" if pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
                "trials": len(g),
-               "time (s)": _mean_std(g["model_selection_time"], ".3g"),
-               "test RMSE": _mean_std(g["test_rmse"], ".4g")}
-        if g["test_error"].notna().any():
-            row["test error"] = _mean_std(g["test_error"], ".4f")
+               "time (s)": _mean_std(g["model_selection_time"], ".3g")}
+        for name in measures:
+            for column, title in _measure_columns(g, name):
+                row[title] = _mean_std(g[column], get_measure(name).fmt)
         param = g["param_name"].iloc[0]
         if isinstance(param, str) and param:
             row["λ* / t* (median)"] = format(float(np.median(g["selected"])), ".3g")
@@ -338,6 +389,8 @@ class Collected:
     not_run: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    #: The measures a table config asks for (``measures:``); empty: the table's own.
+    measures: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -358,8 +411,8 @@ def _table1(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 
 def _table2(c: Collected, fmt: str, compare_paper: bool) -> str:
-    return render_table2(build_table2(c.results, c.not_run, compare_paper, c.notes), fmt,
-                         compare_paper)
+    return render_table2(build_table2(c.results, c.not_run, compare_paper, c.notes,
+                                      c.measures or ("rmse",)), fmt, compare_paper)
 
 
 def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
@@ -367,7 +420,7 @@ def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 
 def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
-    return render_frame(summary_table(c.results), fmt)
+    return render_frame(summary_table(c.results, c.measures or None), fmt)
 
 
 #: The tables by name, in the order ``kernreg table --help`` lists them.
@@ -401,6 +454,12 @@ def table_schema() -> dict[str, Any]:
             "description": {"type": "string"},
             "runs": {"type": "array", "minItems": 1,
                      "items": {"type": "string", "minLength": 1}},
+            "measures": {
+                "description": "the test measures shown (table2: its error rows, default "
+                               "[rmse] as the paper; summary: default the tasks' own)",
+                "type": "array", "minItems": 1, "uniqueItems": True,
+                "items": {"enum": measure_names()},
+            },
             "notes": {
                 "description": "one line under the table for a cell, e.g. why it differs from "
                                "the paper (a measured reason)",

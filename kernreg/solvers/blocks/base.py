@@ -79,6 +79,9 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     #: What the validated path runs over: ``"lambda"`` (then ``best_lambda_``),
     #: ``"iterations"`` (then ``best_iter_``) or ``None`` (no path).
     path_parameter: ClassVar[str | None] = None
+    #: The measure (``kernreg.losses``) of the validation path ``path_["val_rmse"]`` that
+    #: selects: RMSE for the square-loss algorithms (a trial records it beside the path).
+    validation_measure: ClassVar[str] = "rmse"
 
     def selection(self) -> Selection:
         """What this fit selected and the path it selected from (after ``fit`` with

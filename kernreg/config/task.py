@@ -1,0 +1,37 @@
+"""The task of an experiment (``task:``): checked against the task registry and the dataset's
+kind, defaulting to the dataset's own (regression, or binary classification)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernreg.datasets import DatasetSpec, get_spec
+from kernreg.losses import Task, default_task, get_task, task_names
+
+__all__ = ["check_task", "experiment_task"]
+
+
+def check_task(value: Any, spec: DatasetSpec, problems: list[str]) -> str | None:
+    """The config's ``task:`` value normalised: ``None`` when absent or equal to the dataset's
+    default (so existing configs keep their hash), else the task's name; a task that does not
+    apply to the dataset's kind adds a problem naming the key."""
+    if value is None:
+        return None
+    try:
+        task = get_task(value)
+    except ValueError:
+        problems.append(f"task: {value!r} is not allowed; allowed values: "
+                        f"{', '.join(task_names())}")
+        return None
+    if spec.task not in task.dataset_tasks:
+        allowed = [n for n in task_names() if spec.task in get_task(n).dataset_tasks]
+        problems.append(f"task: {value!r} does not apply to {spec.name}, a {spec.task} dataset; "
+                        f"allowed values: {', '.join(allowed)}")
+        return None
+    return None if task is default_task(spec.task) else task.name
+
+
+def experiment_task(task: str | None, dataset: str) -> Task:
+    """The task of an experiment: its ``task`` (``Experiment.task``) or, when ``None``, the
+    default of dataset ``dataset``'s kind."""
+    return get_task(task) if task else default_task(get_spec(dataset).task)
