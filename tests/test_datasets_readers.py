@@ -177,3 +177,29 @@ def test_covertype_rda_wrong_shape(tmp_path: Path) -> None:
     rdata.write_rda(str(path), {"covertype": np.zeros((3, 10))}, compression="bzip2")
     with pytest.raises(DataError, match="55 columns"):
         readers.covertype_rda()([path])
+
+
+def test_ct_slices_zip_in_the_published_format(tmp_path: Path) -> None:
+    """UCI slice_localization_data.zip: one CSV with header patientId, value0..value383,
+    reference; the registered source reads the 384 values and the reference."""
+    from kernreg.datasets import get_spec
+
+    spec = get_spec("ct_slices")
+    (source,) = spec.sources
+    values = RNG.uniform(-0.25, 1.0, size=(5, 384)).round(6)
+    values[:, 7] = -0.25  # the file's "missing" marker, kept as a value
+    reference = RNG.uniform(0, 100, size=5).round(6)
+    header = ",".join(["patientId", *(f"value{i}" for i in range(384)), "reference"])
+    rows = [",".join([str(p), *(f"{v:.6f}" for v in vals), f"{r:.6f}"])
+            for p, vals, r in zip([0, 0, 1, 1, 2], values, reference, strict=True)]
+    path = tmp_path / "slice_localization_data.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("slice_localization_data.csv", "\n".join([header, *rows]) + "\n")
+    ((X, y),) = source.reader([path])
+    assert X.shape == (5, 384) and spec.d == 384
+    np.testing.assert_array_equal(X, values)
+    np.testing.assert_array_equal(y, reference)
+    assert (spec.n_train, spec.n_test, spec.sigma) == (42800, 10700, 5.2613)
+    path.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(DataError, match="slice_localization_data.zip"):
+        source.reader([path])

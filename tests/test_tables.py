@@ -42,12 +42,12 @@ def test_mean_std_bold_and_na() -> None:
 
 def test_cell_notes_are_listed_under_the_table() -> None:
     notes = [{"dataset": "adult", "algorithm": "nytro", "note": "t* 42.8 against 44.9"},
-             {"dataset": "ct_slices", "algorithm": "inkrls", "note": "not registered"}]
+             {"dataset": "not_a_dataset", "algorithm": "inkrls", "note": "not registered"}]
     text = render_table2(build_table2(_results(), notes=notes[:1]), "md")
     assert text.endswith("- Adult m=1000, NYTRO: t* 42.8 against 44.9\n")
     frame = render_frame(pd.DataFrame({"dataset": ["Adult"]}), "md", notes=cell_notes(notes))
     assert "- Adult, NYTRO: t* 42.8 against 44.9" in frame
-    assert "- ct_slices, Incremental NKRLS: not registered" in frame  # not in the registry
+    assert "- not_a_dataset, Incremental NKRLS: not registered" in frame  # not in the registry
 
 
 def test_datasets_without_results_get_one_row_each() -> None:

@@ -194,6 +194,37 @@ register(DatasetSpec(
     notes="No published checksum is known for either source: the first copy is pinned.",
 ))
 
+# ------------------------------------------------------------------------------------ ct_slices
+#: UCI "Relative location of CT slices on axial axis": patientId, value0..value383, reference.
+CT_SLICES_FEATURES = tuple(f"value{i}" for i in range(384))
+
+register(DatasetSpec(
+    name="ct_slices",
+    title="CT slices (UCI relative location of CT slices on axial axis)",
+    aliases=("ctslices", "slice", "slice_localization"),
+    task="regression",
+    n_train=42800, n_test=10700, d=384,
+    sigma=5.2613, m=2048,
+    sources=(Source(
+        "uci",
+        files=(RemoteFile("slice_localization_data.zip",
+                          urls=(f"{UCI}/00206/slice_localization_data.zip",),
+                          known_hash=None,
+                          mirror_paths=("ct_slices/slice_localization_data.zip",)),),
+        reader=readers.csv_with_header("reference", CT_SLICES_FEATURES),
+        description="UCI slice_localization_data.zip: one CSV, 53500 rows of 97 patients in "
+                    "patient order, header patientId, value0..value383, reference (target, "
+                    "0–100)",
+    ),),
+    split=RowSplit(42800, 10700),
+    preprocessing=(),
+    reference=f"{LIM}, Table 1 (CT slices); thesis Table 5.1",
+    notes="Split and scaling as the authors' code (Enitor dataset/CTslices.m): the first 42800 "
+          "rows in file order train, the last 10700 test (so test patients are unseen), "
+          "features and target unscaled. σ = 5.2613 (thesis Table 5.1: 5.261). No published "
+          "checksum is known: the first copy is pinned.",
+))
+
 # ------------------------------------------------------------------------------- covtype_binary
 _SGMCMC = f"{GITHUB}/STOR-i/sgmcmc/9e9120b275af4eb8bf98f6491f9949518a89d080"
 

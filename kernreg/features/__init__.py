@@ -5,17 +5,18 @@
 * :mod:`~kernreg.features.registry` — :class:`FeatureMapSpec`, :func:`register`,
   :func:`make_feature_map`: a map is its class plus one registration, naming the kernel it
   approximates;
-* one module per map (``fourier``: random Fourier features of the Gaussian kernel), each
+* one module per map (``fourier``: random Fourier features of the Gaussian and Matérn kernels;
+  ``fastfood``: Fastfood, Walsh–Hadamard or FFT, Gaussian and Matérn), each
   ending with its ``register(FeatureMapSpec(...))``.
 
 To add a feature map: write ``kernreg/features/<name>.py`` (class + registration) and import it
 below (docs/architecture.md, "How to add a feature map").
 """
 
-from kernreg.features.base import FeatureMap
-
-# each map's module registers it when imported, in this (the registry's) order
-from kernreg.features.fourier import RandomFourierFeatures
+# each map's module registers it when imported, in this (the registry's) order: rff first
+from kernreg.features.base import FeatureMap  # noqa: I001
+from kernreg.features.fourier import MaternFourierFeatures, RandomFourierFeatures
+from kernreg.features.fastfood import Fastfood, FastfoodMatern
 from kernreg.features.registry import (
     FeatureMapSpec,
     feature_map_names,
@@ -27,8 +28,11 @@ from kernreg.features.registry import (
 )
 
 __all__ = [
+    "Fastfood",
+    "FastfoodMatern",
     "FeatureMap",
     "FeatureMapSpec",
+    "MaternFourierFeatures",
     "RandomFourierFeatures",
     "feature_map_names",
     "feature_maps_for",

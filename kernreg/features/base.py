@@ -26,7 +26,18 @@ import numpy as np
 from kernreg._validation import check_int, check_random_state
 from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Data, as_2d
 
-__all__ = ["FeatureMap"]
+__all__ = ["FeatureMap", "matern_radial_scales"]
+
+
+def matern_radial_scales(rng: np.random.Generator, nu: float, size: Any) -> np.ndarray:
+    """Factors ``√(2ν/g)``, ``g ~ χ²(2ν)``, that turn ``N(0, σ⁻²I)`` frequencies into the
+    Matérn kernel's spectral density.
+
+    The Matérn kernel of smoothness ν and length scale σ has the spectral density of a
+    multivariate Student t with ``2ν`` degrees of freedom and scale ``σ⁻²I``, the Gaussian scale
+    mixture ``z·√(2ν/g)/σ`` with ``z ~ N(0, I)`` and ``g ~ χ²(2ν)`` independent.
+    """
+    return np.sqrt(2.0 * nu / rng.chisquare(2.0 * nu, size))
 
 
 class FeatureMap(ABC):

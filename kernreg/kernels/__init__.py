@@ -4,7 +4,7 @@
   the fused products (``K_nmᵀK_nm``, ``K_nm v``, ...), :class:`DistanceKernel`;
 * :mod:`~kernreg.kernels.registry` — :class:`KernelSpec`, :func:`register`,
   :func:`make_kernel`: a kernel is its class plus one registration;
-* one module per kernel (``gaussian``, ``laplacian``, ``linear``), each ending with its
+* one module per kernel (``gaussian``, ``laplacian``, ``linear``, ``matern``), each ending with its
   ``register(KernelSpec(...))``.
 
 To add a kernel: write ``kernreg/kernels/<name>.py`` (class + registration) and import it
@@ -17,6 +17,12 @@ from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, DistanceKernel, Kernel
 from kernreg.kernels.gaussian import GaussianKernel
 from kernreg.kernels.laplacian import LaplacianKernel
 from kernreg.kernels.linear import LinearKernel
+from kernreg.kernels.matern import (
+    Matern12Kernel,
+    Matern32Kernel,
+    Matern52Kernel,
+    MaternKernel,
+)
 from kernreg.kernels.registry import (
     KERNELS,
     KernelSpec,
@@ -36,6 +42,10 @@ __all__ = [
     "KernelSpec",
     "LaplacianKernel",
     "LinearKernel",
+    "Matern12Kernel",
+    "Matern32Kernel",
+    "Matern52Kernel",
+    "MaternKernel",
     "get_kernel_spec",
     "kernel_names",
     "make_kernel",
