@@ -30,8 +30,12 @@ from kernreg.datasets import load_dataset
 from kernreg.experiment.resources import environment
 from kernreg.results.stream_store import StreamStore
 from kernreg.solvers._featuremaps import make_feature_map
-from kernreg.solvers._multiclass import accuracy, class_accuracy, per_class_accuracy, \
-    subset_accuracy
+from kernreg.solvers._multiclass import (
+    accuracy,
+    class_accuracy,
+    per_class_accuracy,
+    subset_accuracy,
+)
 from kernreg.solvers.rlsc import IncrementalRLSC, RebalancedRLS, select_lambda, select_recoding
 
 __all__ = ["draw_trial", "run_stream", "stream_trial"]
@@ -74,7 +78,7 @@ def draw_trial(y_train: np.ndarray, y_test: np.ndarray, protocol: dict[str, Any]
 
 def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
                  X_test: np.ndarray, y_test: np.ndarray, trial: int) -> dict[str, Any]:
-    """Run trial ``trial`` of ``cfg``; returns its record (see :mod:`kernreg.results.stream_store`)."""
+    """Run trial ``trial`` of ``cfg``; its record (:mod:`kernreg.results.stream_store`)."""
     p = cfg.protocol
     seed = int(np.random.SeedSequence([p["seed"], trial]).generate_state(1)[0])
     rng = np.random.default_rng(seed)
