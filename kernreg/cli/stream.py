@@ -41,7 +41,15 @@ def stream(config: str, trials: int | None, seed: int | None, out: str, resume: 
     export_data_settings(mirror, cache_dir, offline)
     done = run_stream(cfg, out, resume=resume, force=force, progress=not no_progress)
     run_dir = Path(out) / cfg.name
-    text = render_table7(done, title=f"{cfg.name}: thesis Table 7.1 (MNIST rows)")
+    p, features = cfg.protocol, cfg.model["features"]
+    notes = [f"n_bal = {p['n_bal']}, n_test = {p['n_test']} per class, every "
+             f"{p['holdout_every']}th draw held out for validation; a class counts in the "
+             f"validation accuracy once it has {p['validation_min_examples']} training examples",
+             f"λ grid: {cfg.lambdas.size} values in [{cfg.lambdas[0]:g}, {cfg.lambdas[-1]:g}]; "
+             f"α grid: {', '.join(f'{a:g}' for a in cfg.model['alphas'])}; inputs: "
+             + (features["kind"] if features["kind"] == "linear" else
+                f"{features['kind']} features, size {features['size']}, σ = {features['sigma']:g}")]
+    text = render_table7(done, title=f"{cfg.name}: thesis Table 7.1 (MNIST rows)", notes=notes)
     table_file = Path(table_path) if table_path else run_dir / "table7_1.md"
     write_text(table_file, text)
     figure = plot_stream_accuracy(done, figure_path or run_dir / "fig7_3.png",

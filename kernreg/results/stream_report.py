@@ -70,8 +70,10 @@ def _cell(summary: pd.DataFrame, method: str, n_imb: int, metric: str) -> str:
     return f"{hit['mean'].iloc[0]:.1f} ± {hit['std'].iloc[0]:.1f}"
 
 
-def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "") -> str:
-    """Markdown: Table 7.1's MNIST rows, ours / the thesis's, and the gaps beyond 3 points."""
+def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "",
+                  notes: Sequence[str] = ()) -> str:
+    """Markdown: Table 7.1's MNIST rows, ours / the thesis's, and the gaps beyond 3 points;
+    ``notes``: lines on the run's settings, shown under the table."""
     summary = summarize(trials)
     paper = thesis_table7()
     methods = [m for m in ("N", "RB", "RC") if m in trials[0]]
@@ -98,7 +100,7 @@ def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "") -> str:
                     if abs(diff) > 3.0:
                         gaps.append(f"{metric} {method} at n_imb = {n_imb}: {diff:+.1f}")
         lines.append(f"| {n_imb} | " + " | ".join(cells) + " |")
-    lines += ["", f"- {_NOT_HERE}",
+    lines += ["", *(f"- {note}" for note in notes), f"- {_NOT_HERE}",
               "- Cells more than 3 points from the thesis: "
               + ("; ".join(gaps) if gaps else "none") + ".",
               "", "Selected parameters (median over trials):", "",
@@ -189,5 +191,5 @@ def plot_bayes_boundaries(path: str | Path, gammas: Sequence[float] = (0.5, 0.6,
         ax.set_xlabel("x₁")
     np.atleast_1d(axes)[0].set_ylabel("x₂")
     fig.suptitle("Bayes boundaries: standard (white) vs rebalanced (black); "
-                 "μ₁ = (−1, 0), σ₁ = 1; μ₋₁ = (1, 0), σ₋₁ = 0.3", fontsize=9)
+                 "μ₁ = (−1, 0), σ₁ = 1; μ₋₁ = (1, 0), σ₋₁ = 0.3", fontsize=9, y=1.03)
     return _save(fig, path)
