@@ -184,3 +184,25 @@ def test_multiclass_accuracies() -> None:
     np.testing.assert_array_equal(per_class_accuracy(y, pred, np.array([0, 1, 2, 3]))[:3],
                                   [0.5, 1.0, 1.0])
     assert np.isnan(per_class_accuracy(y, pred, np.array([3]))[0])
+
+
+def test_feature_maps_give_the_nystrom_and_gaussian_kernels() -> None:
+    from kernreg.kernels import GaussianKernel
+    from kernreg.solvers._featuremaps import make_feature_map
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((30, 3))
+    kernel = GaussianKernel(sigma=1.5)
+    nys = make_feature_map("nystrom", 30, 1.5, random_state=0).fit(X)
+    F = nys.transform(X)  # all rows are centers: φ(x)ᵀφ(x') = k(x, x') on them
+    np.testing.assert_allclose(F @ F.T, kernel(X), atol=1e-6)
+    Z = rng.standard_normal((4, 3))
+    sub = make_feature_map("nystrom", 10, 1.5, random_state=1).fit(X)
+    C = sub.centers_
+    ref = kernel(Z, C) @ np.linalg.solve(kernel(C), kernel(C, Z))
+    np.testing.assert_allclose(sub.transform(Z) @ sub.transform(Z).T, ref, atol=1e-6)
+    rff = make_feature_map("fourier", 40000, 1.5, random_state=2).fit(X)
+    G = rff.transform(X[:5]) @ rff.transform(X[:5]).T
+    np.testing.assert_allclose(G, kernel(X[:5]), atol=0.03)  # Monte Carlo, D = 40000
+    with pytest.raises(ValueError, match="nystrom"):
+        make_feature_map("fastfood", 10, 1.0)

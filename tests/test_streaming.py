@@ -165,6 +165,19 @@ def test_a_trial_is_determined_by_its_seed(toy_stream) -> None:
     assert "2 trials" in text
 
 
+@pytest.mark.parametrize("kind", ["nystrom", "fourier"])
+def test_a_trial_on_kernel_features(toy_stream, kind: str) -> None:
+    path, _ = toy_stream
+    cfg = load_stream_config(path)
+    cfg.model["features"] = {"kind": kind, "size": 20, "sigma": 1.0}
+    ds = load_dataset("toy_digits")
+    args = (cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test, 0)
+    a, b = stream_trial(*args), stream_trial(*args)
+    assert a["attrs"]["n_features"] == 20
+    np.testing.assert_array_equal(a["RC"]["total"], b["RC"]["total"])
+    assert np.all((a["RB"]["total"] >= 0) & (a["RB"]["total"] <= 1))
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"protocol": {"kind": "streaming", "n_bal": 0}}, "protocol.n_bal"),
     ({"model": {"alphas": [0.5, 1.0]}}, "model.alphas: must contain 0"),

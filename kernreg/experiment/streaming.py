@@ -93,7 +93,7 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
     fmap = None
     if features["kind"] != "linear":  # fixed before the stream: drawn from the balanced rows
         fmap = make_feature_map(features["kind"], features["size"], features["sigma"],
-                                random_state=rng.integers(2**63))
+                                random_state=int(rng.integers(2**32)))
         fmap.fit(X_train[rows["fit"]])
     X_fit, y_fit = inputs(X_train[rows["fit"]]), y_train[rows["fit"]]
     X_val, y_val = inputs(X_train[rows["val"]]), y_train[rows["val"]]

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as la
+from sklearn.base import BaseEstimator
 
 # The rank-one update lives here until the restructure moves it to solvers/blocks/cholupdate.py.
 from kernreg.solvers._cholupdate import cholesky_update
@@ -60,7 +61,7 @@ def _labels(y: Any, n: int) -> np.ndarray:
     return y
 
 
-class IncrementalRLSC:
+class IncrementalRLSC(BaseEstimator):
     """Recursive linear RLSC for a grid of λ, with class extension and recoding (Alg. 7.1).
 
     Parameters
@@ -180,7 +181,7 @@ class IncrementalRLSC:
         return self.classes_[np.argmax(scores, axis=1)]
 
 
-class RebalancedRLS:
+class RebalancedRLS(BaseEstimator):
     """Batch RLS on the rebalanced square loss (7.22), for a grid of λ.
 
     ``W = (XᵀΣX + λI)⁻¹ XᵀΣY`` with ``Σ_ii = 1/ρ̂(y_i) = n / n_{y_i}`` and one-hot ``Y``.
