@@ -149,7 +149,7 @@ def plot_stream_accuracy(trials: Sequence[dict[str, Any]], path: str | Path,
         ax.set_ylabel(f"test accuracy, {label} (%)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_title(f"{title}: {len(trials)} trials")
-    axes[0].legend(loc="lower right", fontsize=8)
+    axes[0].legend(loc="upper left", fontsize=8)
     axes[1].set_xlabel("n_imb (training examples of the new class)")
     return _save(fig, path)
 
