@@ -8,7 +8,7 @@ export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
 .PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full figures beyond \
-        samplers advise bench-table2 \
+        samplers advise bench-table2 thesis-table7 bench-rlsc \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -38,6 +38,9 @@ help:
 	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
 	@echo "make bench-load  a fit alone and beside competing processes, per BLAS thread count"
 	@echo "make bench-dask  NKRLS/NYTRO on a 2-worker LocalCluster against local (Dask extra)"
+	@echo "make thesis-table7 thesis Table 7.1 / Figure 7.3 (MNIST, 10 trials, ~15 min) and Figure 7.1"
+	@echo "                 -> results/thesis_table7.md, results/figures/thesis_fig7_*.png"
+	@echo "make bench-rlsc  incremental RLSC update time per example vs n, beside RB's refit"
 	@echo "make clean       remove caches of prepared data and build artefacts"
 
 $(BIN)/python:
@@ -141,6 +144,15 @@ bench-dask:
 	$(BIN)/python scripts/bench_dask.py adult ijcnn1 --workers 2 --repeats 3
 	$(BIN)/python scripts/bench_dask.py covtype_binary --workers 2 --algorithms nytro
 	$(MAKE) --no-print-directory docs
+
+# Thesis Chapter 7: the streaming protocol resumes its finished trials.
+thesis-table7:
+	$(BIN)/kernreg stream configs/thesis_table7.yaml --resume --no-progress \
+	  --table results/thesis_table7.md --figure results/figures/thesis_fig7_3_mnist.png
+	$(BIN)/python scripts/thesis_fig7_1.py -o results/figures/thesis_fig7_1.png
+
+bench-rlsc:
+	$(BIN)/python scripts/bench_rlsc_update.py --n 1000 2000 4000 8000 16000 32000
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info

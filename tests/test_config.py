@@ -108,8 +108,8 @@ BAD_CONFIGS = {
                             "algorithms[0].lambdas.logspace: low (0.1) must be smaller"),
     "m too large": (GOOD.replace("m: 50, max_iter", "m: 900, max_iter"),
                     "algorithms[1].m: 900 exceeds the 800 rows left for fitting"),
-    "unknown dataset": (GOOD.replace("cpusmall", "mnist"),
-                        "dataset.name: unknown dataset 'mnist'"),
+    "unknown dataset": (GOOD.replace("cpusmall", "emnist"),
+                        "dataset.name: unknown dataset 'emnist'"),
     "missing algorithms": ("dataset: {name: adult}\n", "(top level): 'algorithms' is required"),
     "duplicate key": (GOOD + "protocol: {trials: 3}\n", "duplicate key 'protocol'"),
     "invalid yaml": ("dataset: {name: adult\nalgorithms: []\n", "invalid YAML at line"),
@@ -192,12 +192,16 @@ def test_m_sweep_expands_into_labelled_entries(tmp_path: Path) -> None:
 def test_every_shipped_config_is_valid() -> None:
     configs = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
     assert configs
+    from kernreg.config.loader import read_yaml
+    from kernreg.config.streaming import is_stream_config, load_stream_config
     from kernreg.results.tables import is_table_config, load_table_config
 
     for path in configs:
         if is_table_config(path):
             for run in load_table_config(path)["runs"]:
                 load_experiment(path.parent / run)
+        elif is_stream_config(read_yaml(path)):
+            load_stream_config(path)
         else:
             load_experiment(path)
 

@@ -14,6 +14,7 @@ from kernreg.cli.advise import advise
 from kernreg.cli.data import data
 from kernreg.cli.plot import plot, report
 from kernreg.cli.run import run, table
+from kernreg.cli.stream import stream
 from kernreg.errors import KernregError
 
 
@@ -35,6 +36,7 @@ cli.add_command(table)
 cli.add_command(plot)
 cli.add_command(report)
 cli.add_command(advise)
+cli.add_command(stream)
 
 
 def _terminated(signum: int, frame: object) -> None:

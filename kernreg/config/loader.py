@@ -249,6 +249,10 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
     ``overrides`` (e.g. ``{"protocol": {"trials": 2}}`` from the command line) are merged
     before validation, so they are checked like the file's own values.
     """
+    if isinstance(data, dict) and isinstance(data.get("protocol"), dict) \
+            and data["protocol"].get("kind") == "streaming":
+        raise ConfigError(f"{path}: protocol.kind: a streaming config; run it with "
+                          f"`kernreg stream {path}`")
     data = copy.deepcopy(data)
     for section, values in (overrides or {}).items():
         data.setdefault(section, {})
@@ -348,7 +352,10 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     except DataError as exc:
         raise ConfigError(f"{path}: dataset.name: {exc}") from None
     dataset["name"] = spec.name
-    if dataset["target_coding"] != "pm1" and spec.task != "classification":
+    if spec.task == "multiclass":
+        problems.append(f"dataset.name: {spec.name} is multiclass; the hold-out protocol needs "
+                        "a regression or binary dataset (run it with `kernreg stream`)")
+    elif dataset["target_coding"] != "pm1" and spec.task != "classification":
         problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
                         f"classes can be coded {dataset['target_coding']}")
     task = check_task(data.get("task"), spec, problems)

@@ -378,3 +378,45 @@ register(DatasetSpec(
     notes="Malignant → +1, benign → −1. Split in file order (first 400 rows train); "
           "LiM Figure 1 sweeps m over 5..300.",
 ))
+
+# --------------------------------------------------------------------------------------- mnist
+_LECUN = "http://yann.lecun.com/exdb/mnist"
+
+
+def _mnist_file(name: str, sha256: str) -> RemoteFile:
+    return RemoteFile(name, urls=(f"{_LECUN}/{name}",), known_hash=f"sha256:{sha256}",
+                      mirror_paths=(f"mnist/{name}",))
+
+
+register(DatasetSpec(
+    name="mnist",
+    title="MNIST handwritten digits (LeCun et al., 1998)",
+    task="multiclass",
+    n_train=60000, n_test=10000, d=784,
+    sigma=None, m=None,
+    sources=(Source(
+        "lecun",
+        files=(
+            _mnist_file("train-images-idx3-ubyte.gz",
+                        "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"),
+            _mnist_file("train-labels-idx1-ubyte.gz",
+                        "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c"),
+            _mnist_file("t10k-images-idx3-ubyte.gz",
+                        "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"),
+            _mnist_file("t10k-labels-idx1-ubyte.gz",
+                        "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"),
+        ),
+        reader=readers.idx_images_labels(),
+        description="the four gzipped IDX files of the LeCun distribution (md5 f68b3c…, "
+                    "d53e10…, 9fb629…, ec2911…, as torchvision lists them)",
+    ),),
+    split=FileSplit(),
+    raw_labels=tuple(float(c) for c in range(10)),
+    # raw pixels as in the thesis (Chapter 7), scaled from 0–255 to [0, 1]: a constant factor
+    # that only moves the λ scale of a linear RLSC
+    preprocessing=(affine_features(1.0 / 255.0, 0.0),),
+    reference="Camoriano, PhD thesis, Chapter 7 (Table 7.1, Figure 7.3)",
+    notes="Multiclass: the digit labels 0–9 are kept; the incremental RLSC of "
+          "kernreg.solvers.blocks.rlsc codes them (one-hot, recoded by Algorithm 7.1). Run it with "
+          "`kernreg stream` (the streaming protocol of the thesis, Section 7.6).",
+))

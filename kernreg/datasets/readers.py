@@ -194,3 +194,53 @@ def zipped_csv(target_column: int, n_columns: int) -> Reader:
         return inner(paths)
 
     return read
+
+
+# IDX type codes (LeCun's format): the byte after the two zero bytes of the magic number.
+_IDX_DTYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+
+
+def read_idx(path: Path) -> np.ndarray:
+    """One IDX file (``.gz`` or plain): magic ``00 00 <type> <ndim>``, ``ndim`` big-endian
+    uint32 sizes, then the values in C order. Returns an array of that shape."""
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with parsing(path), opener(path, "rb") as handle:
+        raw = handle.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
+        raise DataError(f"{path}: not an IDX file (magic bytes {raw[:4].hex() or 'missing'})")
+    ndim = raw[3]
+    header = 4 + 4 * ndim
+    if len(raw) < header:
+        raise DataError(f"{path}: IDX header truncated")
+    shape = tuple(int(s) for s in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
+    dtype = np.dtype(_IDX_DTYPES[raw[2]])
+    expected = header + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if len(raw) != expected:
+        raise DataError(f"{path}: IDX header announces shape {shape} ({expected} bytes), "
+                        f"the file has {len(raw)} bytes; the file is truncated or corrupt")
+    return np.frombuffer(raw, dtype=dtype, offset=header).reshape(shape)
+
+
+def idx_images_labels() -> Reader:
+    """Pairs of IDX files ``(images, labels, images, labels, …)``, one part per pair: each
+    image flattened to a row (MNIST: 28 × 28 → 784 raw pixel values 0–255), labels as floats."""
+
+    def read(paths: Sequence[Path]) -> list[Part]:
+        if len(paths) % 2:
+            raise DataError(f"IDX reader: expected image/label file pairs, got {len(paths)} files")
+        parts = []
+        for images_path, labels_path in zip(paths[::2], paths[1::2], strict=True):
+            images, labels = read_idx(images_path), read_idx(labels_path)
+            if images.ndim < 2 or labels.ndim != 1:
+                raise DataError(f"{images_path}, {labels_path}: expected images of ≥ 2 "
+                                f"dimensions and 1-d labels, got {images.shape}, {labels.shape}")
+            if images.shape[0] != labels.shape[0]:
+                raise DataError(f"{images_path}: {images.shape[0]} images for "
+                                f"{labels.shape[0]} labels in {labels_path}")
+            parts.append((images.reshape(images.shape[0], -1).astype(np.float64),
+                          labels.astype(np.float64)))
+        return parts
+
+    return read

@@ -22,7 +22,8 @@ Part = tuple[np.ndarray, np.ndarray]
 #: A reader turns the local paths of a source's files (same order as ``Source.files``) into parts.
 Reader = Callable[[Sequence[Path]], list[Part]]
 
-Task = Literal["regression", "classification"]
+#: ``multiclass``: the class labels are kept as they are; the estimator codes them.
+Task = Literal["regression", "classification", "multiclass"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,58 @@
+"""``kernreg stream``: the streaming protocol of thesis Section 7.6 (Table 7.1, Figure 7.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kernreg.atomic import write_text
+from kernreg.cli.data import data_options
+from kernreg.cli.run import DEFAULT_OUT, export_data_settings
+from kernreg.config.streaming import load_stream_config
+from kernreg.experiment.streaming import run_stream
+from kernreg.results.stream_report import plot_stream_accuracy, render_table7
+
+
+@click.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--trials", type=int, help="Override protocol.trials.")
+@click.option("--seed", type=int, help="Override protocol.seed.")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False),
+              help="Folder of results; the run goes to OUT/<experiment name>.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run (same config).")
+@click.option("--force", is_flag=True, help="Delete earlier results of this run first.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--table", "table_path", type=click.Path(dir_okay=False),
+              help="Write Table 7.1 (ours beside the thesis's) here "
+                   "(default: OUT/<name>/table7_1.md).")
+@click.option("--figure", "figure_path", type=click.Path(dir_okay=False),
+              help="Write the Figure 7.3 panel here (default: OUT/<name>/fig7_3.png).")
+@data_options
+def stream(config: str, trials: int | None, seed: int | None, out: str, resume: bool,
+           force: bool, no_progress: bool, table_path: str | None, figure_path: str | None,
+           mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
+    """Run the streaming experiment of CONFIG: balanced classes first, then a new class one
+    example at a time (naive incremental RLSC, rebalanced batch RLS, recoding); finished
+    trials are kept, --resume continues. Prints and writes Table 7.1 and Figure 7.3."""
+    if resume and force:
+        raise click.UsageError("--resume and --force exclude each other")
+    cfg = load_stream_config(config, {"trials": trials, "seed": seed})
+    export_data_settings(mirror, cache_dir, offline)
+    done = run_stream(cfg, out, resume=resume, force=force, progress=not no_progress)
+    run_dir = Path(out) / cfg.name
+    p, features = cfg.protocol, cfg.model["features"]
+    notes = [f"n_bal = {p['n_bal']}, n_test = {p['n_test']} per class, every "
+             f"{p['holdout_every']}th draw held out for validation; a class counts in the "
+             f"validation accuracy once it has {p['validation_min_examples']} training examples",
+             f"λ grid: {cfg.lambdas.size} values in [{cfg.lambdas[0]:g}, {cfg.lambdas[-1]:g}]; "
+             f"α grid: {', '.join(f'{a:g}' for a in cfg.model['alphas'])}; inputs: "
+             + (features["kind"] if features["kind"] == "linear" else
+                f"{features['kind']} features, size {features['size']}, σ = {features['sigma']:g}")]
+    text = render_table7(done, title=f"{cfg.name}: thesis Table 7.1 (MNIST rows)", notes=notes)
+    table_file = Path(table_path) if table_path else run_dir / "table7_1.md"
+    write_text(table_file, text)
+    figure = plot_stream_accuracy(done, figure_path or run_dir / "fig7_3.png",
+                                  title=cfg.dataset.upper())
+    click.echo(text, nl=False)
+    click.echo(f"wrote {table_file}, {figure}")

@@ -1,0 +1,192 @@
+"""Configs of the streaming protocol (thesis Section 7.6): YAML → schema → defaults.
+
+A streaming config is told apart from a hold-out config by ``protocol: {kind: streaming}``.
+Every problem is reported at once, naming its key, as :class:`~kernreg.errors.ConfigError`
+(exit status 2 on the command line).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernreg.config.loader import non_finite_problems, raise_problems, read_yaml, schema_problems
+from kernreg.datasets import get_spec
+from kernreg.errors import ConfigError, DataError
+from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
+
+__all__ = ["METHODS", "StreamConfig", "is_stream_config", "load_stream_config"]
+
+#: N: naive incremental RLSC; RB: rebalanced batch RLS refit at every step; RC: Algorithm 7.1.
+METHODS = ("N", "RB", "RC")
+
+_GRID = {
+    "oneOf": [
+        {"type": "array", "minItems": 1, "items": POSITIVE},
+        {"type": "object", "additionalProperties": False, "required": ["min", "max", "num"],
+         "properties": {"min": POSITIVE, "max": POSITIVE, "num": POSITIVE_INT}},
+    ]
+}
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["dataset", "protocol"],
+    "properties": {
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+        "description": {"type": "string"},
+        "dataset": {"type": "object", "additionalProperties": False, "required": ["name"],
+                    "properties": {"name": {"type": "string"}}},
+        "protocol": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["kind"],
+            "properties": {
+                "kind": {"const": "streaming"},
+                "trials": POSITIVE_INT,
+                "seed": {"type": "integer", "minimum": 0},
+                "n_bal": POSITIVE_INT,
+                "n_test": POSITIVE_INT,
+                "record_at": {"type": "array", "minItems": 1, "items": POSITIVE_INT},
+                "holdout_every": {"type": "integer", "minimum": 2},
+                "imbalanced_class": {"oneOf": [{"const": "random"}, {"type": "number"}]},
+                "validation_min_examples": POSITIVE_INT,
+            },
+        },
+        "model": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "lambdas": _GRID,
+                "alphas": {"type": "array", "minItems": 1,
+                           "items": {"type": "number", "minimum": 0, "maximum": 1}},
+                "features": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["kind"],
+                    "properties": {"kind": {"enum": ["linear", "nystrom", "fourier"]},
+                                   "size": POSITIVE_INT, "sigma": POSITIVE},
+                },
+            },
+        },
+        "methods": {"type": "array", "minItems": 1, "uniqueItems": True,
+                    "items": {"enum": list(METHODS)}},
+        "budget": {"type": "object", "additionalProperties": False,
+                   "properties": {"blas_threads": POSITIVE_INT}},
+    },
+}
+
+_PROTOCOL = {"trials": 10, "seed": 0, "n_bal": 1000, "n_test": 200,
+             "record_at": [1, 5, 10, 50, 100, 500], "holdout_every": 6,
+             "imbalanced_class": "random"}
+_MODEL = {"lambdas": {"min": 1e-3, "max": 1e5, "num": 9},
+          "alphas": [round(0.1 * i, 1) for i in range(11)],
+          "features": {"kind": "linear"}}
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    """A validated streaming config with every default filled in."""
+
+    name: str
+    dataset: str
+    protocol: dict[str, Any]
+    model: dict[str, Any]
+    methods: tuple[str, ...]
+    budget: dict[str, Any]
+    description: str = ""
+    path: Path | None = field(default=None, compare=False)
+
+    @property
+    def lambdas(self) -> np.ndarray:
+        grid = self.model["lambdas"]
+        if isinstance(grid, dict):
+            return np.logspace(np.log10(grid["min"]), np.log10(grid["max"]), grid["num"])
+        return np.sort(np.asarray(grid, dtype=np.float64))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "dataset": {"name": self.dataset}, "protocol": copy.deepcopy(self.protocol),
+                "model": copy.deepcopy(self.model), "methods": list(self.methods),
+                "budget": dict(self.budget)}
+
+    def config_hash(self) -> str:
+        """sha256 of what decides a trial's numbers (not the name, description, trial count)."""
+        payload = self.as_dict()
+        for key in ("name", "description"):
+            payload.pop(key)
+        payload["protocol"].pop("trials")
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def is_stream_config(data: Any) -> bool:
+    """Whether a parsed YAML mapping asks for the streaming protocol."""
+    return (isinstance(data, dict) and isinstance(data.get("protocol"), dict)
+            and data["protocol"].get("kind") == "streaming")
+
+
+def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None = None
+                        ) -> StreamConfig:
+    """Validate a parsed mapping and fill in the defaults (``overrides``: protocol keys)."""
+    raise_problems(path, non_finite_problems(data))
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config must be a mapping of keys to values")
+    data = copy.deepcopy(data)
+    if overrides and isinstance(data.get("protocol"), dict):
+        data["protocol"].update({k: v for k, v in overrides.items() if v is not None})
+    raise_problems(path, schema_problems(data, SCHEMA, []))
+    problems: list[str] = []
+    try:
+        spec = get_spec(data["dataset"]["name"])
+    except DataError as exc:
+        raise ConfigError(f"{path}: dataset.name: {exc}") from None
+    if spec.task != "multiclass":
+        problems.append(f"dataset.name: {spec.name} is a {spec.task} dataset; the streaming "
+                        "protocol needs class labels (a multiclass dataset such as mnist)")
+    protocol = {**_PROTOCOL, **data["protocol"]}
+    model = {**_MODEL, **data.get("model", {})}
+    grid = model["lambdas"]
+    if isinstance(grid, dict) and grid["min"] > grid["max"]:
+        problems.append(f"model.lambdas: min {grid['min']:g} exceeds max {grid['max']:g}")
+    if 0 not in model["alphas"]:
+        problems.append("model.alphas: must contain 0 (the selection rule compares every α "
+                        "with α = 0)")
+    features = model["features"]
+    if features["kind"] == "linear" and set(features) - {"kind"}:
+        problems.append("model.features: size and sigma apply to nystrom/fourier only")
+    if features["kind"] != "linear":
+        problems += [f"model.features.{k}: required for {features['kind']} features"
+                     for k in ("size", "sigma") if k not in features]
+    if spec.raw_labels is not None:
+        imb = protocol["imbalanced_class"]
+        if imb != "random" and float(imb) not in spec.raw_labels:
+            problems.append(f"protocol.imbalanced_class: {imb!r} is not a class of {spec.name} "
+                            f"({', '.join(f'{c:g}' for c in spec.raw_labels)})")
+    raise_problems(path, problems)
+    protocol["record_at"] = sorted(set(protocol["record_at"]))
+    protocol.setdefault("validation_min_examples", protocol["n_bal"])
+    name = data.get("name") or path.stem
+    return StreamConfig(name=name, dataset=spec.name, protocol=protocol, model=model,
+                        methods=tuple(data.get("methods", METHODS)),
+                        budget={"blas_threads": 1, **data.get("budget", {})},
+                        description=data.get("description", ""), path=path)
+
+
+def load_stream_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None
+                       ) -> StreamConfig:
+    """Read and validate a streaming config file.
+
+    Raises
+    ------
+    ConfigError
+        Unreadable YAML, a key that is unknown or out of range, or a dataset without classes.
+    """
+    path = Path(path)
+    return parse_stream_config(read_yaml(path), path, overrides)

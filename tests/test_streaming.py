@@ -1,0 +1,235 @@
+"""MNIST in the registry (IDX reader), the streaming protocol of thesis Section 7.6 end to end
+on a small generated IDX dataset, its resume, determinism and bad-input messages."""
+
+from __future__ import annotations
+
+import gzip
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from kernreg.cli import main
+from kernreg.config.streaming import load_stream_config
+from kernreg.datasets import load_dataset
+from kernreg.datasets.catalog import affine_features
+from kernreg.datasets.readers import idx_images_labels, read_idx
+from kernreg.datasets.spec import DatasetSpec, FileSplit, RemoteFile, Source, register, unregister
+from kernreg.errors import ConfigError, DataError
+from kernreg.experiment.streaming import draw_trial, stream_trial
+from kernreg.results.stream_report import bayes_scores, render_table7
+
+
+def write_idx(path: Path, array: np.ndarray) -> Path:
+    """An IDX file as LeCun's tools write it (gzipped when the name ends in .gz)."""
+    codes = {np.dtype("uint8"): 0x08, np.dtype(">i4"): 0x0C, np.dtype(">f8"): 0x0E}
+    array = np.asarray(array)
+    dtype = array.dtype.newbyteorder(">") if array.dtype.itemsize > 1 else array.dtype
+    raw = bytes([0, 0, codes[dtype], array.ndim]) + struct.pack(f">{array.ndim}I", *array.shape)
+    raw += array.astype(dtype).tobytes()
+    (gzip.open if path.suffix == ".gz" else open)(path, "wb").write(raw)
+    return path
+
+
+@pytest.mark.parametrize("name", ["images.idx3-ubyte", "images.idx3-ubyte.gz"])
+def test_idx_reader_on_generated_files(tmp_path: Path, name: str) -> None:
+    images = np.random.default_rng(0).integers(0, 256, (7, 4, 3)).astype(np.uint8)
+    labels = np.array([3, 0, 1, 2, 9, 9, 4], dtype=np.uint8)
+    img, lab = write_idx(tmp_path / name, images), write_idx(tmp_path / f"l{name}", labels)
+    np.testing.assert_array_equal(read_idx(img), images)
+    ((X, y),) = idx_images_labels()([img, lab])
+    np.testing.assert_array_equal(X, images.reshape(7, 12).astype(float))
+    np.testing.assert_array_equal(y, labels.astype(float))
+    other = write_idx(tmp_path / "f.idx", np.arange(6, dtype=">i4").reshape(2, 3))
+    np.testing.assert_array_equal(read_idx(other), np.arange(6).reshape(2, 3))
+
+
+def test_idx_reader_refuses_damaged_files(tmp_path: Path) -> None:
+    good = write_idx(tmp_path / "a.idx", np.zeros((5, 2, 2), np.uint8))
+    truncated = tmp_path / "t.idx"
+    truncated.write_bytes(good.read_bytes()[:-3])
+    with pytest.raises(DataError, match="truncated or corrupt"):
+        read_idx(truncated)
+    bad = tmp_path / "b.idx"
+    bad.write_bytes(b"\x01\x02\x08\x01" + bytes(8))
+    with pytest.raises(DataError, match="not an IDX file"):
+        read_idx(bad)
+    labels = write_idx(tmp_path / "l.idx", np.zeros(4, np.uint8))
+    with pytest.raises(DataError, match="5 images for 4 labels"):
+        idx_images_labels()([good, labels])
+
+
+@pytest.mark.mirror
+def test_mnist_from_the_mirror(mirror: Path) -> None:
+    ds = load_dataset("mnist", use_cache=False)
+    assert ds.X_train.shape == (60000, 784) and ds.X_test.shape == (10000, 784)
+    np.testing.assert_array_equal(ds.y_train[:5], [5, 0, 4, 1, 9])  # the canonical first digits
+    np.testing.assert_array_equal(np.bincount(ds.y_train.astype(int)),
+                                  [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949])
+    np.testing.assert_array_equal(np.bincount(ds.y_test.astype(int)),
+                                  [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009])
+    assert ds.X_train.min() == 0.0 and ds.X_train.max() == 1.0
+    # the first training image is a 5 of 166 lit pixels; its raw pixel sum is 27525
+    assert np.count_nonzero(ds.X_train[0]) == 166
+    assert round(ds.X_train[0].sum() * 255) == 27525
+
+
+# ------------------------------------------------------------------------ a small streamed set
+CLASSES, D = 4, 6
+
+
+def _toy_images(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Separable-ish classes: class c lights pixel block c more brightly."""
+    y = np.repeat(np.arange(CLASSES), n // CLASSES).astype(np.uint8)
+    X = rng.integers(0, 120, (y.size, 2, 3)).astype(np.int64)
+    X.reshape(y.size, -1)[np.arange(y.size), y] += 135
+    return X.astype(np.uint8), y
+
+
+@pytest.fixture
+def toy_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    rng = np.random.default_rng(7)
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    files = []
+    for part, n in (("train", 240), ("test", 80)):
+        X, y = _toy_images(rng, n)
+        write_idx(mirror / f"{part}-images.gz", X)
+        write_idx(mirror / f"{part}-labels.gz", y)
+        files += [RemoteFile(f"{part}-images.gz", urls=(), known_hash=None),
+                  RemoteFile(f"{part}-labels.gz", urls=(), known_hash=None)]
+    monkeypatch.setenv("KERNREG_MIRROR", str(mirror))
+    spec = register(DatasetSpec(
+        name="toy_digits", title="generated IDX", task="multiclass", n_train=240, n_test=80,
+        d=D, sources=(Source("gen", files=tuple(files), reader=idx_images_labels(),
+                             description="generated"),),
+        split=FileSplit(), preprocessing=(affine_features(1 / 255, 0.0),),
+        raw_labels=tuple(float(c) for c in range(CLASSES)), sigma=None, m=None,
+        reference="test"))
+    config = {
+        "name": "toy_stream",
+        "dataset": {"name": "toy_digits"},
+        "protocol": {"kind": "streaming", "trials": 2, "seed": 3, "n_bal": 25, "n_test": 10,
+                     "record_at": [1, 2, 5, 10], "holdout_every": 6},
+        "model": {"lambdas": [0.01, 1.0, 100.0], "alphas": [0.0, 0.5, 1.0]},
+    }
+    path = tmp_path / "toy_stream.yaml"
+    path.write_text(yaml.safe_dump(config))
+    yield path, config
+    unregister(spec.name)
+
+
+def test_streaming_run_end_to_end_and_resume(toy_stream, tmp_path: Path, capsys) -> None:
+    path, _ = toy_stream
+    out = tmp_path / "results"
+    table = tmp_path / "table.md"
+    main(["stream", str(path), "--out", str(out), "--no-progress", "--table", str(table),
+          "--figure", str(tmp_path / "fig.png")])
+    trials = sorted((out / "toy_stream" / "trials").glob("t*.h5"))
+    assert [p.name for p in trials] == ["t000.h5", "t001.h5"]
+    assert (tmp_path / "fig.png").stat().st_size > 0
+    text = table.read_text()
+    assert "| 1 |" in text and "iCubWorld28" in text
+    # resume: finished trials are not redone; a third trial is added
+    stamp = trials[0].stat().st_mtime_ns
+    main(["stream", str(path), "--out", str(out), "--no-progress", "--resume",
+          "--trials", "3"])
+    assert trials[0].stat().st_mtime_ns == stamp
+    assert len(list((out / "toy_stream" / "trials").glob("t*.h5"))) == 3
+    with pytest.raises(SystemExit) as exit_info:  # results exist: --resume or --force
+        main(["stream", str(path), "--out", str(out), "--no-progress"])
+    assert exit_info.value.code == 2
+    assert "already exist" in capsys.readouterr().err
+
+
+def test_a_trial_is_determined_by_its_seed(toy_stream) -> None:
+    path, _ = toy_stream
+    cfg = load_stream_config(path)
+    ds = load_dataset("toy_digits")
+    args = (cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test)
+    a, b, c = stream_trial(*args, 0), stream_trial(*args, 0), stream_trial(*args, 1)
+    for method in ("N", "RB", "RC"):
+        for key, value in a[method].items():
+            np.testing.assert_array_equal(value, b[method][key])
+    assert a["attrs"] == b["attrs"] and a["attrs"]["seed"] != c["attrs"]["seed"]
+    # the protocol's counts: n_bal per balanced class, every 6th draw held out
+    rows = draw_trial(ds.y_train, ds.y_test, cfg.protocol, np.random.default_rng(0))
+    assert rows["fit"].size == 25 * (CLASSES - 1) and rows["val"].size == 5 * (CLASSES - 1)
+    assert np.sum(~rows["stream_held"]) == 10 and rows["test"].size == 10 * CLASSES
+    assert not np.isin(rows["stream"], rows["fit"]).any()
+    # N never predicts a class it has seen once among 75 examples, at any λ
+    assert a["N"]["imbalanced"][0] == 0.0
+    text = render_table7([a, c])
+    assert "2 trials" in text
+
+
+@pytest.mark.parametrize("kind", ["nystrom", "fourier"])
+def test_a_trial_on_kernel_features(toy_stream, kind: str) -> None:
+    path, _ = toy_stream
+    cfg = load_stream_config(path)
+    cfg.model["features"] = {"kind": kind, "size": 20, "sigma": 1.0}
+    ds = load_dataset("toy_digits")
+    args = (cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test, 0)
+    a, b = stream_trial(*args), stream_trial(*args)
+    assert a["attrs"]["n_features"] == 20
+    np.testing.assert_array_equal(a["RC"]["total"], b["RC"]["total"])
+    assert np.all((a["RB"]["total"] >= 0) & (a["RB"]["total"] <= 1))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"protocol": {"kind": "streaming", "n_bal": 0}}, "protocol.n_bal"),
+    ({"model": {"alphas": [0.5, 1.0]}}, "model.alphas: must contain 0"),
+    ({"model": {"features": {"kind": "nystrom"}}}, "model.features.size: required"),
+    ({"protocol": {"kind": "streaming", "imbalanced_class": 11}}, "protocol.imbalanced_class"),
+    ({"dataset": {"name": "cpusmall"}}, "needs class labels"),
+    ({"methods": ["N", "XX"]}, "methods"),
+])
+def test_bad_stream_configs_exit_2_naming_the_key(toy_stream, tmp_path: Path, capsys,
+                                                  change, message) -> None:
+    _, config = toy_stream
+    bad = {**config, **change}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(bad))
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        load_stream_config(path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["stream", str(path), "--out", str(tmp_path / "o")])
+    assert exit_info.value.code == 2
+    assert message.split(":")[0] in capsys.readouterr().err
+
+
+def test_hold_out_runner_points_streaming_configs_and_mnist_to_kernreg_stream(
+        toy_stream, tmp_path: Path, capsys) -> None:
+    path, _ = toy_stream
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(path), "--out", str(tmp_path / "o")])
+    assert exit_info.value.code == 2
+    assert "kernreg stream" in capsys.readouterr().err
+    holdout = tmp_path / "mnist.yaml"
+    holdout.write_text(yaml.safe_dump({"dataset": {"name": "mnist"},
+                                       "algorithms": [{"name": "nkrls", "m": 10}]}))
+    with pytest.raises(SystemExit):
+        main(["run", str(holdout), "--out", str(tmp_path / "o")])
+    assert "mnist is multiclass" in capsys.readouterr().err
+
+
+def test_bayes_rule_of_figure_7_1() -> None:
+    # balanced: both rules agree; rebalanced: independent of γ; boundary where densities meet
+    x = np.random.default_rng(0).standard_normal((50, 2))
+    np.testing.assert_allclose(bayes_scores(x, 0.5, rebalanced=False),
+                               bayes_scores(x, 0.5, rebalanced=True))
+    np.testing.assert_allclose(bayes_scores(x, 0.9, rebalanced=True),
+                               bayes_scores(x, 0.6, rebalanced=True))
+    # on the axis between the means, the standard rule with γ = 0.9 favours class 1 more
+    point = np.array([[0.45, 0.0]])
+    assert bayes_scores(point, 0.9, rebalanced=False)[0] > bayes_scores(point, 0.9,
+                                                                         rebalanced=True)[0]
+    # a point where ρ(x|1) = ρ(x|−1): score 0 for the rebalanced rule
+    def dens(p, m, s):
+        return np.exp(-np.sum((p - m) ** 2) / (2 * s**2)) / (2 * np.pi * s**2)
+    from scipy.optimize import brentq
+    t = brentq(lambda u: dens(np.array([u, 0.0]), np.array([-1, 0]), 1.0)
+               - dens(np.array([u, 0.0]), np.array([1, 0]), 0.3), 0.0, 1.0)
+    assert abs(bayes_scores(np.array([[t, 0.0]]), 0.7, rebalanced=True)[0]) < 1e-9
