@@ -1,0 +1,471 @@
+"""The compiled kernel layer: numba kernels for the hot loops, with a pure-numpy fallback.
+
+Two operations are compiled (``numba``, multithreaded with ``prange``):
+
+* :func:`distance_exp` — the elementwise half of a distance kernel's block: from the cross
+  products ``x·y`` (a BLAS GEMM, already in the block) and the precomputed squared norms, one
+  pass writes ``exp(−‖x − y‖²/(2σ²))`` (Gaussian) or ``exp(−‖x − y‖/σ)`` (Laplacian) in place:
+  the distance expansion, the clamp at 0 and the exponential fused, on every thread of the
+  budget, with an exponential that vectorizes (numpy's ``exp`` runs on one core, and numba's
+  ``math.exp`` calls libm one element at a time);
+* :func:`normal_pass` — ``g = Kᵀ(K β − y)`` and the residual ``K β − y`` for ``β`` of shape
+  ``(m, k)``: each row of ``K`` is read once and used for both products while it is in cache,
+  products accumulated in float64 whatever ``K``'s dtype.
+
+Which path runs is decided per call by :func:`jit_enabled`: numba must import, and the
+environment variable ``KERNREG_JIT`` must not be ``0``/``false``/``no``/``off``
+(:func:`use_jit` overrides both within a ``with`` block, for tests and benchmarks).
+:func:`active_path` names the path (``"numba"`` or ``"numpy"``). Both paths compute the same
+numbers: float64 to about 1e-15 relative (the exponentials differ by a few ulp), float32 to
+about 1e-6 relative (:data:`FLOAT32_RTOL`).
+
+Threads: a compiled call uses :func:`compiled_threads` threads — the BLAS thread limit in force
+(the runner's ``budget.blas_threads``, set with threadpoolctl) capped by numba's pool — set for
+the call and restored after, so compiled code and BLAS never run more threads than the budget.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "FLOAT32_RTOL",
+    "GAUSSIAN",
+    "HAVE_NUMBA",
+    "LAPLACIAN",
+    "active_path",
+    "compiled_threads",
+    "distance_exp",
+    "exp_rate",
+    "jit_enabled",
+    "normal_pass",
+    "use_jit",
+]
+
+try:  # numba is a dependency, but kernreg works (more slowly) without it
+    import numba
+    from llvmlite import ir
+    from numba import njit, prange
+    from numba.core import types as nbtypes
+    from numba.extending import intrinsic
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised where numba is not installed
+    HAVE_NUMBA = False
+
+#: Profiles of :func:`distance_exp`: the map applied to the squared distance.
+GAUSSIAN, LAPLACIAN = 0, 1
+
+#: Relative agreement of the float32 compiled and numpy paths on kernel values (the rounding of
+#: ``‖x‖² + ‖y‖² − 2x·y`` in float32, and the float32 exponentials, differ between the paths).
+FLOAT32_RTOL = 1e-5
+
+_FALSE = {"0", "false", "no", "off"}
+_override: bool | None = None
+# numba's default "workqueue" threading layer must not be entered by two Python threads at once
+# (Dask's threaded workers would); other layers are thread-safe.
+_lock = threading.Lock()
+
+
+def jit_enabled() -> bool:
+    """Whether the compiled path runs: numba imports, and neither :func:`use_jit` nor
+    ``KERNREG_JIT`` (``0``, ``false``, ``no``, ``off``) turns it off."""
+    if not HAVE_NUMBA:
+        return False
+    if _override is not None:
+        return _override
+    return os.environ.get("KERNREG_JIT", "1").strip().lower() not in _FALSE
+
+
+def active_path() -> str:
+    """``"numba"`` when the compiled path runs, else ``"numpy"``."""
+    return "numba" if jit_enabled() else "numpy"
+
+
+@contextmanager
+def use_jit(enabled: bool | None) -> Iterator[None]:
+    """Force the compiled path on (``True``, where numba is installed) or off (``False``) within
+    the block; ``None`` restores the default (``KERNREG_JIT``). Not thread-local."""
+    global _override
+    previous = _override
+    _override = enabled
+    try:
+        yield
+    finally:
+        _override = previous
+
+
+_controller: Any = None
+
+
+def compiled_threads() -> int:
+    """Threads a compiled call uses: the largest BLAS thread limit in force (the runner sets it
+    from ``budget.blas_threads``), at most numba's pool size, at least 1."""
+    global _controller
+    if not HAVE_NUMBA:
+        return 1
+    from threadpoolctl import ThreadpoolController
+
+    if _controller is None:
+        _controller = ThreadpoolController()
+    blas = [lib.num_threads for lib in _controller.lib_controllers if lib.user_api == "blas"]
+    limit = max(blas) if blas else numba.config.NUMBA_NUM_THREADS
+    return max(1, min(int(limit), numba.config.NUMBA_NUM_THREADS))
+
+
+@contextmanager
+def _threads(threads: int | None) -> Iterator[None]:
+    """numba's thread count for the duration of one compiled call, restored after."""
+    n = compiled_threads() if threads is None else max(1, min(int(threads),
+                                                             numba.config.NUMBA_NUM_THREADS))
+    layer_safe = _threading_layer() in ("omp", "tbb")
+    if not layer_safe:
+        _lock.acquire()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+        if not layer_safe:
+            _lock.release()
+
+
+def _threading_layer() -> str:
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel region has run yet
+        return "unknown"
+
+
+# --------------------------------------------------------------------------- numpy reference
+def _distance_exp_numpy(out: np.ndarray, xx: np.ndarray, yy: np.ndarray, profile: int,
+                        scale: float, noise: float) -> np.ndarray:
+    out *= -2.0
+    out += xx[:, None]
+    out += yy[None, :]
+    np.maximum(out, 0.0, out=out)
+    if profile == GAUSSIAN:
+        out *= -scale
+    else:
+        out[out <= noise] = 0.0
+        np.sqrt(out, out=out)
+        out *= -scale
+    np.exp(out, out=out)
+    return out
+
+
+#: Bytes of ``K`` rows per step of the numpy pass: the second product (``K_bᵀ r_b`` after
+#: ``K_b β``) then reads the rows from cache rather than from memory.
+NUMPY_PASS_BYTES = 4 * 2**20
+
+
+def _normal_pass_numpy(K: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.ndarray,
+                       resid: np.ndarray) -> None:
+    bk = beta.astype(K.dtype, copy=False)
+    rows = max(1, NUMPY_PASS_BYTES // max(1, K.shape[1] * K.itemsize))
+    for start in range(0, K.shape[0], rows):
+        Kb = K[start:start + rows]
+        r = Kb @ bk - y[start:start + rows]  # float64
+        resid[start:start + rows] = r
+        grad += Kb.T @ r.astype(K.dtype, copy=False)
+
+
+# --------------------------------------------------------------------------- compiled kernels
+if HAVE_NUMBA:
+
+    @intrinsic
+    def _bits_to_f64(typingctx: Any, bits: Any) -> Any:
+        """Reinterpret an int64's bits as a float64 (what C does with a union)."""
+        sig = nbtypes.float64(nbtypes.int64)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.bitcast(args[0], ir.DoubleType())
+
+        return sig, codegen
+
+    @intrinsic
+    def _bits_to_f32(typingctx: Any, bits: Any) -> Any:
+        """Reinterpret an int32's bits as a float32."""
+        sig = nbtypes.float32(nbtypes.int32)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.bitcast(args[0], ir.FloatType())
+
+        return sig, codegen
+
+    @njit(inline="always", cache=True)
+    def _exp_f64(x: float) -> float:
+        """exp(x) for x ≤ 0 within a few ulp, branch-free so that loops over it vectorize.
+
+        x = k·ln2 + r with |r| ≤ ln2/2; exp(r) by its Taylor polynomial to degree 13 (remainder
+        < 5e-18); 2^k built from its exponent bits in two halves, so that results in the
+        subnormal range (x < −708) come out right and x < −745 gives 0.
+        """
+        x = max(x, -1000.0)
+        k = np.floor(x * 1.4426950408889634 + 0.5)
+        r = x - k * 0.6931471803691238  # ln2 split in two (Cody–Waite): k·hi is exact
+        r = r - k * 1.9082149292705877e-10
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        ki = np.int64(k)
+        k1 = ki // 2
+        k2 = ki - k1
+        return p * _bits_to_f64((k1 + 1023) << 52) * _bits_to_f64((k2 + 1023) << 52)
+
+    @njit(inline="always", cache=True)
+    def _exp_f32(x: np.float32) -> np.float32:
+        """exp(x) in float32 for x ≤ 0 (degree-7 polynomial, remainder < 6e-9 relative)."""
+        x = max(x, np.float32(-150.0))
+        k = np.floor(x * np.float32(1.442695) + np.float32(0.5))
+        r = x - k * np.float32(0.693359375)  # ln2 = hi + lo, k·hi exact for |k| < 2^9
+        r = r - k * np.float32(-2.12194440e-4)
+        p = np.float32(1.0 / 5040.0)
+        p = p * r + np.float32(1.0 / 720.0)
+        p = p * r + np.float32(1.0 / 120.0)
+        p = p * r + np.float32(1.0 / 24.0)
+        p = p * r + np.float32(1.0 / 6.0)
+        p = p * r + np.float32(0.5)
+        p = p * r + np.float32(1.0)
+        p = p * r + np.float32(1.0)
+        ki = np.int32(k)
+        k1 = ki // np.int32(2)
+        k2 = ki - k1
+        return (p * _bits_to_f32((k1 + np.int32(127)) << np.int32(23))
+                * _bits_to_f32((k2 + np.int32(127)) << np.int32(23)))
+
+    @njit(parallel=True, cache=True, fastmath={"contract"})
+    def _distance_exp_f64(out, xx, yy, profile, scale, noise):
+        rows, cols = out.shape
+        for i in prange(rows):
+            xi = xx[i]
+            if profile == 0:
+                for j in range(cols):
+                    s = max(xi + yy[j] - 2.0 * out[i, j], 0.0)
+                    out[i, j] = _exp_f64(-scale * s)
+            else:
+                for j in range(cols):
+                    s = max(xi + yy[j] - 2.0 * out[i, j], 0.0)
+                    if s <= noise:
+                        s = 0.0
+                    out[i, j] = _exp_f64(-scale * np.sqrt(s))
+
+    @njit(parallel=True, cache=True, fastmath={"contract"})
+    def _distance_exp_f32(out, xx, yy, profile, scale, noise):
+        rows, cols = out.shape
+        sc = np.float32(scale)
+        nz = np.float32(noise)
+        two = np.float32(2.0)
+        zero = np.float32(0.0)
+        for i in prange(rows):
+            xi = xx[i]
+            if profile == 0:
+                for j in range(cols):
+                    s = max(xi + yy[j] - two * out[i, j], zero)
+                    out[i, j] = _exp_f32(-sc * s)
+            else:
+                for j in range(cols):
+                    s = max(xi + yy[j] - two * out[i, j], zero)
+                    if s <= nz:
+                        s = zero
+                    out[i, j] = _exp_f32(-sc * np.sqrt(s))
+
+    @njit(parallel=True, cache=True)
+    def _normal_pass_kernel(K, beta, y, grad_parts, resid):
+        """Rows split into one contiguous chunk per part; each part accumulates its own
+        gradient (float64), summed by the caller. Row i is read for r_i = K_i β − y_i and at
+        once for g += K_iᵀ r_i, while it is in L1. ``y`` has k columns or one (shared)."""
+        n, m = K.shape
+        k = beta.shape[1]
+        shared_y = y.shape[1] == 1
+        parts = grad_parts.shape[0]
+        chunk = (n + parts - 1) // parts
+        for p in prange(parts):
+            g = grad_parts[p]
+            r = np.empty(k)
+            for i in range(p * chunk, min(n, (p + 1) * chunk)):
+                Ki = K[i]
+                if k == 1:
+                    acc = 0.0
+                    for j in range(m):
+                        acc += np.float64(Ki[j]) * beta[j, 0]
+                    ri = acc - y[i, 0]
+                    resid[i, 0] = ri
+                    for j in range(m):
+                        g[j, 0] += np.float64(Ki[j]) * ri
+                else:
+                    for c in range(k):
+                        r[c] = -y[i, 0] if shared_y else -y[i, c]
+                    for j in range(m):
+                        kij = np.float64(Ki[j])
+                        for c in range(k):
+                            r[c] += kij * beta[j, c]
+                    for c in range(k):
+                        resid[i, c] = r[c]
+                    for j in range(m):
+                        kij = np.float64(Ki[j])
+                        for c in range(k):
+                            g[j, c] += kij * r[c]
+
+
+# --------------------------------------------------------------------------- public operations
+def distance_exp(out: np.ndarray, xx: np.ndarray, yy: np.ndarray, profile: int, scale: float,
+                 noise: float = 0.0, *, threads: int | None = None) -> np.ndarray:
+    """Turn a block of cross products into kernel values, in place, in one pass.
+
+    On entry ``out[i, j] = x_i·y_j``; on return ``out[i, j] = exp(−scale·s)`` (``GAUSSIAN``)
+    or ``exp(−scale·√s)`` (``LAPLACIAN``, with ``s ≤ noise`` taken as 0 so that coincident
+    points give exactly 1), where ``s = max(‖x_i‖² + ‖y_j‖² − 2 x_i·y_j, 0)``.
+
+    Parameters
+    ----------
+    out : ndarray of shape (r, p), float32 or float64, C-contiguous
+    xx, yy : ndarray of shape (r,) and (p,)
+        Squared row norms (cast to ``out``'s dtype).
+    profile : {GAUSSIAN, LAPLACIAN}
+    scale : float
+        ``1/(2σ²)`` for the Gaussian, ``1/σ`` for the Laplacian.
+    noise : float, default 0
+        Squared distances at or below it are treated as 0 (Laplacian only).
+    threads : int, optional
+        Compiled threads; default :func:`compiled_threads`.
+    """
+    if profile not in (GAUSSIAN, LAPLACIAN):
+        raise ValueError(f"profile must be GAUSSIAN (0) or LAPLACIAN (1), got {profile!r}")
+    xx = np.ascontiguousarray(xx, dtype=out.dtype)
+    yy = np.ascontiguousarray(yy, dtype=out.dtype)
+    if not (jit_enabled() and out.flags.c_contiguous and out.dtype in (np.float32, np.float64)):
+        return _distance_exp_numpy(out, xx, yy, profile, scale, noise)
+    kernel = _distance_exp_f64 if out.dtype == np.float64 else _distance_exp_f32
+    with _threads(threads):
+        kernel(out, xx, yy, profile, float(scale), float(noise))
+    return out
+
+
+def _as_columns(a: Any, rows: int, name: str) -> tuple[np.ndarray, bool]:
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim not in (1, 2) or a.shape[0] != rows:
+        raise ValueError(f"{name} must have shape ({rows},) or ({rows}, k), got {a.shape} "
+                         "(shape mismatch)")
+    return (a[:, None] if a.ndim == 1 else a), a.ndim == 1
+
+
+def normal_pass(
+    K: np.ndarray | Iterable[tuple[slice, np.ndarray]],
+    beta: Any,
+    y: Any = None,
+    *,
+    grad: np.ndarray | None = None,
+    resid: np.ndarray | None = None,
+    threads: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(Kᵀ(K β − y), K β − y)`` reading ``K`` once (the NYTRO/Landweber gradient pass).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, m), float32 or float64, or an iterable of ``(row_slice, block)``
+        The stored kernel (``K_nm``), whole or as row blocks (each read once, in order; the
+        slices cover ``0:n``).
+    beta : array-like of shape (m,) or (m, k)
+        One or several right-hand sides (columns), carried by the same read of ``K``.
+    y : array-like of shape (n,) or (n, k), optional
+        Targets: one column per column of ``beta``, or a 1-D ``y`` shared by every column;
+        ``None`` is 0 (then the pass is ``KᵀK β``).
+    grad : ndarray of shape (m, k) float64, optional
+        Added to (not overwritten): pass zeros, or a running sum over row blocks.
+    resid : ndarray of shape (n, k) float64, optional
+        Written with the residual.
+    threads : int, optional
+        Compiled threads; default :func:`compiled_threads`.
+
+    Returns
+    -------
+    grad : ndarray of shape (m,) or (m, k), float64
+    resid : ndarray of shape (n,) or (n, k), float64
+        1-D when ``beta`` is 1-D.
+
+    Notes
+    -----
+    The compiled path multiplies in float64 whatever ``K``'s dtype (a float32 ``K`` is widened
+    element by element, in registers); the numpy fallback multiplies a float32 ``K`` in float32
+    (widening the block would cost a copy) and sums the blocks in float64.
+    """
+    blocks = [(slice(0, K.shape[0]), K)] if isinstance(K, np.ndarray) else list(K)
+    if not blocks or blocks[0][1].ndim != 2:
+        raise ValueError("K must be a 2-D array or a non-empty sequence of (rows, block)")
+    m = blocks[0][1].shape[1]
+    n = max(sl.stop for sl, _ in blocks)
+    b, vector = _as_columns(beta, m, "beta")
+    k = b.shape[1]
+    y2 = np.zeros((n, 1)) if y is None else _as_columns(y, n, "y")[0]
+    if y2.shape[1] not in (1, k):
+        raise ValueError(f"y has {y2.shape[1]} columns but beta has {k} (shape mismatch)")
+    g = np.zeros((m, k)) if grad is None else grad.reshape(m, k)
+    r = np.empty((n, k)) if resid is None else resid.reshape(n, k)
+    b = np.ascontiguousarray(b)
+    for sl, Kb in blocks:
+        if Kb.ndim != 2 or Kb.shape[1] != m or Kb.shape[0] != sl.stop - sl.start:
+            raise ValueError(f"block {sl} of K has shape {Kb.shape}, expected "
+                             f"({sl.stop - sl.start}, {m}) (shape mismatch)")
+        _normal_pass_block(Kb, b, y2[sl], g, r[sl], threads)
+    if vector:
+        return g[:, 0], r[:, 0]
+    return g, r
+
+
+def _normal_pass_block(Kb: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.ndarray,
+                       resid: np.ndarray, threads: int | None) -> None:
+    if not (jit_enabled() and Kb.dtype in (np.float32, np.float64) and Kb.flags.c_contiguous):
+        _normal_pass_numpy(Kb, beta, y, grad, resid)
+        return
+    with _threads(threads):
+        # one part per thread, but none shorter than 64 rows (its gradient costs m·k to sum)
+        parts = max(1, min(numba.get_num_threads(), Kb.shape[0] // 64))
+        grad_parts = np.zeros((parts, *grad.shape))
+        r = resid if resid.flags.c_contiguous else np.empty(resid.shape)
+        _normal_pass_kernel(Kb, beta, np.ascontiguousarray(y), grad_parts, r)
+    grad += grad_parts.sum(axis=0)
+    if r is not resid:
+        resid[...] = r
+
+
+def exp_rate(n: int = 2**24, repeats: int = 3, dtype: str = "float64",
+             threads: int | None = None) -> float:
+    """Exponentials per second this host reaches on the compiled path (best of ``repeats``
+    passes of :func:`distance_exp` over ``n`` entries, on ``threads`` threads: default all of
+    numba's pool), or numpy's ``exp`` rate when the compiled path is off."""
+    import time
+
+    cols = 4096
+    rows = max(1, n // cols)
+    out = np.empty((rows, cols), dtype=dtype)
+    xx = np.zeros(rows, dtype=dtype)
+    yy = np.zeros(cols, dtype=dtype)
+    if threads is None and HAVE_NUMBA:
+        threads = numba.config.NUMBA_NUM_THREADS
+    best = float("inf")
+    for attempt in range(repeats + 1):  # the first is a warm-up (compilation, first touch)
+        out.fill(-0.25)
+        start = time.perf_counter()
+        distance_exp(out, xx, yy, GAUSSIAN, 1.0, threads=threads)
+        if attempt:
+            best = min(best, time.perf_counter() - start)
+    return rows * cols / best
