@@ -26,8 +26,10 @@ the call and restored after, so compiled code and BLAS never run more threads th
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,22 +44,15 @@ __all__ = [
     "active_path",
     "compiled_threads",
     "distance_exp",
-    "exp_rate",
     "jit_enabled",
+    "max_threads",
     "normal_pass",
     "use_jit",
 ]
 
-try:  # numba is a dependency, but kernreg works (more slowly) without it
-    import numba
-    from llvmlite import ir
-    from numba import njit, prange
-    from numba.core import types as nbtypes
-    from numba.extending import intrinsic
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised where numba is not installed
-    HAVE_NUMBA = False
+#: Whether numba is installed (a dependency, but kernreg works, more slowly, without it). It is
+#: imported on the first compiled call only.
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: Profiles of :func:`distance_exp`: the map applied to the squared distance.
 GAUSSIAN, LAPLACIAN = 0, 1
@@ -74,9 +69,10 @@ _lock = threading.Lock()
 
 
 def jit_enabled() -> bool:
-    """Whether the compiled path runs: numba imports, and neither :func:`use_jit` nor
-    ``KERNREG_JIT`` (``0``, ``false``, ``no``, ``off``) turns it off."""
-    if not HAVE_NUMBA:
+    """Whether the compiled path runs: numba is installed (and imported without error when it
+    was first needed), and neither :func:`use_jit` nor ``KERNREG_JIT`` (``0``, ``false``,
+    ``no``, ``off``) turns it off."""
+    if not HAVE_NUMBA or _import_error is not None:
         return False
     if _override is not None:
         return _override
@@ -102,6 +98,35 @@ def use_jit(enabled: bool | None) -> Iterator[None]:
 
 
 _controller: Any = None
+_jit_module: Any = None
+_import_error: Exception | None = None
+
+
+def _kernels() -> Any:
+    """The numba kernels when the compiled path is on, else None. The module (and numba with
+    it) is imported on first use; an import that fails warns once and leaves numpy in charge."""
+    global _jit_module, _import_error
+    if not jit_enabled():
+        return None
+    if _jit_module is None:
+        try:
+            from kernreg.kernels import _jit
+        except Exception as exc:  # a numba that does not match this numpy, a broken install
+            _import_error = exc
+            warnings.warn(f"numba could not be loaded ({exc}); kernreg uses its numpy path",
+                          RuntimeWarning, stacklevel=3)
+            return None
+        _jit_module = _jit
+    return _jit_module
+
+
+def max_threads() -> int:
+    """Threads numba's pool has (``NUMBA_NUM_THREADS``, by default the cores); 1 without numba."""
+    if not HAVE_NUMBA:
+        return 1
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
 
 
 def compiled_threads() -> int:
@@ -110,6 +135,7 @@ def compiled_threads() -> int:
     global _controller
     if not HAVE_NUMBA:
         return 1
+    import numba
     from threadpoolctl import ThreadpoolController
 
     if _controller is None:
@@ -122,6 +148,8 @@ def compiled_threads() -> int:
 @contextmanager
 def _threads(threads: int | None) -> Iterator[None]:
     """numba's thread count for the duration of one compiled call, restored after."""
+    import numba
+
     n = compiled_threads() if threads is None else max(1, min(int(threads),
                                                              numba.config.NUMBA_NUM_THREADS))
     layer_safe = _threading_layer() in ("omp", "tbb")
@@ -138,6 +166,8 @@ def _threads(threads: int | None) -> Iterator[None]:
 
 
 def _threading_layer() -> str:
+    import numba
+
     try:
         return numba.threading_layer()
     except ValueError:  # no parallel region has run yet
@@ -177,155 +207,6 @@ def _normal_pass_numpy(K: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.
         grad += Kb.T @ r.astype(K.dtype, copy=False)
 
 
-# --------------------------------------------------------------------------- compiled kernels
-if HAVE_NUMBA:
-
-    @intrinsic
-    def _bits_to_f64(typingctx: Any, bits: Any) -> Any:
-        """Reinterpret an int64's bits as a float64 (what C does with a union)."""
-        sig = nbtypes.float64(nbtypes.int64)
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.bitcast(args[0], ir.DoubleType())
-
-        return sig, codegen
-
-    @intrinsic
-    def _bits_to_f32(typingctx: Any, bits: Any) -> Any:
-        """Reinterpret an int32's bits as a float32."""
-        sig = nbtypes.float32(nbtypes.int32)
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.bitcast(args[0], ir.FloatType())
-
-        return sig, codegen
-
-    @njit(inline="always", cache=True)
-    def _exp_f64(x: float) -> float:
-        """exp(x) for x ≤ 0 within a few ulp, branch-free so that loops over it vectorize.
-
-        x = k·ln2 + r with |r| ≤ ln2/2; exp(r) by its Taylor polynomial to degree 13 (remainder
-        < 5e-18); 2^k built from its exponent bits in two halves, so that results in the
-        subnormal range (x < −708) come out right and x < −745 gives 0.
-        """
-        x = max(x, -1000.0)
-        k = np.floor(x * 1.4426950408889634 + 0.5)
-        r = x - k * 0.6931471803691238  # ln2 split in two (Cody–Waite): k·hi is exact
-        r = r - k * 1.9082149292705877e-10
-        p = 1.0 / 6227020800.0
-        p = p * r + 1.0 / 479001600.0
-        p = p * r + 1.0 / 39916800.0
-        p = p * r + 1.0 / 3628800.0
-        p = p * r + 1.0 / 362880.0
-        p = p * r + 1.0 / 40320.0
-        p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        ki = np.int64(k)
-        k1 = ki // 2
-        k2 = ki - k1
-        return p * _bits_to_f64((k1 + 1023) << 52) * _bits_to_f64((k2 + 1023) << 52)
-
-    @njit(inline="always", cache=True)
-    def _exp_f32(x: np.float32) -> np.float32:
-        """exp(x) in float32 for x ≤ 0 (degree-7 polynomial, remainder < 6e-9 relative)."""
-        x = max(x, np.float32(-150.0))
-        k = np.floor(x * np.float32(1.442695) + np.float32(0.5))
-        r = x - k * np.float32(0.693359375)  # ln2 = hi + lo, k·hi exact for |k| < 2^9
-        r = r - k * np.float32(-2.12194440e-4)
-        p = np.float32(1.0 / 5040.0)
-        p = p * r + np.float32(1.0 / 720.0)
-        p = p * r + np.float32(1.0 / 120.0)
-        p = p * r + np.float32(1.0 / 24.0)
-        p = p * r + np.float32(1.0 / 6.0)
-        p = p * r + np.float32(0.5)
-        p = p * r + np.float32(1.0)
-        p = p * r + np.float32(1.0)
-        ki = np.int32(k)
-        k1 = ki // np.int32(2)
-        k2 = ki - k1
-        return (p * _bits_to_f32((k1 + np.int32(127)) << np.int32(23))
-                * _bits_to_f32((k2 + np.int32(127)) << np.int32(23)))
-
-    @njit(parallel=True, cache=True, fastmath={"contract"})
-    def _distance_exp_f64(out, xx, yy, profile, scale, noise):
-        rows, cols = out.shape
-        for i in prange(rows):
-            xi = xx[i]
-            if profile == 0:
-                for j in range(cols):
-                    s = max(xi + yy[j] - 2.0 * out[i, j], 0.0)
-                    out[i, j] = _exp_f64(-scale * s)
-            else:
-                for j in range(cols):
-                    s = max(xi + yy[j] - 2.0 * out[i, j], 0.0)
-                    if s <= noise:
-                        s = 0.0
-                    out[i, j] = _exp_f64(-scale * np.sqrt(s))
-
-    @njit(parallel=True, cache=True, fastmath={"contract"})
-    def _distance_exp_f32(out, xx, yy, profile, scale, noise):
-        rows, cols = out.shape
-        sc = np.float32(scale)
-        nz = np.float32(noise)
-        two = np.float32(2.0)
-        zero = np.float32(0.0)
-        for i in prange(rows):
-            xi = xx[i]
-            if profile == 0:
-                for j in range(cols):
-                    s = max(xi + yy[j] - two * out[i, j], zero)
-                    out[i, j] = _exp_f32(-sc * s)
-            else:
-                for j in range(cols):
-                    s = max(xi + yy[j] - two * out[i, j], zero)
-                    if s <= nz:
-                        s = zero
-                    out[i, j] = _exp_f32(-sc * np.sqrt(s))
-
-    @njit(parallel=True, cache=True)
-    def _normal_pass_kernel(K, beta, y, grad_parts, resid):
-        """Rows split into one contiguous chunk per part; each part accumulates its own
-        gradient (float64), summed by the caller. Row i is read for r_i = K_i β − y_i and at
-        once for g += K_iᵀ r_i, while it is in L1. ``y`` has k columns or one (shared)."""
-        n, m = K.shape
-        k = beta.shape[1]
-        shared_y = y.shape[1] == 1
-        parts = grad_parts.shape[0]
-        chunk = (n + parts - 1) // parts
-        for p in prange(parts):
-            g = grad_parts[p]
-            r = np.empty(k)
-            for i in range(p * chunk, min(n, (p + 1) * chunk)):
-                Ki = K[i]
-                if k == 1:
-                    acc = 0.0
-                    for j in range(m):
-                        acc += np.float64(Ki[j]) * beta[j, 0]
-                    ri = acc - y[i, 0]
-                    resid[i, 0] = ri
-                    for j in range(m):
-                        g[j, 0] += np.float64(Ki[j]) * ri
-                else:
-                    for c in range(k):
-                        r[c] = -y[i, 0] if shared_y else -y[i, c]
-                    for j in range(m):
-                        kij = np.float64(Ki[j])
-                        for c in range(k):
-                            r[c] += kij * beta[j, c]
-                    for c in range(k):
-                        resid[i, c] = r[c]
-                    for j in range(m):
-                        kij = np.float64(Ki[j])
-                        for c in range(k):
-                            g[j, c] += kij * r[c]
-
-
 # --------------------------------------------------------------------------- public operations
 def distance_exp(out: np.ndarray, xx: np.ndarray, yy: np.ndarray, profile: int, scale: float,
                  noise: float = 0.0, *, threads: int | None = None) -> np.ndarray:
@@ -352,9 +233,10 @@ def distance_exp(out: np.ndarray, xx: np.ndarray, yy: np.ndarray, profile: int, 
         raise ValueError(f"profile must be GAUSSIAN (0) or LAPLACIAN (1), got {profile!r}")
     xx = np.ascontiguousarray(xx, dtype=out.dtype)
     yy = np.ascontiguousarray(yy, dtype=out.dtype)
-    if not (jit_enabled() and out.flags.c_contiguous and out.dtype in (np.float32, np.float64)):
+    jit = _kernels() if out.flags.c_contiguous and out.dtype in (np.float32, np.float64) else None
+    if jit is None:
         return _distance_exp_numpy(out, xx, yy, profile, scale, noise)
-    kernel = _distance_exp_f64 if out.dtype == np.float64 else _distance_exp_f32
+    kernel = jit.distance_exp_f64 if out.dtype == np.float64 else jit.distance_exp_f32
     with _threads(threads):
         kernel(out, xx, yy, profile, float(scale), float(noise))
     return out
@@ -433,39 +315,18 @@ def normal_pass(
 
 def _normal_pass_block(Kb: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.ndarray,
                        resid: np.ndarray, threads: int | None) -> None:
-    if not (jit_enabled() and Kb.dtype in (np.float32, np.float64) and Kb.flags.c_contiguous):
+    jit = _kernels() if Kb.dtype in (np.float32, np.float64) and Kb.flags.c_contiguous else None
+    if jit is None:
         _normal_pass_numpy(Kb, beta, y, grad, resid)
         return
+    import numba
+
     with _threads(threads):
         # one part per thread, but none shorter than 64 rows (its gradient costs m·k to sum)
         parts = max(1, min(numba.get_num_threads(), Kb.shape[0] // 64))
         grad_parts = np.zeros((parts, *grad.shape))
         r = resid if resid.flags.c_contiguous else np.empty(resid.shape)
-        _normal_pass_kernel(Kb, beta, np.ascontiguousarray(y), grad_parts, r)
+        jit.normal_pass_kernel(Kb, beta, np.ascontiguousarray(y), grad_parts, r)
     grad += grad_parts.sum(axis=0)
     if r is not resid:
         resid[...] = r
-
-
-def exp_rate(n: int = 2**24, repeats: int = 3, dtype: str = "float64",
-             threads: int | None = None) -> float:
-    """Exponentials per second this host reaches on the compiled path (best of ``repeats``
-    passes of :func:`distance_exp` over ``n`` entries, on ``threads`` threads: default all of
-    numba's pool), or numpy's ``exp`` rate when the compiled path is off."""
-    import time
-
-    cols = 4096
-    rows = max(1, n // cols)
-    out = np.empty((rows, cols), dtype=dtype)
-    xx = np.zeros(rows, dtype=dtype)
-    yy = np.zeros(cols, dtype=dtype)
-    if threads is None and HAVE_NUMBA:
-        threads = numba.config.NUMBA_NUM_THREADS
-    best = float("inf")
-    for attempt in range(repeats + 1):  # the first is a warm-up (compilation, first touch)
-        out.fill(-0.25)
-        start = time.perf_counter()
-        distance_exp(out, xx, yy, GAUSSIAN, 1.0, threads=threads)
-        if attempt:
-            best = min(best, time.perf_counter() - start)
-    return rows * cols / best
