@@ -130,7 +130,9 @@ def distance_exp_f32(out, xx, yy, profile, scale, noise):
                 out[i, j] = _exp_f32(-sc * np.sqrt(s))
 
 
-@njit(parallel=True, cache=True)
+# reassoc lets the k = 1 dot product run in SIMD lanes (a reordered sum: float64 rounding of
+# the same size as BLAS's, which also reorders); contract fuses multiply-adds
+@njit(parallel=True, cache=True, fastmath={"contract", "reassoc"})
 def normal_pass_kernel(K, beta, y, grad_parts, resid):
     """Rows split into one contiguous chunk per part; each part accumulates its own
     gradient (float64), summed by the caller. Row i is read for r_i = K_i β − y_i and at
