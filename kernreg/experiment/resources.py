@@ -164,7 +164,14 @@ def environment() -> dict[str, str]:
     import sklearn
 
     from kernreg import __version__
+    from kernreg.kernels.compiled import HAVE_NUMBA, active_path
 
+    if HAVE_NUMBA:
+        from importlib.metadata import version
+
+        numba = version("numba")
+    else:
+        numba = "not installed"
     return {
         "kernreg": __version__,
         "python": platform.python_version(),
@@ -173,6 +180,8 @@ def environment() -> dict[str, str]:
         "scikit-learn": sklearn.__version__,
         "h5py": h5py.__version__,
         "blas": blas_description(),
+        "numba": numba,
+        "kernel_path": active_path(),  # compiled ("numba") or "numpy" kernel loops
         "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
                    f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
     }
