@@ -126,6 +126,39 @@ def test_exponential_over_its_whole_range(path, dtype) -> None:
     assert out[0, -1] == 1.0
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("nu", [0.5, 1.5, 2.5])
+def test_matern_profiles_equal_the_formula(path, nu, dtype) -> None:
+    """The half-integer Matérn profiles, for the Matérn kernel's block evaluation."""
+    X, C = _data(n=120, m=30, d=5, seed=7)
+    sigma = 1.9
+    out = (X @ C.T).astype(dtype)
+    xx, yy = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", C, C)
+    profile = {0.5: LAPLACIAN, 1.5: compiled.MATERN32, 2.5: compiled.MATERN52}[nu]
+    noise = 4.0 * np.finfo(dtype).eps * (xx.max() + yy.max())
+    distance_exp(out, xx, yy, profile, np.sqrt(2 * nu) / sigma, noise)
+    t = np.sqrt(2 * nu) * cdist(X, C) / sigma
+    poly = {0.5: 1.0, 1.5: 1.0 + t, 2.5: 1.0 + t + t**2 / 3.0}[nu]
+    ref = poly * np.exp(-t)
+    # the √ of the expansion's rounding (≈ √eps·‖x‖ in t) sets the tolerance
+    rtol = 1e-7 if dtype == "float64" else 3e-3
+    np.testing.assert_allclose(out, ref, rtol=rtol)
+    assert np.all(out[np.arange(15), np.arange(15)] == 1.0)  # coincident points
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.parametrize("profile", [GAUSSIAN, LAPLACIAN, compiled.MATERN32, compiled.MATERN52])
+def test_profiles_agree_across_paths(profile) -> None:
+    X, C = _data(n=90, m=33, d=6, seed=8)
+    xx, yy = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", C, C)
+    results = []
+    for jit in (True, False):
+        out = X @ C.T
+        with use_jit(jit):
+            results.append(distance_exp(out, xx, yy, profile, 0.7, 1e-14))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=0)
+
+
 def test_distance_exp_checks_its_profile() -> None:
     with pytest.raises(ValueError, match="profile"):
         distance_exp(np.zeros((2, 2)), np.zeros(2), np.zeros(2), 7, 1.0)

@@ -106,7 +106,11 @@ def distance_exp_f64(out, xx, yy, profile, scale, noise):
                 s = max(xi + yy[j] - 2.0 * out[i, j], 0.0)
                 if s <= noise:
                     s = 0.0
-                out[i, j] = _exp_f64(-scale * np.sqrt(s))
+                t = scale * np.sqrt(s)
+                # LAPLACIAN (Matérn ν = 1/2): e^−t; ν = 3/2: (1 + t) e^−t; ν = 5/2: + t²/3
+                poly = 1.0 if profile == 1 else (1.0 + t if profile == 2
+                                                 else 1.0 + t + t * t / 3.0)
+                out[i, j] = poly * _exp_f64(-t)
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"})
@@ -116,6 +120,7 @@ def distance_exp_f32(out, xx, yy, profile, scale, noise):
     nz = np.float32(noise)
     two = np.float32(2.0)
     zero = np.float32(0.0)
+    one = np.float32(1.0)
     for i in prange(rows):
         xi = xx[i]
         if profile == 0:
@@ -127,7 +132,10 @@ def distance_exp_f32(out, xx, yy, profile, scale, noise):
                 s = max(xi + yy[j] - two * out[i, j], zero)
                 if s <= nz:
                     s = zero
-                out[i, j] = _exp_f32(-sc * np.sqrt(s))
+                t = sc * np.sqrt(s)
+                poly = one if profile == 1 else (one + t if profile == 2
+                                                 else one + t + t * t / np.float32(3.0))
+                out[i, j] = poly * _exp_f32(-t)
 
 
 # reassoc lets the k = 1 dot product run in SIMD lanes (a reordered sum: float64 rounding of

@@ -4,7 +4,8 @@ Two operations are compiled (``numba``, multithreaded with ``prange``):
 
 * :func:`distance_exp` — the elementwise half of a distance kernel's block: from the cross
   products ``x·y`` (a BLAS GEMM, already in the block) and the precomputed squared norms, one
-  pass writes ``exp(−‖x − y‖²/(2σ²))`` (Gaussian) or ``exp(−‖x − y‖/σ)`` (Laplacian) in place:
+  pass writes ``exp(−‖x − y‖²/(2σ²))`` (Gaussian), ``exp(−‖x − y‖/σ)`` (Laplacian) or the
+  half-integer Matérn kernels (ν = 3/2, 5/2: a polynomial times the exponential) in place:
   the distance expansion, the clamp at 0 and the exponential fused, on every thread of the
   budget, with an exponential that vectorizes (numpy's ``exp`` runs on one core, and numba's
   ``math.exp`` calls libm one element at a time);
@@ -41,6 +42,8 @@ __all__ = [
     "GAUSSIAN",
     "HAVE_NUMBA",
     "LAPLACIAN",
+    "MATERN32",
+    "MATERN52",
     "active_path",
     "compiled_threads",
     "distance_exp",
@@ -54,8 +57,10 @@ __all__ = [
 #: imported on the first compiled call only.
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
-#: Profiles of :func:`distance_exp`: the map applied to the squared distance.
-GAUSSIAN, LAPLACIAN = 0, 1
+#: Profiles of :func:`distance_exp`: the map applied to the squared distance ``s`` (with
+#: ``t = scale·√s``): ``exp(−scale·s)``; ``exp(−t)`` (Laplacian, Matérn ν = 1/2); Matérn
+#: ν = 3/2 ``(1 + t)·exp(−t)`` and ν = 5/2 ``(1 + t + t²/3)·exp(−t)`` (``scale = √(2ν)/σ``).
+GAUSSIAN, LAPLACIAN, MATERN32, MATERN52 = 0, 1, 2, 3
 
 #: Relative agreement of the float32 compiled and numpy paths on kernel values (the rounding of
 #: ``‖x‖² + ‖y‖² − 2x·y`` in float32, and the float32 exponentials, differ between the paths).
@@ -183,11 +188,19 @@ def _distance_exp_numpy(out: np.ndarray, xx: np.ndarray, yy: np.ndarray, profile
     np.maximum(out, 0.0, out=out)
     if profile == GAUSSIAN:
         out *= -scale
-    else:
-        out[out <= noise] = 0.0
-        np.sqrt(out, out=out)
-        out *= -scale
+        return np.exp(out, out=out)
+    out[out <= noise] = 0.0
+    np.sqrt(out, out=out)
+    out *= scale  # t
+    poly = None
+    if profile == MATERN32:
+        poly = 1.0 + out
+    elif profile == MATERN52:
+        poly = 1.0 + out + out * out / 3.0
+    np.negative(out, out=out)
     np.exp(out, out=out)
+    if poly is not None:
+        out *= poly
     return out
 
 
@@ -213,24 +226,27 @@ def distance_exp(out: np.ndarray, xx: np.ndarray, yy: np.ndarray, profile: int, 
     """Turn a block of cross products into kernel values, in place, in one pass.
 
     On entry ``out[i, j] = x_i·y_j``; on return ``out[i, j] = exp(−scale·s)`` (``GAUSSIAN``)
-    or ``exp(−scale·√s)`` (``LAPLACIAN``, with ``s ≤ noise`` taken as 0 so that coincident
-    points give exactly 1), where ``s = max(‖x_i‖² + ‖y_j‖² − 2 x_i·y_j, 0)``.
+    or, with ``t = scale·√s``, ``exp(−t)`` (``LAPLACIAN``), ``(1 + t)·exp(−t)``
+    (``MATERN32``), ``(1 + t + t²/3)·exp(−t)`` (``MATERN52``), where
+    ``s = max(‖x_i‖² + ‖y_j‖² − 2 x_i·y_j, 0)``; for the last three, ``s ≤ noise`` is taken as
+    0 so that coincident points give exactly 1.
 
     Parameters
     ----------
     out : ndarray of shape (r, p), float32 or float64, C-contiguous
     xx, yy : ndarray of shape (r,) and (p,)
         Squared row norms (cast to ``out``'s dtype).
-    profile : {GAUSSIAN, LAPLACIAN}
+    profile : {GAUSSIAN, LAPLACIAN, MATERN32, MATERN52}
     scale : float
-        ``1/(2σ²)`` for the Gaussian, ``1/σ`` for the Laplacian.
+        ``1/(2σ²)`` for the Gaussian, ``1/σ`` for the Laplacian, ``√(2ν)/σ`` for Matérn ν.
     noise : float, default 0
-        Squared distances at or below it are treated as 0 (Laplacian only).
+        Squared distances at or below it are treated as 0 (all but the Gaussian).
     threads : int, optional
         Compiled threads; default :func:`compiled_threads`.
     """
-    if profile not in (GAUSSIAN, LAPLACIAN):
-        raise ValueError(f"profile must be GAUSSIAN (0) or LAPLACIAN (1), got {profile!r}")
+    if profile not in (GAUSSIAN, LAPLACIAN, MATERN32, MATERN52):
+        raise ValueError("profile must be GAUSSIAN (0), LAPLACIAN (1), MATERN32 (2) or "
+                         f"MATERN52 (3), got {profile!r}")
     xx = np.ascontiguousarray(xx, dtype=out.dtype)
     yy = np.ascontiguousarray(yy, dtype=out.dtype)
     jit = _kernels() if out.flags.c_contiguous and out.dtype in (np.float32, np.float64) else None
