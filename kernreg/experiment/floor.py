@@ -14,9 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernreg.experiment.resources import Stopwatch, gemm_gflops
+from kernreg.experiment.resources import Stopwatch, exp_rate, gemm_gflops
 
-__all__ = ["HostRates", "nkrls_floor", "nytro_floor"]
+__all__ = ["NOISY_HOST_TOLERANCE", "HostRates", "nkrls_floor", "noisy_host", "nytro_floor"]
+
+#: Relative change of a host rate between the measurements before and after a cell above
+#: which the cell's time is not judged (the host was too noisy): 20%.
+NOISY_HOST_TOLERANCE = 0.2
 
 
 @dataclass(frozen=True)
@@ -30,15 +34,20 @@ class HostRates:
     stream : float
         Bytes per second of a matrix-vector product over a matrix far larger than the caches
         (one streaming read: what an iteration over a stored ``K_nm`` does).
+    exp : float or None
+        Exponentials per second on all cores (the compiled path,
+        :func:`~kernreg.experiment.resources.exp_rate`); None when not measured.
     """
 
     gemm: float
     stream: float
+    exp: float | None = None
 
     @classmethod
     def measure(cls, dtype: str = "float64", n: int = 4096, stream_mb: int = 1024,
-                repeats: int = 3) -> HostRates:
-        """Best of ``repeats`` ``n × n`` GEMMs and of ``repeats`` GEMVs over ``stream_mb`` MB."""
+                repeats: int = 3, *, exp: bool = False) -> HostRates:
+        """Best of ``repeats`` ``n × n`` GEMMs and of ``repeats`` GEMVs over ``stream_mb`` MB,
+        and with ``exp`` the best exponential rate (all cores)."""
         gemm = gemm_gflops(n, repeats, dtype) * 1e9
         rows = stream_mb * 2**20 // (np.dtype(dtype).itemsize * 1024)
         big = np.ones((rows, 1024), dtype=dtype)
@@ -49,7 +58,24 @@ class HostRates:
             with Stopwatch() as watch:
                 big @ v
             best = min(best, watch.seconds)
-        return cls(gemm=gemm, stream=big.nbytes / best)
+        stream = big.nbytes / best
+        del big  # free the GB before the exp measurement
+        return cls(gemm=gemm, stream=stream,
+                   exp=exp_rate(repeats=repeats, dtype=dtype) if exp else None)
+
+
+def noisy_host(before: HostRates, after: HostRates,
+               tolerance: float = NOISY_HOST_TOLERANCE) -> list[str]:
+    """The rates that changed by more than ``tolerance`` between the measurements before and
+    after a cell (the larger over the smaller above ``1 + tolerance``), e.g. ``["gemm"]``; an
+    empty list when the host was quiet enough to judge the cell's time. A rate missing from
+    either measurement (``exp`` None) is not compared."""
+    noisy = []
+    for name in ("gemm", "stream", "exp"):
+        a, b = getattr(before, name), getattr(after, name)
+        if a is not None and b is not None and max(a, b) > (1.0 + tolerance) * min(a, b):
+            noisy.append(name)
+    return noisy
 
 
 def _kernel(n: int, m: int, d: int, itemsize: int, rates: HostRates) -> float:

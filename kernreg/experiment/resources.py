@@ -122,6 +122,32 @@ def gemm_gflops(n: int = 1024, repeats: int = 3, dtype: str = "float64") -> floa
     return 2.0 * n**3 / best / 1e9
 
 
+def exp_rate(n: int = 2**24, repeats: int = 3, dtype: str = "float64",
+             threads: int | None = None) -> float:
+    """This host's best exponential rate (exponentials per second): the compiled Gaussian pass
+    of :func:`kernreg.kernels.compiled.distance_exp` over ``n`` entries, best of ``repeats``
+    after a warm-up, on ``threads`` threads (default: every core numba may use). With the
+    compiled path off it is numpy's ``exp`` pass. The floor counts a kernel block's n·m
+    exponentials at this rate."""
+    import numpy as np
+
+    from kernreg.kernels.compiled import GAUSSIAN, distance_exp, max_threads
+
+    cols = 4096
+    rows = max(1, n // cols)
+    out = np.empty((rows, cols), dtype=dtype)
+    xx, yy = np.zeros(rows, dtype=dtype), np.zeros(cols, dtype=dtype)
+    threads = max_threads() if threads is None else threads
+    best = float("inf")
+    for attempt in range(repeats + 1):  # attempt 0 warms up (compilation, first touch)
+        out.fill(-0.25)
+        start = time.perf_counter()
+        distance_exp(out, xx, yy, GAUSSIAN, 1.0, threads=threads)
+        if attempt:
+            best = min(best, time.perf_counter() - start)
+    return rows * cols / best
+
+
 def blas_description() -> str:
     """The loaded BLAS libraries with version, compute kernels and threads, e.g.
     ``"openblas 0.3.31 Haswell ×2"``: kernels (``OPENBLAS_CORETYPE``) change GEMM speed ~2×."""
@@ -138,7 +164,14 @@ def environment() -> dict[str, str]:
     import sklearn
 
     from kernreg import __version__
+    from kernreg.kernels.compiled import HAVE_NUMBA, active_path
 
+    if HAVE_NUMBA:
+        from importlib.metadata import version
+
+        numba = version("numba")
+    else:
+        numba = "not installed"
     return {
         "kernreg": __version__,
         "python": platform.python_version(),
@@ -147,6 +180,8 @@ def environment() -> dict[str, str]:
         "scikit-learn": sklearn.__version__,
         "h5py": h5py.__version__,
         "blas": blas_description(),
+        "numba": numba,
+        "kernel_path": active_path(),  # compiled ("numba") or "numpy" kernel loops
         "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
                    f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
     }

@@ -4,6 +4,9 @@
   the fused products (``K_nmᵀK_nm``, ``K_nm v``, ...), :class:`DistanceKernel`;
 * :mod:`~kernreg.kernels.registry` — :class:`KernelSpec`, :func:`register`,
   :func:`make_kernel`: a kernel is its class plus one registration;
+* :mod:`~kernreg.kernels.compiled` — the compiled layer (numba, with a numpy fallback): the
+  fused distance/exp pass of the distance kernels' blocks and the one-read gradient pass
+  :func:`normal_pass` (``Kᵀ(Kβ − y)`` for several right-hand sides);
 * one module per kernel (``gaussian``, ``laplacian``, ``linear``, ``matern``), each ending with its
   ``register(KernelSpec(...))``.
 
@@ -12,6 +15,7 @@ below (docs/architecture.md, "How to add a kernel").
 """
 
 from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, DistanceKernel, Kernel
+from kernreg.kernels.compiled import active_path, jit_enabled, normal_pass, use_jit
 
 # each kernel module registers its kernel when imported, in this (the registry's) order
 from kernreg.kernels.gaussian import GaussianKernel
@@ -46,9 +50,13 @@ __all__ = [
     "Matern32Kernel",
     "Matern52Kernel",
     "MaternKernel",
+    "active_path",
     "get_kernel_spec",
+    "jit_enabled",
     "kernel_names",
     "make_kernel",
+    "normal_pass",
     "register",
     "unregister",
+    "use_jit",
 ]

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernreg._validation import check_dtype, check_int, check_positive
+from kernreg.kernels.compiled import normal_pass
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -320,23 +321,30 @@ class Kernel(ABC):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(K_nmᵀ (K_nm v − y), K_nm v − y)`` in one pass over the blocks of ``K_nm``.
 
-        This is the gradient of ``½||K_nm v − y||²`` together with the training residual.
+        This is the gradient of ``½||K_nm v − y||²`` together with the training residual,
+        with ``K_nm`` evaluated block by block and never stored: each block is used for both
+        products by :func:`kernreg.kernels.compiled.normal_pass` (compiled, or its numpy
+        fallback). ``v`` of shape ``(m, k)`` carries k right-hand sides through the same
+        evaluation; ``y`` is ``(n,)`` (shared by the columns) or ``(n, k)``.
         """
         v = np.asarray(v, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         n = as_2d(X, "X").shape[0]
         m = as_2d(C, "C").shape[0]
-        if v.shape[0] != m:
-            raise ValueError(f"v has {v.shape[0]} rows but C has {m} (shape mismatch)")
-        if y.shape != (n,):
-            raise ValueError(f"y must have shape ({n},), got {y.shape} (shape mismatch)")
-        grad = np.zeros((m, *v.shape[1:]))
-        resid = np.empty((y.shape[0], *v.shape[1:]))
-        vk = v.astype(self.dtype, copy=False)
+        if v.ndim not in (1, 2) or v.shape[0] != m:
+            raise ValueError(f"v must have shape ({m},) or ({m}, k), got {v.shape} "
+                             "(shape mismatch)")
+        k = 1 if v.ndim == 1 else v.shape[1]
+        if y.shape != (n,) and (v.ndim == 1 or y.shape != (n, k)):
+            raise ValueError(f"y must have shape ({n},)" + ("" if v.ndim == 1 else
+                             f" or ({n}, {k})") + f", got {y.shape} (shape mismatch)")
+        grad = np.zeros((m, k))
+        resid = np.empty((n, k))
+        v2 = v.reshape(m, k)
         for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
-            r = Kb @ vk - (y[sl] if v.ndim == 1 else y[sl, None])
-            resid[sl] = r
-            grad += Kb.T @ r.astype(self.dtype, copy=False)
+            normal_pass(Kb, v2, y[sl], grad=grad, resid=resid[sl])
+        if v.ndim == 1:
+            return grad[:, 0], resid[:, 0]
         return grad, resid
 
     def __repr__(self) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernreg.kernels.base import Data, DistanceKernel, row_sq_norms
+from kernreg.kernels.base import Data, DistanceKernel, cross, row_sq_norms
+from kernreg.kernels.compiled import LAPLACIAN, distance_exp, jit_enabled
 from kernreg.kernels.registry import POSITIVE, KernelSpec, register
 
 __all__ = ["LaplacianKernel"]
@@ -30,11 +31,14 @@ class LaplacianKernel(DistanceKernel):
 
     def _fill(self, Xb: Data, Y: Data, aux: np.ndarray, out: np.ndarray) -> np.ndarray:
         xx = row_sq_norms(Xb)
+        noise = 4.0 * np.finfo(self.dtype).eps * (xx.max(initial=0.0) + aux.max(initial=0.0))
+        if jit_enabled():  # one compiled pass from the cross products (kernreg.kernels.compiled)
+            cross(Xb, Y, out)
+            return distance_exp(out, xx, aux, LAPLACIAN, 1.0 / self.sigma, noise)
         self._sq_dist(Xb, Y, aux, out, xx)
         # The expansion leaves ~eps·||x||² of rounding in ||x−y||², which sqrt turns into an
         # error of ~sqrt(eps)·||x||; zero squared distances at that noise level so that
         # coincident points (e.g. centers drawn from X) get exactly k = 1.
-        noise = 4.0 * np.finfo(self.dtype).eps * (xx.max(initial=0.0) + aux.max(initial=0.0))
         out[out <= noise] = 0.0
         np.sqrt(out, out=out)
         out *= -1.0 / self.sigma
