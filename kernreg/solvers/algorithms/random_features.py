@@ -210,6 +210,8 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         for alias in ("frequencies_", "phases_"):  # the rff map's parameters, as before
             if hasattr(self.feature_map_, alias):
                 setattr(self, alias, getattr(self.feature_map_, alias))
+            else:  # not left over from an earlier fit with rff
+                vars(self).pop(alias, None)
         self.coef_ = np.ascontiguousarray(w[:n_features])
         self.best_lambda_, self.best_n_features_ = lam, n_features
 
