@@ -66,8 +66,8 @@ def _features_problem(features: Any, kernel: str) -> str | None:
 def _feature_map(features: str, n_features: int, sigma: Any, random_state: Any) -> FeatureMap:
     """The registered map ``features`` of ``n_features`` features, not drawn yet (σ passed
     when the map takes it)."""
-    params = {"sigma": float(sigma)} if "sigma" in get_feature_map_spec(features).parameters \
-        else {}
+    takes_sigma = "sigma" in get_feature_map_spec(features).parameters
+    params = {"sigma": float(sigma)} if takes_sigma else {}
     return make_feature_map(features, n_features, random_state=random_state, **params)
 
 
@@ -79,7 +79,7 @@ def _level_path(G: np.ndarray, c: np.ndarray, level: int, shifts: np.ndarray) ->
 
 
 class RandomFeaturesKRLS(LambdaPathEstimator):
-    """KRLS on ``D`` random Fourier features, with a path over λ and the number of features.
+    """KRLS on ``D`` random features, with a path over λ and the number of features.
 
     Selects the pair ``(λ, D')`` with the lowest validation RMSE (ties: the fewest features).
     Any registered feature map of the kernel (random Fourier features of the Gaussian kernel by
