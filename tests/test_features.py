@@ -4,7 +4,6 @@ registered at run time (random Fourier features of the Laplacian kernel)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -85,29 +84,6 @@ def test_rff_gives_the_rf_algorithms_features(sparse: bool, seed: Any) -> None:
     assert np.array_equal(est.phases_, fmap.phases_)
     pred = np.concatenate([U @ est.coef_ for _, U in fmap.blocks(X, budget)])
     assert np.array_equal(est.predict(X), pred)  # the same features, bit for bit
-
-
-def test_rff_equals_the_current_functions() -> None:
-    """Against ``draw_features`` and ``_feature_blocks`` of the rf module, while it has them."""
-    for path in ("kernreg.solvers.random_features", "kernreg.solvers.algorithms.random_features"):
-        try:
-            module = importlib.import_module(path)
-        except ImportError:
-            continue
-        if hasattr(module, "draw_features") and hasattr(module, "_feature_blocks"):
-            break
-    else:
-        pytest.skip("rf builds its features from the registry (covered by the test above)")
-    X = np.random.default_rng(5).normal(size=(61, 4))
-    W, b = module.draw_features(4, 30, 0.7, 5)
-    fmap = make_feature_map("rff", 30, sigma=0.7, random_state=5).draw(4)
-    assert np.array_equal(W, fmap.frequencies_) and np.array_equal(b, fmap.phases_)
-    for budget in (8 * 30 * 7, 2**26):
-        ours = list(fmap.blocks(X, budget))
-        theirs = list(module._feature_blocks(X, W, b, budget))
-        assert [s for s, _ in ours] == [s for s, _ in theirs]
-        for (_, U), (_, V) in zip(ours, theirs, strict=True):
-            assert np.array_equal(U, V)
 
 
 # ------------------------------------------------------------- convergence to the kernel

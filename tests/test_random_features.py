@@ -10,7 +10,6 @@ import pytest
 from kernreg.config import load_experiment
 from kernreg.errors import ConfigError
 from kernreg.solvers import KRLS, RandomFeaturesKRLS, get_algorithm, rmse
-from kernreg.solvers.algorithms.random_features import draw_features
 
 SIGMA = 0.7
 
@@ -38,11 +37,13 @@ def test_approaches_krls_as_features_grow(problem) -> None:
     assert large < 0.02 and large < small / 3
 
 
-def test_features_are_prefix_consistent() -> None:
-    W, b = draw_features(3, 100, SIGMA, 5)
-    W2, b2 = draw_features(3, 40, SIGMA, 5)
-    np.testing.assert_array_equal(W[:40], W2)
-    np.testing.assert_array_equal(b[:40], b2)
+def test_features_are_prefix_consistent(problem) -> None:
+    X, y, _, _ = problem
+    big = RandomFeaturesKRLS(sigma=SIGMA, n_features=100, random_state=5).fit(X, y)
+    small = RandomFeaturesKRLS(sigma=SIGMA, n_features=40, random_state=5).fit(X, y)
+    np.testing.assert_array_equal(big.frequencies_[:40], small.frequencies_)
+    np.testing.assert_array_equal(big.phases_[:40], small.phases_)
+    assert big.feature_map_.n_features == 100 and small.feature_map_.n_features == 40
 
 
 def test_every_path_point_equals_a_direct_fit(problem) -> None:
@@ -71,7 +72,17 @@ def test_registry_and_config(tmp_path: Path) -> None:
     assert load_experiment(config).algorithms[0].m_levels("d_values") == [50, 100, 150, 200]
     config.write_text("dataset: {name: cpusmall, n_train: 500}\nkernel: {name: laplacian, "
                       "sigma: 1}\nalgorithms:\n  - {name: rf}\n")
-    with pytest.raises(ConfigError, match="needs the gaussian kernel"):
+    with pytest.raises(ConfigError, match=r"algorithms\[0\]\.features: 'rff' approximates "
+                                          r"the gaussian kernel, not laplacian; feature maps of "
+                                          r"the laplacian kernel: none"):
         load_experiment(config)
-    with pytest.raises(ValueError, match="kernel must be 'gaussian'"):
+    with pytest.raises(ValueError, match="features: 'rff' approximates the gaussian kernel, "
+                                         "not linear"):
         RandomFeaturesKRLS(kernel="linear").fit(np.zeros((5, 2)), np.zeros(5))
+    with pytest.raises(ValueError, match=r"features must be one of \['rff'"):
+        RandomFeaturesKRLS(features="no_such_map").fit(np.zeros((5, 2)), np.zeros(5))
+    config.write_text("dataset: {name: cpusmall, n_train: 500}\nalgorithms:\n"
+                      "  - {name: rf, features: no_such_map}\n")
+    with pytest.raises(ConfigError, match=r"algorithms\[0\]\.features: 'no_such_map' is not "
+                                          r"allowed; allowed values: rff, "):
+        load_experiment(config)

@@ -39,8 +39,8 @@ class FeatureMapSpec:
     Attributes
     ----------
     name : str
-        Name used by :func:`make_feature_map` (and, once wired, in configs); lower case,
-        letters, digits and ``_``.
+        Name used by :func:`make_feature_map` and in configs (``features:`` of an ``rf``
+        entry); lower case, letters, digits and ``_``.
     feature_map : type of FeatureMap
         The class; built as ``feature_map(n_features, random_state=..., **parameters)``.
     kernel : str

@@ -78,7 +78,10 @@ class AlgorithmSpec:
     order
         Position in the tables (smaller first; the papers' order for the built-in ones).
     schema
-        JSON-schema properties of the config entry, besides ``name`` and ``label``.
+        JSON-schema properties of the config entry, besides ``name`` and ``label``. A property
+        may be given as a function of no arguments returning its fragment, called each time a
+        config is read: an enum of another registry's names (``rf``'s ``features``) then
+        accepts a part registered later (a plugin, a test's toy).
     config_defaults
         Keys whose default the config fills in (and stores with the results). Their values are
         the estimator's own defaults, except ``lambdas`` (the protocol's grid), ``stopping``
@@ -89,7 +92,8 @@ class AlgorithmSpec:
     memory
         Peak-memory estimate for the preflight (data and one kernel block are added to it).
     check
-        Extra config rules (e.g. random features need the Gaussian kernel).
+        Extra config rules (e.g. random features need a feature map of the config's
+        kernel).
     summary
         One line on what it computes (``kernreg`` docs and tables).
     """
@@ -116,7 +120,9 @@ class AlgorithmSpec:
             "type": "object",
             "additionalProperties": False,
             "required": ["name"],
-            "properties": {**NAME_AND_LABEL, **self.schema},
+            "properties": {**NAME_AND_LABEL,
+                           **{key: fragment() if callable(fragment) else fragment
+                              for key, fragment in self.schema.items()}},
         }
 
     def defaults(self) -> dict[str, Any]:

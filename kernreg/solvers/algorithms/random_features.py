@@ -1,16 +1,17 @@
-"""Random-features KRLS: ridge regression on random Fourier features of the Gaussian kernel.
+"""Random-features KRLS: ridge regression on an explicit random feature map of the kernel.
 
-``z(x) = √(2/D) cos(Wx + b)`` with ``W_j ~ N(0, σ⁻²I)``, ``b_j ~ U[0, 2π)`` approximates
-``k(x, x') = exp(−‖x − x'‖²/(2σ²))`` by ``z(x)ᵀz(x')`` (Rahimi & Recht). The model is
-``w = (ZᵀZ + λnI)⁻¹ Zᵀy``: a ``D × D`` problem. Features are drawn feature by feature from two
-seeded streams, so the first ``D'`` features of a draw of ``D`` are a draw of ``D'``: one pass over
-the data gives ``UᵀU`` and ``Uᵀy`` (``U = √(D)·Z`` unscaled) for every level ``D' ≤ D`` as
-leading blocks, and each level's λ path comes from one eigendecomposition of its block.
+The features come from the feature-map registry (:mod:`kernreg.features`; default ``"rff"``,
+random Fourier features ``z(x) = √(2/D) cos(Wx + b)`` with ``W_j ~ N(0, σ⁻²I)``,
+``b_j ~ U[0, 2π)``, which approximate ``k(x, x') = exp(−‖x − x'‖²/(2σ²))`` by ``z(x)ᵀz(x')``,
+Rahimi & Recht). The model is ``w = (ZᵀZ + λnI)⁻¹ Zᵀy``: a ``D × D`` problem. A registered map
+is prefix-consistent (the first ``D'`` features of a draw of ``D`` are a draw of ``D'``), so one
+pass over the data gives ``UᵀU`` and ``Uᵀy`` (``U = √(D)·Z`` unscaled) for every level
+``D' ≤ D`` as leading blocks, and each level's λ path comes from one eigendecomposition of its
+block.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,13 @@ import numpy as np
 import scipy.linalg as la
 
 from kernreg._validation import check_int, check_random_state
+from kernreg.features import (
+    FeatureMap,
+    feature_map_names,
+    feature_maps_for,
+    get_feature_map_spec,
+    make_feature_map,
+)
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.lambda_path import (
     DEFAULT_LEVELS,
@@ -30,51 +38,59 @@ from kernreg.solvers.blocks.lambda_path import (
 from kernreg.solvers.blocks.params import LAMBDAS, M_LEVELS, POSITIVE_INT, lambda_grid, level_values
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
-__all__ = ["RandomFeaturesKRLS", "draw_features"]
-
-
-def draw_features(d: int, n_features: int, sigma: float, random_state: Any
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Frequencies ``W`` (D, d) and phases ``b`` (D,), prefix-consistent in ``D``."""
-    seeds = check_random_state(random_state).integers(0, 2**63, size=2)
-    W = np.random.default_rng(seeds[0]).standard_normal((n_features, d)) / sigma
-    b = np.random.default_rng(seeds[1]).uniform(0.0, 2.0 * np.pi, n_features)
-    return W, b
-
-
-def _feature_blocks(X: Any, W: np.ndarray, b: np.ndarray, memory_budget: int
-                    ) -> Iterator[tuple[slice, np.ndarray]]:
-    """Row blocks of the unscaled features ``U = √2·cos(XWᵀ + b)`` within the memory budget."""
-    rows = max(1, memory_budget // (8 * W.shape[0]))
-    for start in range(0, X.shape[0], rows):
-        Xb = X[start:start + rows]
-        proj = np.asarray(Xb @ W.T, dtype=np.float64)  # sparse @ dense is dense
-        proj += b
-        np.cos(proj, out=proj)
-        proj *= np.sqrt(2.0)
-        yield slice(start, start + Xb.shape[0]), proj
+__all__ = ["RandomFeaturesKRLS"]
 
 
 @dataclass
 class _Features:
-    """A draw of ``D`` features and the fit rows' ``UᵀU`` and ``Uᵀy``: every level's system."""
+    """A drawn map of ``D`` features and the fit rows' ``UᵀU`` and ``Uᵀy``: every level's
+    system."""
 
-    W: np.ndarray
-    b: np.ndarray
+    fmap: FeatureMap
     G: np.ndarray
     c: np.ndarray
 
 
+def _features_problem(features: Any, kernel: str) -> str | None:
+    """Why ``features`` cannot stand for ``kernel``: not a registered map, or a map of
+    another kernel (None when it can)."""
+    if features not in feature_map_names():
+        return f"features must be one of {feature_map_names()}, got {features!r}"
+    approximated = get_feature_map_spec(features).kernel
+    if approximated == kernel:
+        return None
+    return (f"features: {features!r} approximates the {approximated} kernel, not {kernel}; "
+            f"feature maps of the {kernel} kernel: {feature_maps_for(kernel) or 'none'}")
+
+
+def _feature_map(features: str, n_features: int, sigma: Any, random_state: Any) -> FeatureMap:
+    """The registered map ``features`` of ``n_features`` features, not drawn yet (σ passed
+    when the map takes it)."""
+    takes_sigma = "sigma" in get_feature_map_spec(features).parameters
+    params = {"sigma": float(sigma)} if takes_sigma else {}
+    return make_feature_map(features, n_features, random_state=random_state, **params)
+
+
+def _level_path(G: np.ndarray, c: np.ndarray, level: int, shifts: np.ndarray) -> np.ndarray:
+    """Weights of the unscaled features for every shift λn at level ``D'``: with ``Z = U/√D'``,
+    ``w = (ZᵀZ + λnI)⁻¹Zᵀy`` and predictions ``Zw = U (w/√D')``."""
+    s, V = la.eigh(G[:level, :level] / level, check_finite=False)
+    return eigen_path_coefs(s, V, c[:level] / np.sqrt(level), shifts) / np.sqrt(level)
+
+
 class RandomFeaturesKRLS(LambdaPathEstimator):
-    """KRLS on ``D`` random Fourier features, with a path over λ and the number of features.
+    """KRLS on ``D`` random features, with a path over λ and the number of features.
 
     Selects the pair ``(λ, D')`` with the lowest validation RMSE (ties: the fewest features).
-    Gaussian kernel only. Cost ``O(nD(D + d))`` for the data pass plus ``O(D'³)`` per level.
+    Any registered feature map of the kernel (random Fourier features of the Gaussian kernel by
+    default). Cost ``O(nD(D + d))`` for the data pass plus ``O(D'³)`` per level.
 
     Parameters
     ----------
-    kernel : {"gaussian"}, default "gaussian"
+    kernel : str, default "gaussian"
+        The kernel approximated: the kernel of the feature map ``features``.
     sigma : float, default 1.0
+        Bandwidth, passed to the feature map when it takes one.
     n_features : int, default 1000
         Largest number of features ``D``.
     lam : float, default 1e-6
@@ -90,12 +106,19 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     dtype : {"float64"}, default "float64"
     memory_budget : int
         Bytes per feature block.
+    features : str, default "rff"
+        A registered feature map (:func:`kernreg.features.feature_map_names`) of ``kernel``.
 
     Attributes
     ----------
     coef_ : ndarray of shape (D*,)
-        Weights of the unscaled features ``√2·cos(Wx + b)`` (the ``√(1/D*)`` folded in).
-    frequencies_, phases_ : the first ``D*`` rows of ``W`` and entries of ``b``
+        Weights of the unscaled features ``ψ(x)`` (``√2·cos(Wx + b)`` for ``"rff"``; the
+        ``√(1/D*)`` folded in).
+    feature_map_ : FeatureMap
+        The first ``D*`` features of the draw.
+    frequencies_, phases_ : ndarray
+        For ``"rff"``: the first ``D*`` rows of ``W`` and entries of ``b`` (the map's own
+        attributes).
     best_lambda_ : float
     best_n_features_ : int
     path_ : dict or None
@@ -114,6 +137,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        features: str = "rff",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -125,76 +149,74 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.features = features
 
-    def _gram(self, X: Any, y: np.ndarray, W: np.ndarray, b: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-        D = W.shape[0]
+    def _gram(self, X: Any, y: np.ndarray, fmap: FeatureMap) -> tuple[np.ndarray, np.ndarray]:
+        D = fmap.n_features
         G, c = np.zeros((D, D)), np.zeros(D)
-        for rows, U in _feature_blocks(X, W, b, self.memory_budget):
+        for rows, U in fmap.blocks(X, self.memory_budget):
             G += U.T @ U
             c += U.T @ y[rows]
         return 0.5 * (G + G.T), c
-
-    @staticmethod
-    def _level_path(G: np.ndarray, c: np.ndarray, level: int, shifts: np.ndarray
-                    ) -> np.ndarray:
-        """Weights of the unscaled features for every shift λn at level ``D'``: with
-        ``Z = U/√D'``, ``w = (ZᵀZ + λnI)⁻¹Zᵀy`` and predictions ``Zw = U (w/√D')``."""
-        s, V = la.eigh(G[:level, :level] / level, check_finite=False)
-        return eigen_path_coefs(s, V, c[:level] / np.sqrt(level), shifts) / np.sqrt(level)
 
     def _fit_info(self) -> dict[str, Any]:
         return {"m_selected": int(self.best_n_features_)}  # the selected size, as m*
 
     def check_params(self) -> None:
         super().check_params()
-        if self.kernel != "gaussian":
-            raise ValueError(f"kernel must be 'gaussian' for random Fourier features, "
-                             f"got {self.kernel!r}")
+        problem = _features_problem(self.features, self.kernel)
+        if problem:
+            raise ValueError(problem)
         check_m_levels(self.d_values, check_int(self.n_features, "n_features", minimum=1))
         check_random_state(self.random_state)
+        _feature_map(self.features, 1, self.sigma, self.random_state)  # the map's own checks
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Features:
         D = check_int(self.n_features, "n_features", minimum=1)
-        W, b = draw_features(X.shape[1], D, float(self.sigma), self.random_state)
-        return _Features(W, b, *self._gram(X, y, W, b))
+        fmap = _feature_map(self.features, D, self.sigma, self.random_state).draw(X.shape[1])
+        return _Features(fmap, *self._gram(X, y, fmap))
 
     def _fit_at(self, state: _Features, X: Any, y: np.ndarray, lam: float) -> None:
-        D = state.W.shape[0]
-        w = self._level_path(state.G, state.c, D, np.array([lam * X.shape[0]]))[:, 0]
-        self._set_solution(state.W, state.b, w, lam, D)
+        D = state.fmap.n_features
+        w = _level_path(state.G, state.c, D, np.array([lam * X.shape[0]]))[:, 0]
+        self._set_solution(state.fmap, w, lam, D)
 
     def _path(self, state: _Features, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
               lambdas: np.ndarray) -> LambdaPath:
-        D = state.W.shape[0]
+        D = state.fmap.n_features
         levels = check_m_levels(self.d_values, D)
         L, M = lambdas.size, levels.size
         coefs = np.zeros((D, L, M))
         for k, level in enumerate(levels):
-            coefs[:level, :, k] = self._level_path(state.G, state.c, int(level),
+            coefs[:level, :, k] = _level_path(state.G, state.c, int(level),
                                                    lambdas * X.shape[0])
-        blocks = _feature_blocks(X_val, state.W, state.b, self.memory_budget)
+        blocks = state.fmap.blocks(X_val, self.memory_budget)
         val_rmse = column_rmse(blocks, coefs.reshape(D, L * M), y_val).reshape(L, M)
         return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels)
 
     def _choose(self, state: _Features, path: LambdaPath, j: int, k: int) -> None:
-        self._set_solution(state.W, state.b, path.coef(j, k), float(path.lambdas[j]),
+        self._set_solution(state.fmap, path.coef(j, k), float(path.lambdas[j]),
                            int(path.levels[k]))
 
     def _refit(self, state: _Features, X: Any, y: np.ndarray) -> None:
         D, lam = self.best_n_features_, self.best_lambda_
-        G, c = self._gram(X, y, state.W[:D], state.b[:D])
-        w = self._level_path(G, c, D, np.array([lam * X.shape[0]]))[:, 0]
-        self._set_solution(state.W, state.b, w, lam, D)
+        G, c = self._gram(X, y, state.fmap.prefix(D))
+        w = _level_path(G, c, D, np.array([lam * X.shape[0]]))[:, 0]
+        self._set_solution(state.fmap, w, lam, D)
 
-    def _set_solution(self, W: np.ndarray, b: np.ndarray, w: np.ndarray, lam: float,
+    def _set_solution(self, fmap: FeatureMap, w: np.ndarray, lam: float,
                       n_features: int) -> None:
-        self.frequencies_, self.phases_ = W[:n_features], b[:n_features]
+        self.feature_map_ = fmap.prefix(n_features)
+        for alias in ("frequencies_", "phases_"):  # the rff map's parameters, as before
+            if hasattr(self.feature_map_, alias):
+                setattr(self, alias, getattr(self.feature_map_, alias))
+            else:  # not left over from an earlier fit with rff
+                vars(self).pop(alias, None)
         self.coef_ = np.ascontiguousarray(w[:n_features])
         self.best_lambda_, self.best_n_features_ = lam, n_features
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predict ``√2·cos(XWᵀ + b) @ coef_``.
+        """Predict ``ψ(X) @ coef_`` (``√2·cos(XWᵀ + b) @ coef_`` for ``"rff"``).
 
         Parameters
         ----------
@@ -206,7 +228,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         """
         X = self._check_predict_data(X, "coef_")
         out = np.empty(X.shape[0])
-        for rows, U in _feature_blocks(X, self.frequencies_, self.phases_, self.memory_budget):
+        for rows, U in self.feature_map_.blocks(X, self.memory_budget):
             out[rows] = U @ self.coef_
         return out
 
@@ -221,10 +243,9 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
 
 
 def _check(params: dict[str, Any], kernel: str) -> list[str]:
-    problems = []
-    if kernel != "gaussian":
-        problems.append(f"name: rf (random Fourier features) needs the gaussian kernel, not "
-                        f"{kernel}")
+    # (the schema has checked the name)
+    problem = _features_problem(params.get("features", RandomFeaturesKRLS().features), kernel)
+    problems = [problem] if problem else []
     levels = level_values(params.get("d_values")) or []
     if levels and max(levels) > params["n_features"]:
         problems.append(f"d_values: levels up to {max(levels)} exceed n_features = "
@@ -237,9 +258,12 @@ register(AlgorithmSpec(
     estimator=RandomFeaturesKRLS,
     title="Random features KRLS",
     order=70,
-    schema={"lambdas": LAMBDAS, "n_features": POSITIVE_INT, "d_values": M_LEVELS},
+    schema={"lambdas": LAMBDAS, "n_features": POSITIVE_INT, "d_values": M_LEVELS,
+            # the names registered when a config is read (a map registered later included)
+            "features": lambda: {"enum": feature_map_names()}},
     config_defaults=("lambdas", "n_features", "d_values"),
     memory=_memory,
     check=_check,
-    summary="ridge regression on D random Fourier features, paths over λ and D' ≤ D",
+    summary="ridge regression on D random features (a registered feature map), paths over "
+            "λ and D' ≤ D",
 ))
