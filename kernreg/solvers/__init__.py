@@ -33,6 +33,7 @@ from kernreg.solvers.model_selection import holdout_split
 from kernreg.solvers.nkrls import NystromKRLS
 from kernreg.solvers.nytro import Nytro
 from kernreg.solvers.pcg import NystromPCG
+from kernreg.solvers.pivoted_cholesky import PivotedCholeskySampler, RPCholeskySampler
 from kernreg.solvers.random_features import RandomFeaturesKRLS
 from kernreg.solvers.registry import (
     AlgorithmSpec,
@@ -57,6 +58,8 @@ __all__ = [
     "NystromKRLS",
     "NystromPCG",
     "Nytro",
+    "PivotedCholeskySampler",
+    "RPCholeskySampler",
     "RandomFeaturesKRLS",
     "Selection",
     "algorithm_names",
