@@ -6,7 +6,8 @@ Floors, bottom to top (docs/architecture.md):
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``paper`` (data)
 1. ``datasets``    registry, files, preprocessing, cache
 2. ``kernels``     blocked kernel evaluation
-3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping)
+3. ``solvers``     estimators, their registry, Nyström pieces (centers, leverage, stopping);
+   ``theory``      closed-form models of the papers' analyses (Bach's fixed design, spline RF)
 4. ``config``      experiment configs
 5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
 6. ``experiment``  trials, runner, preflight, resources
@@ -28,8 +29,8 @@ FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0,
     "kernreg.datasets": 1,
-    "kernreg.kernels": 2,
-    "kernreg.solvers": 3,
+    "kernreg.kernels": 2, "kernreg.kernels_spline": 2,
+    "kernreg.solvers": 3, "kernreg.theory": 3,
     "kernreg.config": 4,
     "kernreg.results": 5,
     "kernreg.experiment": 6,
