@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -138,36 +139,55 @@ class FixedDesignModel:
         """``ν_i^(1/2)``: power rate halved, exponential rate halved."""
         return Decay(self.nu.kind, self.nu.rate / 2.0)
 
+    @cached_property
+    def _eigenvalues(self) -> np.ndarray:
+        return self.n * self.mu.aliased(self.n)
+
+    @cached_property
+    def _coefficients(self) -> np.ndarray:
+        return math.sqrt(self.n) * self.sqrt_nu.aliased(self.n)
+
     def eigenvalues(self) -> np.ndarray:
         """``λ_k`` of the circulant ``K`` for ``k = 0 … n−1`` (the DFT's order)."""
-        return self.n * self.mu.aliased(self.n)
+        return self._eigenvalues.copy()
 
     def coefficients(self) -> np.ndarray:
         """``c_k``, the coordinates of ``z`` on the (unitary) Fourier eigenvectors."""
-        return math.sqrt(self.n) * self.sqrt_nu.aliased(self.n)
+        return self._coefficients.copy()
+
+    def _chunks(self, lambdas: Any) -> list[np.ndarray]:
+        lambdas = np.atleast_1d(np.asarray(lambdas, dtype=np.float64))
+        size = max(1, 2_000_000 // self.n)  # bounded (n, chunk) temporaries
+        return [lambdas[i:i + size] for i in range(0, lambdas.size, size)]
 
     def design(self) -> np.ndarray:
         return np.arange(self.n, dtype=np.float64) / self.n
 
     def risk(self, lambdas: Any) -> Risk:
-        lambdas = np.atleast_1d(np.asarray(lambdas, dtype=np.float64))
-        ev, c2, n = self.eigenvalues(), self.coefficients() ** 2, self.n
-        shrink = ev[:, None] / (ev[:, None] + n * lambdas[None, :])
-        bias = ((1.0 - shrink) ** 2 * c2[:, None]).sum(axis=0) / n
-        variance = self.noise ** 2 * (shrink ** 2).sum(axis=0) / n
-        return Risk(lambdas, bias, variance)
+        ev, c2, n = self._eigenvalues, self._coefficients ** 2, self.n
+        bias, variance = [], []
+        for lam in self._chunks(lambdas):
+            shrink = ev[:, None] / (ev[:, None] + n * lam[None, :])
+            # 1 − shrink written as nλ/(λ_k + nλ): exact where shrink rounds to 1
+            rest = (n * lam[None, :]) / (ev[:, None] + n * lam[None, :])
+            bias.append((rest ** 2 * c2[:, None]).sum(axis=0) / n)
+            variance.append(self.noise ** 2 * (shrink ** 2).sum(axis=0) / n)
+        return Risk(np.atleast_1d(np.asarray(lambdas, dtype=np.float64)),
+                    np.concatenate(bias), np.concatenate(variance))
 
     def degrees_of_freedom(self, lambdas: Any) -> tuple[np.ndarray, np.ndarray]:
         """``d (= d_eff)`` and ``d_ave`` at each λ."""
-        lambdas = np.atleast_1d(np.asarray(lambdas, dtype=np.float64))
-        shrink = self.eigenvalues()[:, None] / (self.eigenvalues()[:, None]
-                                                + self.n * lambdas[None, :])
-        return shrink.sum(axis=0), (shrink ** 2).sum(axis=0)
+        ev, d, d_ave = self._eigenvalues, [], []
+        for lam in self._chunks(lambdas):
+            shrink = ev[:, None] / (ev[:, None] + self.n * lam[None, :])
+            d.append(shrink.sum(axis=0))
+            d_ave.append((shrink ** 2).sum(axis=0))
+        return np.concatenate(d), np.concatenate(d_ave)
 
     def best_lambda(self, low: float = 1e-300, high: float = 1e3) -> tuple[float, float]:
         """``(λ*, risk(λ*))``: a log-grid search refined by a bounded scalar minimization in
         ``log λ`` (the risk is smooth and, on these models, unimodal in ``log λ``)."""
-        grid = np.logspace(math.log10(low), math.log10(high), 400)
+        grid = np.logspace(math.log10(low), math.log10(high), 200)
         total = self.risk(grid).total
         j = int(np.argmin(total))
         lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
