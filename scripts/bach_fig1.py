@@ -1,8 +1,8 @@
 """Bach 2013, Figure 1: kernel-approximation error against prediction error as the rank grows.
 
-Least squares on ``n = 400`` points of ``[0, 1]`` drawn uniformly (seeded), periodic spline kernel
-``μ_i = i^(−2β)``, signal ``f = Σ 2 ν_i^(1/2) cos 2πix`` with ``ν_i = i^(−2δ)``, noise ``σ``; λ = the
-λ* of the full kernel matrix (minimizing the in-sample prediction error
+Least squares on ``n = 400`` points of ``[0, 1]`` drawn uniformly (seeded), periodic spline
+kernel ``μ_i = i^(−2β)``, signal ``f = Σ 2 ν_i^(1/2) cos 2πix`` with ``ν_i = i^(−2δ)``, noise
+``σ``; λ = the λ* of the full kernel matrix (minimizing the in-sample prediction error
 ``(1/n) E‖ẑ − z‖²``, known in closed form in the noise). For every rank ``p``: the relative
 approximation errors ``tr(K − L)/tr K`` and ``‖K − L‖₂/‖K‖₂`` and the relative prediction error
 ``(R(L) − R(K))/R(K)``, left for random columns (mean of ``--draws`` draws), right for incomplete

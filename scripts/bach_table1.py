@@ -98,8 +98,8 @@ def main() -> None:
         "d_ave fitted as a + b·ln n (d_ave = Θ(log n)). Δ: the largest deviation of the "
         "measured slopes from the table's exponents.",
         "",
-        "| row | (μ_i, ν_i) | condition | σ | λ* | risk | d_ave | max abs Δ | λ*, risk, d_ave at n = "
-        f"2^{args.max_log2n} |",
+        "| row | (μ_i, ν_i) | condition | σ | λ* | risk | d_ave | max abs Δ "
+        f"| λ*, risk, d_ave at n = 2^{args.max_log2n} |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row, label, mu, nu, cond, pred in ROWS:

@@ -8,7 +8,8 @@ Gaussian noise. Per repetition: ``n`` inputs; λ_n = the λ minimizing KRLS's ex
 features from which on RF-KRLS's excess risk at λ_n (averaged over ``--feature-draws`` draws of
 the features; prefixes of each draw) stays within 5% of KRLS's, up to twice that number. (The
 first m within 5% is unstable: RF risk curves are not monotone in m, and a lucky small draw can
-dip under the threshold; the thesis does not say how it handled this.) Mean ± standard deviation over ``--reps`` repetitions (thesis: 100). Dotted: the
+dip under the threshold; the thesis does not say how it handled this.) Mean ± standard deviation
+over ``--reps`` repetitions (thesis: 100). Dotted: the
 predicted rates of Theorem 11 with α = γ (λ ∝ n^(−1/(2r+γ)), m ∝ n^(c/(2r+γ)) with
 c = 2r − 1 + γ, risk ∝ n^(−2r/(2r+γ))), through the measured means (least squares, slope fixed).
 

@@ -17,6 +17,7 @@ centers; ``G = FᵀF`` and ``Fᵀy`` computed once serve every prefix (their lea
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
 import numpy as np
 import scipy.linalg as la
 
