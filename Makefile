@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint data smoke table1 table2 lim-table1 figures beyond advise bench-table2 \
+.PHONY: help install test lint data smoke table1 table2 lim-table1 figures theory-figures beyond \
+        advise bench-table2 \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -24,6 +25,8 @@ help:
 	@echo "make lim-table1  LiM Table 1, the authors' code and the paper's reading (~40 min)"
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
+	@echo "make theory-figures  Bach 2013 Figs 1-3 + Table 1, thesis Figs 5.1-5.2, NYTRO Fig 1 (~30 min"
+	@echo "                 on one core) -> results/figures/, results/bach_table1.md; docs/theory.md"
 	@echo "make beyond      samplers, ν-method, random features, PCG on 4 datasets (~1 h) -> results/beyond.md"
 	@echo "make advise      kernreg advise on the Table 2 datasets vs their measured winners (~2 min)"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
@@ -71,7 +74,7 @@ lim-table1:
 # Each run resumes its finished trials; its figures go to results/<run>/figures (PNG + PDF),
 # and the PNGs are gathered in results/figures/ for the README.
 figures:
-	@rm -f results/figures/*.png
+	@rm -f $(foreach run,$(FIGURE_RUNS),results/figures/$(run)__*.png)
 	@for run in $(FIGURE_RUNS); do \
 	  $(BIN)/kernreg run configs/$$run.yaml --resume --no-progress > /dev/null || exit 1; \
 	  figs=$$($(BIN)/kernreg plot results/$$run) || exit 1; \
@@ -81,6 +84,17 @@ figures:
 	$(BIN)/kernreg report $(addprefix results/,$(FIGURE_RUNS)) --title "kernreg: paper figures" \
 	  -o results/figures/report.html
 	@ls results/figures
+
+# The theory figures: one script each, closed-form models and small matrices (docs/theory.md).
+# NYTRO Figure 1 places the Table 2 datasets with `kernreg advise` (run first where missing).
+THEORY_SCRIPTS := bach_fig1 bach_fig2 bach_fig3 thesis_fig5_1 thesis_fig5_2
+theory-figures:
+	@for s in $(THEORY_SCRIPTS); do $(BIN)/python scripts/$$s.py || exit 1; done
+	$(BIN)/python scripts/bach_fig2.py --noise 1 -o results/figures/bach_fig2_sigma1.png
+	$(BIN)/python scripts/bach_table1.py -o results/bach_table1.md
+	@for ds in $(ADVISE_DATASETS); do test -f results/advise/$$ds.json || \
+	  $(BIN)/kernreg advise $$ds --out results/advise || echo "$$ds: skipped"; done
+	$(BIN)/python scripts/nytro_fig1.py --advice-dir results/advise -o results/figures/nytro_fig1.png
 
 beyond:
 	$(BIN)/kernreg run configs/beyond.yaml --no-progress > /dev/null

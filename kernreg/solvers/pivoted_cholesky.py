@@ -74,7 +74,8 @@ def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank
         Maximal number of pivots.
     rule : {"greedy", "random", "uniform"}
         Pivot choice: largest residual diagonal, draw proportional to it (RPCholesky), or a
-        uniform draw among the points not yet chosen (random columns, Bach 2013's baseline).
+        uniform draw among the points not yet chosen (random columns, Bach 2013's baseline; a
+        drawn point already in the span, to rounding, gets a zero column).
     rng : None, int or Generator
         Randomness of the ``random`` and ``uniform`` rules.
     tol : float, default 0
@@ -97,14 +98,15 @@ def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank
     pivots = np.empty(rank, dtype=np.int64)
     chosen = np.zeros(n, dtype=bool)
     trace0 = float(residual.sum())
+    scale = max(float(np.max(diag, initial=0.0)), 0.0)
     traces = [trace0]
     r = 0
-    for t in range(rank):
+    while r < rank:
         residual[chosen] = 0.0  # a pivot's residual is 0 in exact arithmetic
         np.clip(residual, 0.0, None, out=residual)  # rounding can dip below 0
         total = float(residual.sum())
         # relative to diag's scale: below it the residual is rounding noise, not rank
-        if total <= max(tol * trace0, 1e-14 * n * max(float(np.max(diag)), 0.0)):
+        if total <= max(tol * trace0, 1e-14 * n * scale):
             break
         if rule == "greedy":
             p = int(np.argmax(residual))
@@ -112,19 +114,23 @@ def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank
             p = int(rng.choice(n, p=residual / total))
         else:
             free = np.flatnonzero(~chosen)
+            if free.size == 0:
+                break
             p = int(free[rng.integers(free.size)])
-            if residual[p] <= 0.0:  # already in the span: nothing to add, keep the index
+            if residual[p] <= 1e-12 * scale:
+                # already in the span (to rounding): the draw counts but adds a zero column
+                # (dividing by √residual would only amplify rounding noise)
                 chosen[p] = True
-                pivots[t] = p
-                r = t + 1
+                pivots[r] = p
+                r += 1
                 traces.append(total)
                 continue
-        g = np.asarray(column(p), dtype=np.float64) - F[:, :t] @ F[p, :t]
-        F[:, t] = g / np.sqrt(residual[p])
-        residual -= F[:, t] ** 2
+        g = np.asarray(column(p), dtype=np.float64) - F[:, :r] @ F[p, :r]
+        F[:, r] = g / np.sqrt(residual[p])
+        residual -= F[:, r] ** 2
         chosen[p] = True
-        pivots[t] = p
-        r = t + 1
+        pivots[r] = p
+        r += 1
         traces.append(float(np.clip(residual, 0.0, None)[~chosen].sum()))
     return PartialCholesky(F[:, :r], pivots[:r], np.asarray(traces))
 
