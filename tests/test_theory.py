@@ -95,3 +95,30 @@ def test_bad_decays_are_refused() -> None:
         Decay("poly", 2.0)
     with pytest.raises(ValueError, match="one column"):
         PeriodicSplineKernel(1)(np.zeros((3, 2)))
+
+
+def test_spline_rf_excess_risks_match_monte_carlo_of_the_estimators() -> None:
+    from kernreg.theory.spline_rf import SplineRFModel
+
+    model = SplineRFModel(7 / 8, 1 / 4, noise=0.3)
+    rng = np.random.default_rng(1)
+    n, lam, draws = 60, 1e-3, 4000
+    x, omegas = rng.uniform(size=n), rng.uniform(size=12)
+    grid = (np.arange(2048) + 0.5) / 2048  # periodic integrand: the midpoint rule is spectral
+    f_grid, z = model.target(grid), model.target(x)
+    Y = z + model.noise * rng.standard_normal((draws, n))
+    # KRLS with the kernel Λ_{2q}, evaluated directly
+    K = model.kernel()
+    alpha = np.linalg.solve(K(x[:, None]) + n * lam * np.eye(n), Y.T)  # (n, draws)
+    errors = ((K(grid[:, None], x[:, None]) @ alpha - f_grid[:, None]) ** 2).mean(axis=0)
+    exact = model.krls_risk(x, [lam])[0]
+    assert abs(errors.mean() - exact) < 4 * errors.std() / np.sqrt(draws)
+    # RF-KRLS with the 12 features ψ(ω_j, ·)/√m
+    psi = model.feature_map()
+    Z, Zg = psi(x[:, None], omegas[:, None]) / np.sqrt(12), psi(grid[:, None],
+                                                                 omegas[:, None]) / np.sqrt(12)
+    w = np.linalg.solve(Z.T @ Z + n * lam * np.eye(12), Z.T @ Y.T)
+    errors = ((Zg @ w - f_grid[:, None]) ** 2).mean(axis=0)
+    exact = model.rf_risk(x, omegas, lam, [12])[0]
+    assert abs(errors.mean() - exact) < 4 * errors.std() / np.sqrt(draws)
+    assert model.rf_risk(x, omegas, lam, [3])[0] > exact  # fewer features, worse here
