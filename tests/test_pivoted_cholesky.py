@@ -144,3 +144,15 @@ def test_a_config_runs_every_nystrom_algorithm_with_the_new_samplers(tmp_path) -
         "budget: {blas_threads: 1}\n")
     main(["run", str(config), "--out", str(tmp_path / "out"), "--no-progress"])
     assert list((tmp_path / "out").rglob("*.h5"))
+
+
+def test_a_given_order_factors_those_centers() -> None:
+    X = np.random.default_rng(10).standard_normal((80, 3))
+    K = GaussianKernel(1.0)(X)
+    order = np.random.default_rng(11).permutation(80)[:15]
+    chol = matrix_partial_cholesky(K, 15, order=order)
+    np.testing.assert_array_equal(chol.pivots, order)
+    for p in (5, 15):  # every prefix is the Nyström approximation of the first p centers
+        idx = order[:p]
+        L = K[:, idx] @ np.linalg.solve(K[np.ix_(idx, idx)], K[idx, :])
+        np.testing.assert_allclose(chol.factor[:, :p] @ chol.factor[:, :p].T, L, atol=1e-8)

@@ -61,7 +61,8 @@ class PartialCholesky:
 
 
 def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank: int, *,
-                     rule: str = "greedy", rng: Any = None, tol: float = 0.0) -> PartialCholesky:
+                     rule: str = "greedy", rng: Any = None, tol: float = 0.0,
+                     order: Any = None) -> PartialCholesky:
     """Pivoted partial Cholesky from a column oracle.
 
     Parameters
@@ -81,6 +82,10 @@ def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank
     tol : float, default 0
         Stop early once the residual trace is at most ``tol · tr K`` (and always once it is 0:
         the rank of ``K`` is exhausted).
+    order : array of int, optional
+        Pivots in a given order instead of a rule (e.g. another sampler's centers), at most
+        ``rank`` of them; like the uniform rule, a point already in the span gets a zero
+        column. This is the Cholesky factor of ``K[:, order]``'s Nyström approximations.
 
     Returns
     -------
@@ -89,6 +94,9 @@ def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank
     """
     if rule not in PIVOTING_RULES:
         raise ValueError(f"rule must be one of {PIVOTING_RULES}, got {rule!r}")
+    if order is not None:
+        order = np.asarray(order, dtype=np.int64)
+        rank = min(int(rank), order.size)
     residual = np.array(diag, dtype=np.float64, copy=True)
     n = residual.shape[0]
     rank = check_int(rank, "rank", minimum=0)
@@ -108,7 +116,15 @@ def partial_cholesky(column: Callable[[int], np.ndarray], diag: np.ndarray, rank
         # relative to diag's scale: below it the residual is rounding noise, not rank
         if total <= max(tol * trace0, 1e-14 * n * scale):
             break
-        if rule == "greedy":
+        if order is not None:
+            p = int(order[r])
+            if residual[p] <= 1e-12 * scale:  # in the span already: a zero column
+                chosen[p] = True
+                pivots[r] = p
+                r += 1
+                traces.append(total)
+                continue
+        elif rule == "greedy":
             p = int(np.argmax(residual))
         elif rule == "random":
             p = int(rng.choice(n, p=residual / total))
