@@ -94,7 +94,7 @@ def main() -> None:
             verdict = (f"SNR {snr:.2g}: d_eff {advice['d_eff']:.3g} → {eff}, "
                        f"d̃ {advice['d_max']:.3g} → {worst}")
             if snr_paper:
-                verdict += (f"; at the paper's SNR {snr_paper:.2g}: "
+                verdict += (f"; d̃ at the paper's SNR {snr_paper:.2g}: "
                             f"{str(predict_fastest(snr_paper, advice['d_max'], n)).upper()}")
         else:
             verdict += ": no data here (not in the mirror)"
