@@ -113,7 +113,7 @@ def draw(summary: list[dict], out: Path) -> None:
         res["measured_slope"] = {}
         for ax, k, key, label in ((axes[row, 0], 1, "risk", "excess risk"),
                                   (axes[row, 1], 0, "lambda", "λ_n"),
-                                  (axes[row, 2], 2, "m", "m_n (within 5% of KRLS)")):
+                                  (axes[row, 2], 2, "m", "m_n (5% of KRLS)")):
             ax.errorbar(ns, means[:, k], yerr=stds[:, k], fmt="o-", capsize=3,
                         label=f"simulated (mean ± std, {res.get('reps', '?')} reps)")
             ax.loglog(ns, fitted_line(ns, means[:, k], pred[key]), "k:",
