@@ -8,7 +8,7 @@ export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
 .PHONY: help install test lint data smoke table1 table2 lim-table1 figures theory-figures beyond \
-        advise bench-table2 \
+        advise sampler-ranks bench-table2 \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -27,6 +27,7 @@ help:
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
 	@echo "make theory-figures  Bach 2013 Figs 1-3 + Table 1, thesis Figs 5.1-5.2, NYTRO Fig 1 (~30 min"
 	@echo "                 on one core) -> results/figures/, results/bach_table1.md; docs/theory.md"
+	@echo "make sampler-ranks  centers each sampler needs to reach KRLS within 1% (~15 min)"
 	@echo "make beyond      samplers, ν-method, random features, PCG on 4 datasets (~1 h) -> results/beyond.md"
 	@echo "make advise      kernreg advise on the Table 2 datasets vs their measured winners (~2 min)"
 	@echo "make bench-table2 NKRLS, NYTRO times vs the paper and scikit-learn (about 2 hours)"
@@ -95,6 +96,10 @@ theory-figures:
 	@for ds in $(ADVISE_DATASETS); do test -f results/advise/$$ds.json || \
 	  $(BIN)/kernreg advise $$ds --out results/advise || echo "$$ds: skipped"; done
 	$(BIN)/python scripts/nytro_fig1.py --advice-dir results/advise -o results/figures/nytro_fig1.png
+
+# Center samplers side by side: the rank each needs to reach KRLS within 1% (docs/theory.md).
+sampler-ranks:
+	$(BIN)/python scripts/sampler_ranks.py -o results/sampler_ranks.md
 
 beyond:
 	$(BIN)/kernreg run configs/beyond.yaml --no-progress > /dev/null
