@@ -7,8 +7,8 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full figures beyond \
-        samplers advise bench-table2 thesis-table7 bench-rlsc \
+.PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full figures \
+        theory-figures beyond samplers sampler-ranks advise bench-table2 thesis-table7 bench-rlsc \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -28,6 +28,9 @@ help:
 	@echo "make lim-table1-full  every column of LiM Table 1 / thesis Table 5.1 that runs here"
 	@echo "                 (hours: Forest) -> results/lim_table1_full.md"
 	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
+	@echo "make theory-figures  Bach 2013 Figs 1-3 + Table 1, thesis Figs 5.1-5.2, NYTRO Fig 1 (~30 min"
+	@echo "                 on one core) -> results/figures/, results/bach_table1.md; docs/theory.md"
+	@echo "make sampler-ranks  centers each sampler needs to reach KRLS within 1% (~15 min)"
 	@echo "make beyond      samplers, ν-method, random features, PCG on 4 datasets (~1 h) -> results/beyond.md"
 	@echo "make samplers    NKRLS with uniform vs leverage-score centers on cpuSmall (~1 min)"
 	@echo "                 -> results/samplers_cpusmall.csv"
@@ -91,7 +94,7 @@ lim-table1-full:
 # Each run resumes its finished trials; its figures go to results/<run>/figures (PNG + PDF),
 # and the PNGs are gathered in results/figures/ for the README.
 figures:
-	@rm -f results/figures/*.png
+	@rm -f $(foreach run,$(FIGURE_RUNS),results/figures/$(run)__*.png)
 	@for run in $(FIGURE_RUNS); do \
 	  $(BIN)/kernreg run configs/$$run.yaml --resume --no-progress > /dev/null || exit 1; \
 	  figs=$$($(BIN)/kernreg plot results/$$run) || exit 1; \
@@ -101,6 +104,21 @@ figures:
 	$(BIN)/kernreg report $(addprefix results/,$(FIGURE_RUNS)) --title "kernreg: paper figures" \
 	  -o results/figures/report.html
 	@ls results/figures
+
+# The theory figures: one script each, closed-form models and small matrices (docs/theory.md).
+# NYTRO Figure 1 places the Table 2 datasets with `kernreg advise` (run first where missing).
+THEORY_SCRIPTS := bach_fig1 bach_fig2 bach_fig3 thesis_fig5_1 thesis_fig5_2
+theory-figures:
+	@for s in $(THEORY_SCRIPTS); do $(BIN)/python scripts/$$s.py || exit 1; done
+	$(BIN)/python scripts/bach_fig2.py --noise 1 -o results/figures/bach_fig2_sigma1.png
+	$(BIN)/python scripts/bach_table1.py -o results/bach_table1.md
+	@for ds in $(ADVISE_DATASETS); do test -f results/advise/$$ds.json || \
+	  $(BIN)/kernreg advise $$ds --out results/advise || echo "$$ds: skipped"; done
+	$(BIN)/python scripts/nytro_fig1.py --advice-dir results/advise -o results/figures/nytro_fig1.png
+
+# Center samplers side by side: the rank each needs to reach KRLS within 1% (docs/theory.md).
+sampler-ranks:
+	$(BIN)/python scripts/sampler_ranks.py -o results/sampler_ranks.md
 
 beyond:
 	$(BIN)/kernreg run configs/beyond.yaml --no-progress > /dev/null

@@ -47,8 +47,15 @@ def test_map_regions_follow_the_two_curves() -> None:
     assert float(c1_curve(snr, n)) == pytest.approx(n / math.log(1e7))
     assert float(c2_curve(snr)) == pytest.approx(1e3 / math.log(1e3))
     assert list(predict_fastest(snr, [50, 300, 1000], n)) == ["nkrls", "nytro", "es"]
-    # beyond SNR = n the exact method is a factorization, not t ≈ SNR iterations
+    # above c1, c2 splits the exact methods too: KRLS below it (d = n < c2(1e6) = 72382) ...
     assert predict_fastest(1e6, n, n) == "krls"
+    # ... and near SNR = 1, where c2 peaks (the paper's "KRLS only when SNR ≈ 1, d close to n")
+    assert float(c2_curve(1.00005)) > n and predict_fastest(1.00005, 0.9 * n, n) == "krls"
+    assert predict_fastest(1e4, 0.9 * n, n) == "es"  # SNR < n yet above c2: early stopping
+    # the noisy side: NYTRO for SNR ≤ 1 (away from the peak), ES once d reaches c1
+    assert list(predict_fastest(0.1, [2, 100, 1000], n)) == ["nytro", "nytro", "nytro"]
+    assert float(c1_curve(0.01, n)) == pytest.approx(n / math.log(100))
+    assert predict_fastest(0.01, 5000, n) == "es"
     # every point of a grid gets one of the four solvers
     grid = predict_fastest(*np.meshgrid(np.logspace(0.1, 8, 30), np.logspace(0, 4, 30)), n)
     assert set(grid.ravel()) == set(REGIMES)
@@ -125,7 +132,7 @@ def test_the_drawn_map_is_the_predictor_on_a_grid() -> None:
     fig = regime_map_figure(advice, grid=60)
     ax = fig.axes[0]
     mesh = ax.collections[0]
-    snr, dof = np.logspace(0.05, 6, 60), np.logspace(0, np.log10(5000), 60)  # x up to 100·n
+    snr, dof = np.logspace(-3, 6, 60), np.logspace(0, np.log10(5000), 60)  # SNR_MIN … 100·n
     expected = np.vectorize(REGIMES.index)(predict_fastest(*np.meshgrid(snr, dof), 5000))
     assert np.array_equal(np.asarray(mesh.get_array()).reshape(60, 60), expected)
     # the advice's points sit where its predictions say

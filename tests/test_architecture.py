@@ -14,6 +14,7 @@ Floors, bottom to top (docs/architecture.md):
                    inside it, ``solvers.algorithms`` (one leaf module per algorithm) over
                    ``solvers.blocks`` (building blocks), each algorithm ending in its
                    registration
+   ``theory``      closed-form models of the papers' analyses (Bach's fixed design, spline RF)
 4. ``config``      experiment configs
 5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
 6. ``experiment``  trials, runner, preflight, resources
@@ -36,7 +37,7 @@ FLOORS = {
     "kernreg.paper": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
-    "kernreg.solvers": 3,
+    "kernreg.solvers": 3, "kernreg.theory": 3,
     "kernreg.config": 4,
     "kernreg.results": 5,
     "kernreg.experiment": 6,

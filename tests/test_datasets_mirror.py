@@ -22,6 +22,8 @@ REFERENCE_SHAPES = {
     "cpusmall": (6554, 1638, 12),
     "cpu_act": (6554, 1638, 21),
     "pumadyn32nh": (4096, 4096, 32),
+    "pumadyn32fh": (4096, 4096, 32),
+    "pumadyn32nm": (4096, 4096, 32),
     "covtype_binary": (522910, 58102, 54),
 }
 # Positive-class counts over train + test from MANIFEST.md.

@@ -164,7 +164,7 @@ def test_kernel_parameter_errors(data):
 def test_uniform_sampler_seeded_without_replacement():
     X = np.zeros((50, 2))
     sampler = get_sampler("uniform")
-    assert isinstance(sampler, UniformSampler) and set(SAMPLERS) == {"uniform", "leverage"}
+    assert isinstance(sampler, UniformSampler) and {"uniform", "leverage"} <= set(SAMPLERS)
     a = sampler.select(X, 20, 7)
     b = sampler.select(X, 20, np.random.default_rng(7))
     np.testing.assert_array_equal(a, b)

@@ -4,12 +4,16 @@ map says is fastest.
 The map has the signal-to-noise ratio ``SNR ≈ 1/λ*`` on one axis and the degrees of freedom
 ``d`` on the other, split by two curves:
 
-- ``c1(SNR) = n / |log(n·SNR)|``: above it the number of Nyström centers the theory asks for,
-  ``m ≈ d·log(n·SNR)`` (LiM Theorem 1 with ``λ = 1/SNR``), reaches ``n``, so subsampling cannot
-  help and an exact method wins: kernel Landweber early stopping (``t ≈ SNR`` iterations of
-  ``O(n²)``) while ``SNR < n``, KRLS (``O(n³)``) beyond.
-- ``c2(SNR) = SNR / |log SNR|``: below ``c1``, NYTRO (``O(n·m·t)``) beats NKRLS (``O(n·m²)``)
-  when ``t < m``, i.e. ``SNR < d·|log SNR|``, i.e. ``d > c2(SNR)``.
+- ``c1(SNR) = n / |log(n·SNR)|`` separates subsampling (below) from the exact methods (above):
+  above it the number of Nyström centers the theory asks for, ``m ≈ d·log(n·SNR)`` (LiM
+  Theorem 1 with ``λ = 1/SNR``), reaches ``n``.
+- ``c2(SNR) = SNR / |log SNR|`` separates the iterative methods (above) from Tikhonov (below),
+  on both sides of ``c1``: NYTRO (``O(n·m·t)``, ``t ≈ SNR``) beats NKRLS (``O(n·m²)``) when
+  ``t < m``, i.e. ``d > c2(SNR)``, and early stopping beats KRLS likewise.
+
+So, as in the paper's Figure 1 (§3.3): NYTRO below ``c1`` and above ``c2`` — all of
+``SNR ≲ 1`` away from the peak of ``c2`` at ``SNR = 1``; NKRLS below both; early stopping above
+both; KRLS above ``c1`` and below ``c2`` (near ``SNR ≈ 1`` with ``d`` close to ``n``).
 
 The estimates come from the data: ``λ*`` from a quick NKRLS validation path (hold-out split, as
 in ``kernreg run``), ``d_eff(λ) = Tr(K(K+λnI)⁻¹)`` and ``d̃(λ) = n·max_i (K(K+λnI)⁻¹)_ii`` from
@@ -68,9 +72,9 @@ def predict_fastest(snr: Any, dof: Any, n: int) -> np.ndarray:
     """The map's fastest solver (a name of :data:`REGIMES`) at each ``(SNR, d)``."""
     snr, dof = np.broadcast_arrays(np.asarray(snr, float), np.asarray(dof, float))
     exact = dof >= c1_curve(snr, n)
-    out = np.where(dof >= c2_curve(snr), "nytro", "nkrls").astype(object)
-    out[exact] = np.where(snr[exact] < n, "es", "krls")
-    return out
+    iterative = dof >= c2_curve(snr)
+    return np.where(exact, np.where(iterative, "es", "krls"),
+                    np.where(iterative, "nytro", "nkrls")).astype(object)
 
 
 def degrees_of_freedom(K: np.ndarray, lambdas: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -338,6 +338,39 @@ register(DatasetSpec(
           "formula of the authors' pumadyn class (see `kernreg data info pumadyn32nh`).",
 ))
 
+# ------------------------------------------------------------------ pumadyn32fh, pumadyn32nm
+# The two other Delve variants of Bach 2013's Figure 3 (f: fairly linear, n: non-linear; h: high,
+# m: moderate noise), from the same Enitor commit and read and scaled like pumadyn32nh.
+for _variant, _sha, _what in (
+        ("fh", "947053cb3d4ee42a6eef12bd0ac7755c5082897ddb2d606d081caf54390daac0",
+         "fairly linear, high noise"),
+        ("nm", "67b8d22c0e503f511d7abd679795cf93c0df1948ab6823c399e814d4164a59d5",
+         "non-linear, moderate noise")):
+    register(DatasetSpec(
+        name=f"pumadyn32{_variant}",
+        title=f"pumadyn-32{_variant} (Delve; {_what})",
+        aliases=(f"pumadyn-32{_variant}",),
+        task="regression",
+        n_train=4096, n_test=4096, d=32,
+        sigma=None, m=None,
+        sources=(Source(
+            "delve",
+            files=(RemoteFile("Dataset.data.gz",
+                              urls=(f"{_ENITOR}/dataset/pumadyn/pumadyn-32{_variant}/"
+                                    "Dataset.data.gz",),
+                              known_hash=f"sha256:{_sha}",
+                              mirror_paths=(f"pumadyn-32{_variant}/Dataset.data.gz",)),),
+            reader=readers.delimited(r"\s+", target_column=-1, n_columns=33),
+            description=f"Delve pumadyn-32{_variant} Dataset.data.gz (32 inputs, target last), "
+                        "as kept in the first author's Enitor repository",
+        ),),
+        split=RowSplit(4096, 4096),
+        preprocessing=(authors_signed_scale(),),
+        reference="Bach 2013, Figure 3",
+        notes="Bach gives no split, kernel or σ; kernreg uses pumadyn32nh's split and scaling "
+              "(scripts/bach_fig3.py chooses σ by validation).",
+    ))
+
 # -------------------------------------------------------------------------------- breast_cancer
 register(DatasetSpec(
     name="breast_cancer",

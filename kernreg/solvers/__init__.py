@@ -41,6 +41,7 @@ from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, Select
 from kernreg.solvers.blocks.buffers import reuse_buffers
 from kernreg.solvers.blocks.holdout import holdout_split
 from kernreg.solvers.blocks.metrics import misclassification_rate, rmse
+from kernreg.solvers.blocks.pivoted_cholesky import PivotedCholeskySampler, RPCholeskySampler
 from kernreg.solvers.registry import (
     AlgorithmSpec,
     MemoryProblem,
@@ -64,6 +65,8 @@ __all__ = [
     "NystromKRLS",
     "NystromPCG",
     "Nytro",
+    "PivotedCholeskySampler",
+    "RPCholeskySampler",
     "RandomFeaturesKRLS",
     "Selection",
     "algorithm_names",

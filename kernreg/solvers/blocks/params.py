@@ -66,18 +66,22 @@ M_LEVELS = {
     ],
 }
 
+#: The center samplers a config may name (kept equal to ``centers.SAMPLERS``'s keys by a test).
+SAMPLER_NAMES = ("uniform", "leverage", "pivoted_cholesky", "rpcholesky")
+
 NYSTROM = {
     "m": M_SWEEP,
     "epsilon": POSITIVE,
     "sampler": {
-        "description": "uniform, leverage, or {name: leverage, lam: λ, subsample: s}",
+        "description": "uniform, leverage, pivoted_cholesky (greedy pivots), rpcholesky "
+                       "(randomly pivoted Cholesky), or {name: leverage, lam: λ, subsample: s}",
         "oneOf": [
-            {"enum": ["uniform", "leverage"]},
+            {"enum": list(SAMPLER_NAMES)},
             {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["name"],
-                "properties": {"name": {"enum": ["uniform", "leverage"]}, "lam": POSITIVE,
+                "properties": {"name": {"enum": list(SAMPLER_NAMES)}, "lam": POSITIVE,
                                "subsample": POSITIVE_INT},
             },
         ],
