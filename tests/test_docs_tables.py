@@ -48,6 +48,7 @@ NOT_MEASURED = {
     "| kernreg option |": "protocol.md: the protocol as read from the papers and the code",
     "| dataset | σ | λ | script (Enitor commit, date) |":
         "protocol.md: the authors' hyperparameters, read from their scripts",
+    "| piece | where |": "incremental_classification.md: what is implemented, and in which files",
 }
 
 
