@@ -26,7 +26,6 @@ from kernreg.experiment import gemm_gflops
 from kernreg.results.bench import record_row, today_source
 from kernreg.solvers.blocks.rlsc import IncrementalRLSC, RebalancedRLS
 
-
 CSV_KEY = ["data", "n", "lam", "threads"]
 CSV_COLUMNS = ["data", "n", "d", "lam", "threads", "updates", "repeats", "update_ms",
                "update_w_ms", "rb_ms", "rb_over_update_w", "host_gemm_gflops", "source"]
