@@ -129,7 +129,7 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
     rng = np.random.default_rng(seed)
     rows = draw_trial(y_train, y_test, p, rng)
     imb, classes = rows["imbalanced"], rows["classes"]
-    balanced = np.isin(y_test[rows["test"]], classes[classes != imb])
+    balanced_rows = np.isin(y_test[rows["test"]], classes[classes != imb])  # of the test set
 
     def inputs(X: np.ndarray) -> np.ndarray:
         return X if fmap is None else fmap(X)
@@ -167,7 +167,8 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
         entry["total"].append(total.compute(task, y_te, f, coding))
         by_class = per_class.compute(task, y_te, f, coding)
         entry["imbalanced"].append(by_class[class_key(imb)])
-        entry["balanced"].append(total.compute(task, y_te[balanced], f[balanced], coding))
+        entry["balanced"].append(total.compute(task, y_te[balanced_rows], f[balanced_rows],
+                                                coding))
         entry["per_class"].append([by_class[class_key(c)] for c in classes])
         entry["lambda"].append(lambdas[lam])
         entry["alpha"].append(alpha)
