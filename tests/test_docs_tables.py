@@ -49,6 +49,7 @@ NOT_MEASURED = {
     "| kernreg option |": "protocol.md: the protocol as read from the papers and the code",
     "| dataset | σ | λ | script (Enitor commit, date) |":
         "protocol.md: the authors' hyperparameters, read from their scripts",
+    "| piece | where |": "incremental_classification.md: what is implemented, and in which files",
 }
 
 
@@ -303,3 +304,29 @@ def test_usage_limits_table_matches_the_loader() -> None:
                 "points of a grid (`logspace`, `linspace`, `m: {range: …}`)": loader.MAX_LIST,
                 "`protocol.trials` (and `--trials`)": loader.MAX_TRIALS}
     assert {key: documented.get(key) for key in expected} == expected
+
+
+def test_table7_tables_read_their_results_files(tmp_path: Path) -> None:
+    """The thesis Table 7.1 renderers take the cells as ``kernreg stream`` wrote them; the
+    kernel table refuses a linear baseline over other trials; the update-time table reads the
+    benchmark's rows."""
+    kernel = DOC_TABLES["thesis_table7_nystrom"].render
+    with pytest.raises(ResultsError, match="different numbers of trials"):
+        kernel(RESULTS / "thesis_table7_nystrom.md", RESULTS / "thesis_table7.md")
+    rc = DOC_TABLES["thesis_table7_threshold10"].render(RESULTS / "thesis_table7_threshold10.md")
+    _, rows = read_md_tables(RESULTS / "thesis_table7_threshold10.md")[0]
+    total_rc = rows[0][3]  # "78.5 ± 1.2 / 79.7 ± 0.6"
+    mean, thesis = total_rc.split(" / ")
+    assert f"| Total RC, ours / thesis | {mean.split(' ±')[0]} / {thesis.split(' ±')[0]} |" in rc
+    bench = tmp_path / "bench_rlsc_update.csv"
+    record_row(bench, {"data": "mnist", "n": 500, "d": 784, "lam": 1000, "threads": 1,
+                       "updates": 5, "repeats": 1, "update_ms": 1.26, "update_w_ms": 2.0,
+                       "rb_ms": 30.0, "rb_over_update_w": 15.0, "source": "a test"},
+               ["data", "n", "lam", "threads"],
+               ["data", "n", "d", "lam", "threads", "updates", "repeats", "update_ms",
+                "update_w_ms", "rb_ms", "rb_over_update_w", "host_gemm_gflops", "source"])
+    text = DOC_TABLES["bench_rlsc_update"].render(bench)
+    assert "| 500 | 1.3 | 2.0 | 30 | 15.0 |" in text and "(measured by: a test)" in text
+    bench.write_text("data,n\nmnist,500\n")
+    with pytest.raises(ResultsError, match="missing columns"):
+        DOC_TABLES["bench_rlsc_update"].render(bench)

@@ -7,12 +7,7 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-from kernreg.solvers.blocks.multiclass import (
-    accuracy,
-    class_accuracy,
-    per_class_accuracy,
-    subset_accuracy,
-)
+from kernreg.losses import get_measure, get_task
 from kernreg.solvers.blocks.rlsc import (
     IncrementalRLSC,
     RebalancedRLS,
@@ -180,34 +175,38 @@ def test_bad_parameters_are_refused() -> None:
         model.partial_fit(np.ones((2, 3)), [0])
 
 
-def test_multiclass_accuracies() -> None:
+def test_the_streaming_accuracies_are_the_multiclass_measures() -> None:
+    # what kernreg.experiment.streaming records: total, per class, and a subset of classes
+    # as the total accuracy on the rows of those classes
+    task, coding = get_task("multiclass"), np.array([0, 1, 2, 3])
     y = np.array([0, 0, 1, 1, 2])
     pred = np.array([0, 2, 1, 1, 2])
-    assert accuracy(y, pred) == 0.8
-    assert class_accuracy(y, pred, 0) == 0.5
-    assert subset_accuracy(y, pred, np.array([0, 1])) == 0.75  # 2 predicted for a 0 counts
-    np.testing.assert_array_equal(per_class_accuracy(y, pred, np.array([0, 1, 2, 3]))[:3],
-                                  [0.5, 1.0, 1.0])
-    assert np.isnan(per_class_accuracy(y, pred, np.array([3]))[0])
+    f = (pred[:, None] == coding[None, :]).astype(float)  # scores whose argmax is pred
+    accuracy = get_measure("accuracy")
+    assert accuracy.compute(task, y, f, coding) == 0.8
+    per_class = get_measure("per_class_accuracy").compute(task, y, f, coding)
+    assert [per_class[k] for k in "012"] == [0.5, 1.0, 1.0]
+    assert np.isnan(per_class["3"])  # no example of class 3: NaN, never 0
+    rows = np.isin(y, [0, 1])
+    assert accuracy.compute(task, y[rows], f[rows], coding) == 0.75  # 2 predicted for a 0
 
 
-def test_feature_maps_give_the_nystrom_and_gaussian_kernels() -> None:
+def test_input_maps_give_the_nystrom_and_gaussian_kernels() -> None:
+    from kernreg.experiment.streaming import input_map
     from kernreg.kernels import GaussianKernel
-    from kernreg.solvers.blocks.featuremaps import make_feature_map
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 3))
     kernel = GaussianKernel(sigma=1.5)
-    nys = make_feature_map("nystrom", 30, 1.5, random_state=0).fit(X)
-    F = nys.transform(X)  # all rows are centers: φ(x)ᵀφ(x') = k(x, x') on them
+    nys = input_map({"kind": "nystrom", "size": 30, "sigma": 1.5}, X, 0)
+    F = nys(X)  # all rows are centers: φ(x)ᵀφ(x') = k(x, x') on them
     np.testing.assert_allclose(F @ F.T, kernel(X), atol=1e-6)
     Z = rng.standard_normal((4, 3))
-    sub = make_feature_map("nystrom", 10, 1.5, random_state=1).fit(X)
-    C = sub.centers_
+    sub = input_map({"kind": "nystrom", "size": 10, "sigma": 1.5}, X, 1)
+    C = X[np.random.default_rng(1).choice(30, 10, replace=False)]  # the uniform sampler's
     ref = kernel(Z, C) @ np.linalg.solve(kernel(C), kernel(C, Z))
-    np.testing.assert_allclose(sub.transform(Z) @ sub.transform(Z).T, ref, atol=1e-6)
-    rff = make_feature_map("fourier", 40000, 1.5, random_state=2).fit(X)
-    G = rff.transform(X[:5]) @ rff.transform(X[:5]).T
+    np.testing.assert_allclose(sub(Z) @ sub(Z).T, ref, atol=1e-6)
+    rff = input_map({"kind": "rff", "size": 40000, "sigma": 1.5}, X, 2)
+    G = rff(X[:5]) @ rff(X[:5]).T
     np.testing.assert_allclose(G, kernel(X[:5]), atol=0.03)  # Monte Carlo, D = 40000
-    with pytest.raises(ValueError, match="nystrom"):
-        make_feature_map("fastfood", 10, 1.0)
+    assert input_map({"kind": "linear"}, X, 0) is None

@@ -165,7 +165,7 @@ def test_a_trial_is_determined_by_its_seed(toy_stream) -> None:
     assert "2 trials" in text
 
 
-@pytest.mark.parametrize("kind", ["nystrom", "fourier"])
+@pytest.mark.parametrize("kind", ["nystrom", "rff"])
 def test_a_trial_on_kernel_features(toy_stream, kind: str) -> None:
     path, _ = toy_stream
     cfg = load_stream_config(path)

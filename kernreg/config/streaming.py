@@ -71,7 +71,7 @@ SCHEMA: dict[str, Any] = {
                     "type": "object",
                     "additionalProperties": False,
                     "required": ["kind"],
-                    "properties": {"kind": {"enum": ["linear", "nystrom", "fourier"]},
+                    "properties": {"kind": {"enum": ["linear", "nystrom", "rff"]},
                                    "size": POSITIVE_INT, "sigma": POSITIVE},
                 },
             },
@@ -160,7 +160,7 @@ def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None 
                         "with α = 0)")
     features = model["features"]
     if features["kind"] == "linear" and set(features) - {"kind"}:
-        problems.append("model.features: size and sigma apply to nystrom/fourier only")
+        problems.append("model.features: size and sigma apply to nystrom/rff only")
     if features["kind"] != "linear":
         problems += [f"model.features.{k}: required for {features['kind']} features"
                      for k in ("size", "sigma") if k not in features]

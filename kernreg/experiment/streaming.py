@@ -13,11 +13,14 @@ examples of the well-represented classes and record the test accuracies of
 * **RB** — the rebalanced batch RLS (7.22), refit from scratch on everything seen so far.
 
 N and RC share one model (recoding only rescales the score columns), so a trial streams once.
+The accuracies are the multiclass task's measures (:mod:`kernreg.losses`); the kernel extension
+runs the same linear model on fixed features (:func:`input_map`).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +31,11 @@ from tqdm import tqdm
 from kernreg.config.streaming import StreamConfig
 from kernreg.datasets import load_dataset
 from kernreg.experiment.resources import environment
+from kernreg.features import make_feature_map
+from kernreg.kernels import make_kernel
+from kernreg.losses import class_key, get_measure, get_task
 from kernreg.results.stream_store import StreamStore
-from kernreg.solvers.blocks.featuremaps import make_feature_map
-from kernreg.solvers.blocks.multiclass import (
-    accuracy,
-    class_accuracy,
-    per_class_accuracy,
-    subset_accuracy,
-)
+from kernreg.solvers.blocks.nystrom import nystrom_setup
 from kernreg.solvers.blocks.rlsc import (
     IncrementalRLSC,
     RebalancedRLS,
@@ -43,7 +43,11 @@ from kernreg.solvers.blocks.rlsc import (
     select_recoding,
 )
 
-__all__ = ["draw_trial", "run_stream", "stream_trial"]
+__all__ = ["draw_trial", "input_map", "run_stream", "stream_trial"]
+
+#: The ridge ``εI`` added to ``K_mm`` of the Nyström features (keeps the factor defined when
+#: centers nearly coincide).
+NYSTROM_EPSILON = 1e-10
 
 
 def _every_ith(n: int, i: int) -> np.ndarray:
@@ -81,6 +85,42 @@ def draw_trial(y_train: np.ndarray, y_test: np.ndarray, protocol: dict[str, Any]
             "stream_held": _every_ith(stream.size, i), "test": test}
 
 
+def input_map(features: dict[str, Any], X_fit: np.ndarray, random_state: int
+              ) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The fixed map from inputs to the linear model's features (None: raw inputs).
+
+    Parameters
+    ----------
+    features : dict
+        ``model.features`` of the config: ``kind`` ``"linear"``, ``"nystrom"`` (``size`` = m
+        uniform centers from ``X_fit``, Gaussian kernel of bandwidth ``sigma``) or a feature
+        map of :mod:`kernreg.features` (``size`` = D features approximating its kernel of
+        bandwidth ``sigma``).
+    X_fit : ndarray of shape (n, d)
+        The balanced training rows (Nyström centers are drawn from them).
+    random_state : int
+        Seed of the centers or of the random features.
+
+    Returns
+    -------
+    callable or None
+        ``X → φ(X)``. Nyström: ``K(X, C) R⁻¹`` with ``RᵀR = K_mm + εI`` (the set-up of
+        :func:`kernreg.solvers.blocks.nystrom.nystrom_setup`), so a linear model on it is
+        Nyström KRLS; a random feature map: its features scaled by ``1/√D`` (``ZZᵀ ≈ K``).
+    """
+    kind = features["kind"]
+    if kind == "linear":
+        return None
+    if kind == "nystrom":
+        kernel = make_kernel("gaussian", features["sigma"])
+        setup = nystrom_setup(X_fit, features["size"], kernel, sampler="uniform",
+                              random_state=random_state, epsilon=NYSTROM_EPSILON)
+        return lambda X: setup.factor.right_solve(kernel(X, setup.centers))
+    fmap = make_feature_map(kind, features["size"], random_state=random_state,
+                            sigma=features["sigma"]).draw(X_fit.shape[1])
+    return lambda X: fmap.transform(X) * fmap.scale
+
+
 def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
                  X_test: np.ndarray, y_test: np.ndarray, trial: int) -> dict[str, Any]:
     """Run trial ``trial`` of ``cfg``; its record (:mod:`kernreg.results.stream_store`)."""
@@ -89,17 +129,14 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
     rng = np.random.default_rng(seed)
     rows = draw_trial(y_train, y_test, p, rng)
     imb, classes = rows["imbalanced"], rows["classes"]
-    balanced = classes[classes != imb]
+    balanced_rows = np.isin(y_test[rows["test"]], classes[classes != imb])  # of the test set
 
     def inputs(X: np.ndarray) -> np.ndarray:
-        return X if fmap is None else fmap.transform(X)
+        return X if fmap is None else fmap(X)
 
-    features = cfg.model["features"]
     fmap = None
-    if features["kind"] != "linear":  # fixed before the stream: drawn from the balanced rows
-        fmap = make_feature_map(features["kind"], features["size"], features["sigma"],
-                                random_state=int(rng.integers(2**32)))
-        fmap.fit(X_train[rows["fit"]])
+    if cfg.model["features"]["kind"] != "linear":  # fixed before the stream, from balanced rows
+        fmap = input_map(cfg.model["features"], X_train[rows["fit"]], int(rng.integers(2**32)))
     X_fit, y_fit = inputs(X_train[rows["fit"]]), y_train[rows["fit"]]
     X_val, y_val = inputs(X_train[rows["val"]]), y_train[rows["val"]]
     X_te, y_te = inputs(X_test[rows["test"]]), y_test[rows["test"]]
@@ -118,12 +155,21 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
     def scores(W: np.ndarray, X: np.ndarray) -> np.ndarray:
         return np.einsum("nd,ldt->lnt", X, W)
 
-    def record(method: str, pred: np.ndarray, lam: int, alpha: float) -> None:
+    task = get_task("multiclass")
+    total, per_class = get_measure("accuracy"), get_measure("per_class_accuracy")
+
+    def record(method: str, f: np.ndarray, lam: int, alpha: float) -> None:
+        """Test accuracies of the scores ``f`` (n_test, T), columns in ``model.classes_``
+        order, re-ordered to the task's (sorted labels)."""
+        order = np.argsort(model.classes_, kind="stable")
+        f, coding = f[:, order], model.classes_[order]
         entry = out[method]
-        entry["total"].append(accuracy(y_te, pred))
-        entry["imbalanced"].append(class_accuracy(y_te, pred, imb))
-        entry["balanced"].append(subset_accuracy(y_te, pred, balanced))
-        entry["per_class"].append(per_class_accuracy(y_te, pred, classes))
+        entry["total"].append(total.compute(task, y_te, f, coding))
+        by_class = per_class.compute(task, y_te, f, coding)
+        entry["imbalanced"].append(by_class[class_key(imb)])
+        entry["balanced"].append(total.compute(task, y_te[balanced_rows], f[balanced_rows],
+                                                coding))
+        entry["per_class"].append([by_class[class_key(c)] for c in classes])
         entry["lambda"].append(lambdas[lam])
         entry["alpha"].append(alpha)
 
@@ -149,19 +195,18 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
         s_val, s_te = scores(W0, Xv), scores(W0, X_te)
         if "N" in out:
             lam, _ = select_lambda(s_val, y_col, mask)
-            record("N", model.classes_[np.argmax(s_te[lam], axis=1)], lam, 0.0)
+            record("N", s_te[lam], lam, 0.0)
         if "RC" in out:
             gamma = model.recoding(1.0)
             alpha, lam, _ = select_recoding(s_val, gamma, alphas, y_col, mask)
-            record("RC", model.classes_[np.argmax(s_te[lam] * gamma**alpha, axis=1)], lam,
-                   alpha)
+            record("RC", s_te[lam] * gamma**alpha, lam, alpha)
         if "RB" in out:
             start = time.perf_counter()
             rb = RebalancedRLS(lambdas).fit(np.concatenate(seen_X), np.concatenate(seen_y),
                                             classes=model.classes_)
             rb_seconds.append(time.perf_counter() - start)
             lam, _ = select_lambda(rb.decision_function(Xv), y_col, mask)
-            record("RB", rb.predict(X_te, lambda_index=lam), lam, 1.0)
+            record("RB", rb.decision_function(X_te)[lam], lam, 1.0)
     result: dict[str, Any] = {
         "attrs": {"trial": trial, "seed": seed, "imbalanced_class": imb,
                   "classes": classes.tolist(), "n_features": int(X_fit.shape[1]),

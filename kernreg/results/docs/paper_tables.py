@@ -1,5 +1,6 @@
-"""Docs tables of the papers' reproductions: NYTRO Table 2 (results/table2.md) and LiM
-Table 1 (results/lim_table1.md, lim_table1_selected.md)."""
+"""Docs tables of the papers' reproductions: NYTRO Table 2 (results/table2.md), LiM Table 1
+(results/lim_table1.md, lim_table1_selected.md) and thesis Table 7.1 (results/thesis_table7*.md,
+written by ``kernreg stream``)."""
 
 from __future__ import annotations
 
@@ -150,6 +151,74 @@ def render_lim_table1(path: Path) -> str:
     return rows_md(out_header, out)
 
 
+# ---------------------------------------------------------------------------------------------
+# Thesis Table 7.1 (results/thesis_table7.md, thesis_table7_threshold10.md,
+# thesis_table7_nystrom.md, thesis_table7_trials3.md; kernreg.results.stream_report)
+
+_T7_COLUMNS = ("Total N", "Total RB", "Total RC", "Imbalanced N", "Imbalanced RB",
+               "Imbalanced RC")
+
+
+def _t7_trials(path: Path) -> str:
+    """The number of trials a Table 7.1 results file averages ("mean ± std over 10 trials")."""
+    m = re.search(r"mean ± std over (\d+) trials", path.read_text(encoding="utf-8"))
+    if not m:
+        raise ResultsError(f"{path}: no 'mean ± std over N trials' line; re-run kernreg stream "
+                           "with --table")
+    return m.group(1)
+
+
+def _t7_rows(path: Path) -> dict[str, dict[str, str]]:
+    """Table 7.1's cells by n_imb and column: ``"78.3 ± 1.2 / 79.2 ± 0.3"`` (ours / thesis)."""
+    header, rows = md_table(path)
+    cols = {name: column(header, name, path) for name in ("n_imb", *_T7_COLUMNS)}
+    return {row[cols["n_imb"]]: {name: row[cols[name]] for name in _T7_COLUMNS}
+            for row in rows}
+
+
+def _t7_mean(cell: str, side: int = 0) -> str:
+    """The mean of ours (``side`` 0) or of the thesis (1) in a ``"m ± s / m ± s"`` cell."""
+    return cell.split("/")[side].split("±")[0].strip()
+
+
+def render_thesis_table7(path: Path) -> str:
+    """docs/incremental_classification.md: Table 7.1 (MNIST rows), ours / thesis."""
+    header, rows = md_table(path)
+    for name in ("n_imb", *_T7_COLUMNS):
+        column(header, name, path)
+    caption = f"Test accuracy (%), mean ± std over {_t7_trials(path)} trials, ours / thesis:"
+    return f"{caption}\n\n{rows_md(header, rows)}"
+
+
+def render_thesis_table7_rc(path: Path) -> str:
+    """docs/incremental_classification.md: RC's means of a Table 7.1 variant beside the
+    thesis's, with the median α selected."""
+    cells = _t7_rows(path)
+    header, rows = md_table(path, 1)  # the selected parameters
+    alpha = {row[column(header, "n_imb", path)]: row[column(header, "α RC", path)]
+             for row in rows}
+    n_imb = list(cells)
+    return rows_md(["n_imb", *n_imb], [
+        ["Total RC, ours / thesis",
+         *(f"{_t7_mean(cells[n]['Total RC'])} / {_t7_mean(cells[n]['Total RC'], 1)}"
+           for n in n_imb)],
+        ["Imbalanced RC",
+         *(f"{_t7_mean(cells[n]['Imbalanced RC'])} / {_t7_mean(cells[n]['Imbalanced RC'], 1)}"
+           for n in n_imb)],
+        ["median α", *(alpha.get(n, "—") for n in n_imb)]])
+
+
+def render_thesis_table7_kernel(kernel: Path, linear: Path) -> str:
+    """docs/incremental_classification.md: Table 7.1's means on Nyström features, the linear
+    model on the same trials in brackets (the rows both files have)."""
+    ours, base = _t7_rows(kernel), _t7_rows(linear)
+    if _t7_trials(kernel) != _t7_trials(linear):
+        raise ResultsError(f"{kernel} and {linear} average different numbers of trials")
+    rows = [[n, *(f"{_t7_mean(ours[n][c])} ({_t7_mean(base[n][c])})" for c in _T7_COLUMNS)]
+            for n in ours if n in base]
+    return rows_md(["n_imb", *_T7_COLUMNS], rows)
+
+
 register_doc_table(DocTable(
     "table2_summary", ("table2.md",), render_table2_summary,
     "README: NYTRO Table 2, RMSE and λ*/t* of NKRLS, NYTRO, ES against the paper"))
@@ -162,3 +231,13 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "lim_table1_selected", ("lim_table1_selected.md",), render_lim_table1,
     "docs/reproduction.md: LiM Table 1, the paper's reading (selected (λ, m))"))
+register_doc_table(DocTable(
+    "thesis_table7", ("thesis_table7.md",), render_thesis_table7,
+    "docs/incremental_classification.md: thesis Table 7.1, MNIST rows, ours / thesis"))
+register_doc_table(DocTable(
+    "thesis_table7_threshold10", ("thesis_table7_threshold10.md",), render_thesis_table7_rc,
+    "docs/incremental_classification.md: RC with the threshold-10 selection, median α"))
+register_doc_table(DocTable(
+    "thesis_table7_nystrom", ("thesis_table7_nystrom.md", "thesis_table7_trials3.md"),
+    render_thesis_table7_kernel,
+    "docs/incremental_classification.md: Table 7.1 on Nyström features, linear in brackets"))

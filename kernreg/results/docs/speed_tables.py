@@ -1,5 +1,6 @@
 """Docs tables of the speed benchmarks: results/bench_table2.csv, bench_table2_default_rule.csv,
-bench_load.csv (scripts/bench_table2.py, scripts/bench_load.py)."""
+bench_load.csv, bench_rlsc_update.csv (scripts/bench_table2.py, scripts/bench_load.py,
+scripts/bench_rlsc_update.py)."""
 
 from __future__ import annotations
 
@@ -246,6 +247,32 @@ def render_bench_load(path: Path) -> str:
                     "fair share for `auto`'s threads"], rows)
 
 
+def render_bench_rlsc_update(path: Path) -> str:
+    """docs/incremental_classification.md: the incremental RLSC's update time per example
+    against n, beside RB's refit (MNIST rows, sorted by n)."""
+    bench = read_csv(path)
+    need = {"data", "n", "d", "lam", "threads", "updates", "repeats", "update_ms",
+            "update_w_ms", "rb_ms", "rb_over_update_w", "source"}
+    missing = need - set(bench.columns)
+    if missing:
+        raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
+                           "re-run scripts/bench_rlsc_update.py")
+    bench = bench[bench["data"] == "mnist"].sort_values(["lam", "threads", "n"])
+    if bench.empty:
+        raise ResultsError(f"{path}: no MNIST row; run scripts/bench_rlsc_update.py")
+    settings = "; ".join(
+        f"d = {int(r['d'])}, λ = {r['lam']:g}, {int(r['threads'])} BLAS thread"
+        f"{'s' if r['threads'] > 1 else ''}, medians of {int(r['updates'])} updates and "
+        f"{int(r['repeats'])} RB refits"
+        for _, r in bench.drop_duplicates(["d", "lam", "threads", "updates", "repeats"])
+        .iterrows())
+    caption = f"{settings} (measured by: {', '.join(sorted(set(bench['source'])))}):"
+    rows = [[str(int(r["n"])), f"{r['update_ms']:.1f}", f"{r['update_w_ms']:.1f}",
+             f"{r['rb_ms']:.0f}", f"{r['rb_over_update_w']:.1f}"] for _, r in bench.iterrows()]
+    return f"{caption}\n\n" + rows_md(["n seen", "update (ms)", "update + W (ms)",
+                                        "RB refit (ms)", "RB / (update + W)"], rows)
+
+
 register_doc_table(DocTable(
     "speed_summary", ("bench_table2.csv",), render_speed_summary,
     "README: NKRLS/NYTRO times against the paper and the floor"))
@@ -262,3 +289,6 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "bench_load", ("bench_load.csv",), render_bench_load,
     "docs/speed.md: a fit beside competing processes, per BLAS thread setting"))
+register_doc_table(DocTable(
+    "bench_rlsc_update", ("bench_rlsc_update.csv",), render_bench_rlsc_update,
+    "docs/incremental_classification.md: RLSC update time per example against n, beside RB"))

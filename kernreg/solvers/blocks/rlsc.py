@@ -20,7 +20,8 @@ thesis's ``e_t`` coding) and ``λ > 0``:
   the largest ``α`` whose best-λ accuracy is at least that of ``α = 0``.
 
 Labels may be any hashable numbers; classes are numbered in order of first appearance.
-(A flat module for now; it moves to ``kernreg/solvers/algorithms/`` with the restructure.)
+A building block, not a registered algorithm: no hold-out λ-path run fits it; the streaming
+protocol (:mod:`kernreg.experiment.streaming`, ``kernreg stream``) drives it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
-# The rank-one update lives here until the restructure moves it to solvers/blocks/cholupdate.py.
 from kernreg.solvers.blocks.cholupdate import cholesky_update
 
 __all__ = ["IncrementalRLSC", "RebalancedRLS", "select_lambda", "select_recoding"]
@@ -84,6 +85,14 @@ class IncrementalRLSC(BaseEstimator):
         Upper Cholesky factors of ``XᵀX + λ_l I``.
     b_ : ndarray of shape (d, T)
         ``XᵀY`` (uncoded).
+    n_features_in_ : int
+        ``d``.
+
+    Notes
+    -----
+    :meth:`fit` starts afresh, :meth:`partial_fit` continues (or starts an unfitted model), as
+    in scikit-learn; unlike scikit-learn's ``partial_fit(X, y, classes)``, the classes need not
+    be announced: an unseen label is a new class (the point of Algorithm 7.1).
     """
 
     def __init__(self, lambdas: float | Sequence[float] = 1.0, alpha: float = 0.0):
@@ -95,6 +104,7 @@ class IncrementalRLSC(BaseEstimator):
         lam = _lambdas(self.lambdas)
         self._check_alpha(self.alpha)
         self.lambdas_ = lam
+        self.n_features_in_ = d
         self.R_ = np.sqrt(lam)[:, None, None] * np.eye(d)[None]  # R₀ = √λ I
         self.b_ = np.zeros((d, 0))
         self.classes_ = np.zeros(0)
@@ -119,6 +129,15 @@ class IncrementalRLSC(BaseEstimator):
 
         Equal (to rounding) to :meth:`partial_fit` over the same rows from an empty model,
         at ``O(nd² + Ld³)`` instead of ``O(nLd²)``: the way to load the initial classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), finite
+        y : array-like of shape (n,), labels
+
+        Returns
+        -------
+        self
         """
         X = _rows(X)
         y = _labels(y, X.shape[0])
@@ -138,7 +157,18 @@ class IncrementalRLSC(BaseEstimator):
 
     def partial_fit(self, X: Any, y: Any) -> IncrementalRLSC:
         """Add examples one at a time: per example one rank-one Cholesky update per λ and
-        one column of ``b``; an unseen label becomes a new class in ``O(d)``."""
+        one column of ``b``; an unseen label becomes a new class in ``O(d)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d) or (d,), finite
+            ``d`` must be the fitted one.
+        y : array-like of shape (n,), labels
+
+        Returns
+        -------
+        self
+        """
         X = _rows(X, None if not hasattr(self, "R_") else self.R_.shape[-1])
         y = _labels(y, X.shape[0])
         if not hasattr(self, "R_"):
@@ -160,18 +190,22 @@ class IncrementalRLSC(BaseEstimator):
         return float(alpha)
 
     def recoding(self, alpha: float | None = None) -> np.ndarray:
-        """Diagonal of ``Γ^α``, ``Γ_tt = k / k_t`` (Algorithm 7.1)."""
+        """Diagonal of ``Γ^α``, ``Γ_tt = k / k_t`` (Algorithm 7.1), shape (T,)."""
+        check_is_fitted(self, "R_")
         alpha = self._check_alpha(self.alpha if alpha is None else alpha)
         gamma = self.n_seen_ / np.maximum(self.class_counts_, 1)
         return gamma**alpha
 
     def coef(self, alpha: float | None = None) -> np.ndarray:
-        """Weights ``W_l = A_l⁻¹ b Γ^α`` for every λ, shape (L, d, T)."""
+        """Weights ``W_l = A_l⁻¹ b Γ^α`` for every λ, shape (L, d, T) (``alpha``: default
+        the constructor's)."""
+        check_is_fitted(self, "R_")
         W = np.stack([la.cho_solve((R, False), self.b_, check_finite=False) for R in self.R_])
         return W * self.recoding(alpha)
 
     def decision_function(self, X: Any, alpha: float | None = None) -> np.ndarray:
-        """Scores ``X W_l`` for every λ, shape (L, n, T)."""
+        """Scores ``X W_l`` for every λ, shape (L, n, T); columns in ``classes_`` order."""
+        check_is_fitted(self, "R_")
         X = _rows(X, self.R_.shape[-1])
         return np.einsum("nd,ldt->lnt", X, self.coef(alpha))
 
@@ -186,13 +220,42 @@ class RebalancedRLS(BaseEstimator):
 
     ``W = (XᵀΣX + λI)⁻¹ XᵀΣY`` with ``Σ_ii = 1/ρ̂(y_i) = n / n_{y_i}`` and one-hot ``Y``.
     Nothing is incremental: every :meth:`fit` forms ``XᵀΣX`` from all rows (``O(nd² + Ld³)``).
+
+    Parameters
+    ----------
+    lambdas : float or sequence of float
+        Regularization parameters.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (T,)
+        Labels, in the column order of the scores.
+    coef_ : ndarray of shape (L, d, T)
+        Weights for every λ.
+    class_counts_ : ndarray of shape (T,)
+        Training examples per class.
+    n_features_in_ : int
+        ``d``.
     """
 
     def __init__(self, lambdas: float | Sequence[float] = 1.0):
         self.lambdas = lambdas
 
     def fit(self, X: Any, y: Any, classes: Sequence[Any] | None = None) -> RebalancedRLS:
-        """``classes``: the label order of the score columns (default: order of appearance)."""
+        """Fit on all rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), finite
+        y : array-like of shape (n,), labels
+        classes : sequence, optional
+            The label order of the score columns (default: order of appearance); every label
+            of ``y`` must be in it.
+
+        Returns
+        -------
+        self
+        """
         X = _rows(X)
         y = _labels(y, X.shape[0])
         self.lambdas_ = _lambdas(self.lambdas)
@@ -219,13 +282,16 @@ class RebalancedRLS(BaseEstimator):
             G[np.diag_indices_from(G)] -= lam
         self.coef_ = W
         self.class_counts_ = counts
+        self.n_features_in_ = X.shape[1]
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Scores for every λ, shape (L, n, T)."""
+        """Scores for every λ, shape (L, n, T); columns in ``classes_`` order."""
+        check_is_fitted(self, "coef_")
         return np.einsum("nd,ldt->lnt", _rows(X, self.coef_.shape[1]), self.coef_)
 
     def predict(self, X: Any, lambda_index: int = 0) -> np.ndarray:
+        """Labels ``argmax_t (XW)_t`` for the λ at ``lambda_index``."""
         return self.classes_[np.argmax(self.decision_function(X)[lambda_index], axis=1)]
 
 
