@@ -10,6 +10,9 @@ name       class                      solution                        path param
 ``nytro``  :class:`Nytro`             Landweber on ``A = K_nm R⁻¹``   iteration t
 ``inkrls`` :class:`IncrementalNys…`   NKRLS on the first m' centers   λ and m'
 ``rf``     :class:`RandomFeatures…`   ridge on D' Fourier features    λ and D'
+``sgm``    :class:`OnePassSGM`        one SGM pass per step size      step size (η or θ)
+``sigm``   :class:`MultiPassSGM`      SGM epochs (incremental)        epoch
+``libsvm`` :class:`LibSVM`            C-SVM by LIBSVM (SVC)           C
 =========  =========================  ==============================  ==================
 
 Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data: the whole path,
@@ -26,10 +29,13 @@ from kernreg.solvers.algorithms.incremental import IncrementalNystromKRLS
 from kernreg.solvers.algorithms.kols import KOLS
 from kernreg.solvers.algorithms.krls import KRLS
 from kernreg.solvers.algorithms.landweber import KernelLandweber
+from kernreg.solvers.algorithms.libsvm import LibSVM
 from kernreg.solvers.algorithms.nkrls import NystromKRLS
 from kernreg.solvers.algorithms.nytro import Nytro
 from kernreg.solvers.algorithms.pcg import NystromPCG
 from kernreg.solvers.algorithms.random_features import RandomFeaturesKRLS
+from kernreg.solvers.algorithms.sgm import OnePassSGM
+from kernreg.solvers.algorithms.sigm import MultiPassSGM
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, Selection
 from kernreg.solvers.blocks.buffers import reuse_buffers
 from kernreg.solvers.blocks.holdout import holdout_split
@@ -48,6 +54,9 @@ from kernreg.solvers.registry import (
 __all__ = [
     "DEFAULT_LAMBDAS",
     "KOLS",
+    "LibSVM",
+    "MultiPassSGM",
+    "OnePassSGM",
     "KRLS",
     "AlgorithmSpec",
     "IncrementalNystromKRLS",

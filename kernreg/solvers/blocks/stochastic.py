@@ -1,0 +1,134 @@
+"""Stochastic (incremental) gradient passes of a kernel model in the dual, the pieces the
+one-pass SGM and the multi-pass SIGM share (thesis Chapter 6, Algorithm 1).
+
+In the RKHS the iterate is ``f_t = Σ_i α_i K(x_i, ·)``, and the step
+``w_{t+1} = w_t − η_t ℓ′(y_j, f_t(x_j)) K(x_j, ·)`` changes one coefficient:
+``α_j ← α_j − η_t ℓ′(y_j, (Kα)_j)``. A pass reads the kernel row ``K(x_j, ·)`` of every visited
+point; rows come from the stored ``n × n`` kernel when it fits the memory allowance, else are
+evaluated block-wise (a block of visited points at a time) under the memory budget.
+Several coefficient columns (one per step-size guess) advance together on the same rows: a path
+over step sizes reads each row once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from kernreg.kernels import Kernel
+from kernreg.losses import Loss
+
+__all__ = [
+    "KINKS",
+    "ORDERINGS",
+    "VALIDATION_MEASURES",
+    "KernelRows",
+    "column_scorer",
+    "dual_pass",
+    "epoch_indices",
+    "loss_step",
+    "step_sizes",
+    "stored_or_blocked",
+]
+
+#: Visiting orders of the incremental method: one permutation drawn once and cycled (the
+#: authors' default, Enitor's ``fixed``), a new permutation every epoch, or i.i.d. uniform draws
+#: (the thesis' Algorithm 1).
+ORDERINGS = ("cyclic", "reshuffle", "iid")
+#: The hinge subgradient at the kink ``y f = 1``: ``−y`` (the authors' update whenever
+#: ``y f ≤ 1``) or ``0`` (kernreg's ``HingeLoss.derivative``, strict ``y f < 1``).
+KINKS = ("authors", "zero")
+
+
+def step_sizes(eta: Any, theta: Any, t: Any) -> np.ndarray:
+    """``η_t = η t^(−θ)`` at the 1-based iteration counts ``t`` (broadcast: ``t`` as a column
+    against rows of ``η``/``θ`` gives one column per step-size guess)."""
+    t = np.asarray(t, dtype=np.float64)
+    return np.asarray(eta, dtype=np.float64) * t ** (-np.asarray(theta, dtype=np.float64))
+
+
+def epoch_indices(n: int, epoch: int, ordering: str, rng: np.random.Generator,
+                  first: np.ndarray) -> np.ndarray:
+    """The points visited in epoch ``epoch`` (0-based): ``first`` (a permutation drawn once)
+    for ``cyclic`` and for the first epoch of ``reshuffle``; a fresh permutation for the later
+    epochs of ``reshuffle``; ``n`` i.i.d. uniform draws for ``iid``."""
+    if ordering == "iid":
+        return rng.integers(0, n, size=n)
+    if ordering == "reshuffle" and epoch > 0:
+        return rng.permutation(n)
+    return first
+
+
+def loss_step(loss: Loss, kink: str) -> Callable[[float, np.ndarray], np.ndarray]:
+    """``g(y_j, f)``: the loss' (sub)derivative in ``f`` for one point and the outputs ``f`` of
+    every coefficient column. For the hinge loss ``kink`` says what it is at ``y f = 1``."""
+    if loss.name == "hinge":
+        if kink == "authors":
+            return lambda yj, f: np.where(yj * f <= 1.0, -yj, 0.0)
+        return lambda yj, f: np.where(yj * f < 1.0, -yj, 0.0)
+    return lambda yj, f: loss.derivative(np.full_like(f, yj), f)
+
+
+class KernelRows:
+    """Rows ``K(x_j, X)`` of the fit rows for a visiting order.
+
+    The ``n × n`` kernel is stored (float64) when ``8 n²`` bytes fit ``store_bytes`` (``stored``
+    says so); otherwise the rows of a block of visited points are evaluated together, as many
+    as fit the kernel's memory budget.
+    """
+
+    def __init__(self, kernel: Kernel, X: Any, store_bytes: int):
+        self.kernel, self.X = kernel, X
+        self.n = X.shape[0]
+        self.stored = 8 * self.n**2 <= store_bytes
+        self.K = np.asarray(kernel(X), dtype=np.float64) if self.stored else None
+        self.block = max(1, int(kernel.memory_budget) // (8 * self.n))
+
+    def blocks(self, order: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """``(indices, rows)`` for consecutive blocks of ``order``."""
+        for start in range(0, len(order), self.block):
+            idx = order[start:start + self.block]
+            if self.K is not None:
+                yield idx, self.K[idx]
+            else:
+                yield idx, np.asarray(self.kernel(self.X[idx], self.X), dtype=np.float64)
+
+
+def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
+              steps: np.ndarray, grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
+    """One sweep over ``order``: for the ``k``-th visited point ``j``,
+    ``A[j] −= steps[k] * grad(y_j, K(x_j, X) @ A)`` (``A`` of shape ``(n, c)``, one column per
+    step-size guess, updated in place; ``steps`` of shape ``(len(order), c)``)."""
+    k = 0
+    for idx, R in rows.blocks(order):
+        for r, j in enumerate(idx):
+            f = R[r] @ A
+            A[j] -= steps[k] * grad(y[j], f)
+            k += 1
+
+
+#: Measures a stochastic method can select on (of ±1 targets): the hinge loss (the authors'
+#: ``hingeLoss`` performance measure) or the classification error.
+VALIDATION_MEASURES = ("hinge", "error")
+
+
+def column_scorer(measure: str, y_val: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``score(F)``: ``measure`` of each column of the outputs ``F`` ``(n_val, c)`` against the
+    ±1 targets ``y_val`` (the mean hinge loss, or the fraction of signs ``f ≥ 0 → +1`` that
+    differ from ``y``)."""
+    y = np.asarray(y_val, dtype=np.float64)[:, None]
+    if measure == "hinge":
+        return lambda F: np.maximum(0.0, 1.0 - y * F).mean(axis=0)
+    return lambda F: (np.where(F >= 0.0, 1.0, -1.0) != y).mean(axis=0)
+
+
+def stored_or_blocked(kernel: Kernel, X_val: Any, X: Any, store_bytes: int
+                      ) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
+    """``predict(A) = K(X_val, X) @ A`` with ``K(X_val, X)`` stored when its ``8 n_val n``
+    bytes fit ``store_bytes`` (then also returned ``True``), else evaluated block-wise per call."""
+    if 8 * X_val.shape[0] * X.shape[0] <= store_bytes:
+        K_val = np.asarray(kernel(X_val, X), dtype=np.float64)
+        return (lambda A: K_val @ A), True
+    return (lambda A: kernel.matvec(X_val, X, A)), False
