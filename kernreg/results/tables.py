@@ -23,8 +23,8 @@ from kernreg.config import raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
 from kernreg.losses import get_measure, get_task, measure_names
-from kernreg.solvers import algorithm_names, algorithm_title
 from kernreg.results.thesis_table6 import render_thesis_table6
+from kernreg.solvers import algorithm_names, algorithm_title
 
 
 def table2_quantities(measures: Sequence[str] = ("rmse",)) -> tuple[tuple[str, str, str], ...]:

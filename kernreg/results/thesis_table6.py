@@ -63,11 +63,13 @@ def build_thesis_table6(results: pd.DataFrame) -> pd.DataFrame:
             g = sub[sub["label"] == label]
             if g.empty:
                 continue
-            ref = paper.loc[(key, label)] if (key, label) in paper.index else None
-            p = (lambda col: np.nan) if ref is None else (lambda col: ref[col])  # noqa: E731
+            ref = (paper.loc[(key, label)] if (key, label) in paper.index
+                   else pd.Series(np.nan, index=paper.columns))
+            p = ref.get
             hinge, err = g["test_hinge"].astype(float), g["test_error"].astype(float) * 100
             out.append({
-                "dataset": title, "n_fit": int(g["n_fit"].iloc[0]), "method": label.replace("_", " "),
+                "dataset": title, "n_fit": int(g["n_fit"].iloc[0]),
+                "method": label.replace("_", " "),
                 "trials": len(g),
                 "hinge (ours)": _ms(hinge, ".3f"),
                 "hinge (paper)": _paper(p("hinge"), p("hinge_std"), ".3f"),
