@@ -149,3 +149,17 @@ def test_libsvm_is_svc_and_selects_c_on_validation_error() -> None:
     svc = SVC(C=est.best_param_, gamma=0.5).fit(X, y)
     np.testing.assert_allclose(est.predict(Xv), svc.decision_function(Xv), rtol=1e-10,
                                atol=1e-12)
+
+
+def test_sgm_with_passes_is_sigm_cyclic_per_guess() -> None:
+    # passes > 1 cycle the same permutation with t going on: per guess, SIGM's cyclic path
+    X, y = _data(50)
+    Xv, yv = _data(25, seed=3)
+    sgm = OnePassSGM(etas=[0.05, 0.3], passes=4, random_state=5).fit(X, y, Xv, yv)
+    for k, eta in enumerate([0.05, 0.3]):
+        sigm = MultiPassSGM(step_size=eta, theta=0.0, ordering="cyclic", max_iter=4,
+                            stopping_rule="none", random_state=5).fit(X, y, Xv, yv)
+        assert sgm.path_["val_rmse"][k] == pytest.approx(sigm.path_["val_rmse"].min(), rel=1e-12)
+        if sgm.best_param_ == eta:
+            assert sgm.best_pass_ == sigm.best_iter_
+            np.testing.assert_allclose(sgm.alpha_, sigm.alpha_, rtol=1e-12)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_positive, check_random_state
+from kernreg._validation import check_choice, check_int, check_positive, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.base import KernelEstimator
@@ -68,6 +68,10 @@ class OnePassSGM(KernelEstimator):
         η of the decaying schedule (and of a fit without validation data).
     theta : float, default 0.5
         θ of a fit without validation data.
+    passes : int, default 1
+        Passes per guess: 1 is SGM as the thesis states it; more cycle the same order with
+        ``t`` going on (Enitor's ``SsubGD`` does so when given more than ``n`` iterations),
+        every pass scored and the best (guess, pass) kept.
     sampling : {"permutation", "iid"}, default "permutation"
     kink : {"authors", "zero"}, default "authors"
         Hinge subgradient at ``y f = 1``: ``−y`` as the authors (update when ``y f ≤ 1``) or 0.
@@ -87,9 +91,10 @@ class OnePassSGM(KernelEstimator):
     best_param_ : float
         The selected η (constant) or θ (decaying).
     coef_path_ : ndarray of shape (n, n_guesses)
-        The last iterate of every guess.
+        Every guess' iterate at its best pass (the last iterate with one pass).
+    best_pass_ : int
     path_ : dict or None
-        ``{"values": guesses, "val_rmse": validation measure per guess}``.
+        ``{"values": guesses, "val_rmse": validation measure per guess (at its best pass)}``.
     kernel_stored_ : bool
     """
 
@@ -97,7 +102,8 @@ class OnePassSGM(KernelEstimator):
 
     def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, loss: str = "hinge",
                  schedule: str = "constant", etas: Any = None, thetas: Any = None,
-                 eta: float = 0.25, theta: float = 0.5, sampling: str = "permutation",
+                 eta: float = 0.25, theta: float = 0.5, passes: int = 1,
+                 sampling: str = "permutation",
                  kink: str = "authors", validation_measure: str = "hinge",
                  random_state: Any = None, dtype: str = "float64",
                  memory_budget: int = DEFAULT_MEMORY_BUDGET, max_memory: int | None = None):
@@ -109,6 +115,7 @@ class OnePassSGM(KernelEstimator):
         self.thetas = thetas
         self.eta = eta
         self.theta = theta
+        self.passes = passes
         self.sampling = sampling
         self.kink = kink
         self.validation_measure = validation_measure
@@ -125,6 +132,7 @@ class OnePassSGM(KernelEstimator):
         check_choice(self.kink, "kink", KINKS)
         check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
         check_positive(self.eta, "eta")
+        check_int(self.passes, "passes", minimum=1)
         _check_theta(self.theta, "theta")
         check_positive(self.max_memory, "max_memory", allow_none=True)
         check_random_state(self.random_state)
@@ -164,6 +172,7 @@ class OnePassSGM(KernelEstimator):
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
         n = X.shape[0]
+        passes = check_int(self.passes, "passes", minimum=1)
         rng = check_random_state(self.random_state)
         order = rng.permutation(n) if self.sampling == "permutation" else rng.integers(0, n, n)
         if X_val is None:
@@ -172,29 +181,45 @@ class OnePassSGM(KernelEstimator):
             etas, thetas = self._grid(), np.zeros(1)
         else:
             etas, thetas = np.array([float(self.eta)]), self._grid()
-        steps = step_sizes(etas[None, :], thetas[None, :], np.arange(1, n + 1)[:, None])
         store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
         rows = KernelRows(self.kernel_, X, store // 2)
-        A = np.zeros((n, steps.shape[1]))
-        dual_pass(rows, order, y, A, steps, loss_step(get_loss(self.loss), self.kink))
+        grad = loss_step(get_loss(self.loss), self.kink)
+        score = None
+        if X_val is not None:
+            predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)
+            measure = column_scorer(self.validation_measure, y_val)
+            score = lambda A: measure(predict_val(A))  # noqa: E731
+        A = np.zeros((n, etas.size * thetas.size))
+        best_A, best_scores = A.copy(), np.full(A.shape[1], np.inf)
+        best_pass = np.ones(A.shape[1], dtype=np.int64)
+        for p in range(passes):  # later passes cycle the same order, t going on (as Enitor)
+            t = np.arange(p * n + 1, (p + 1) * n + 1)[:, None]
+            dual_pass(rows, order, y, A, step_sizes(etas[None, :], thetas[None, :], t), grad)
+            if score is None:
+                continue
+            scores = np.asarray(score(A), dtype=np.float64)
+            better = np.isfinite(scores) & (scores < best_scores)
+            best_A[:, better], best_scores[better], best_pass[better] = A[:, better], \
+                scores[better], p + 1
         self.kernel_stored_ = rows.stored
         del rows
-        self.centers_, self.coef_path_ = X, A
+        self.centers_ = X
         if X_val is None:
-            self.alpha_, self.path_ = A[:, 0].copy(), None
+            self.alpha_, self.path_, self.coef_path_ = A[:, 0].copy(), None, A
             self.best_param_ = float(self.eta if self.schedule == "constant" else self.theta)
+            self.best_pass_ = passes
             return self
-        predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)
-        scores = column_scorer(self.validation_measure, y_val)(predict_val(A))
-        best = int(np.argmin(np.where(np.isfinite(scores), scores, np.inf)))
+        best = int(np.argmin(best_scores))
         grid = self._grid()
-        self.alpha_ = A[:, best].copy()
-        self.best_param_ = float(grid[best])
-        self.path_ = {"values": grid, "val_rmse": np.asarray(scores, dtype=np.float64)}
+        self.coef_path_ = best_A
+        self.alpha_ = best_A[:, best].copy()
+        self.best_param_, self.best_pass_ = float(grid[best]), int(best_pass[best])
+        self.path_ = {"values": grid, "val_rmse": best_scores}
         return self
 
     def _fit_info(self) -> dict[str, Any]:
         return {"schedule": self.schedule, "kernel_stored": bool(self.kernel_stored_),
+                "passes": float(self.passes), "best_pass": float(self.best_pass_),
                 "fixed_eta" if self.schedule == "decaying" else "fixed_theta":
                     float(self.eta) if self.schedule == "decaying" else 0.0}
 
@@ -224,11 +249,12 @@ register(AlgorithmSpec(
             "thetas": {"type": "array", "minItems": 1,
                        "items": {"type": "number", "minimum": 0, "maximum": 1}},
             "eta": {"type": "number", "exclusiveMinimum": 0},
+            "passes": {"type": "integer", "minimum": 1},
             "loss": {"enum": ["hinge", "square"]},
             "sampling": {"enum": list(SAMPLINGS)},
             "kink": {"enum": list(KINKS)},
             "validation_measure": {"enum": list(VALIDATION_MEASURES)}},
-    config_defaults=("schedule", "eta", "loss", "sampling", "kink", "validation_measure"),
+    config_defaults=("schedule", "eta", "passes", "loss", "sampling", "kink", "validation_measure"),
     memory=_memory,
     summary="one-pass kernel SGM (hinge loss), step size chosen on validation over 30 guesses",
 ))
