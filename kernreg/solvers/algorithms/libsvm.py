@@ -146,6 +146,12 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     return {"LIBSVM kernel cache": DEFAULT_MEMORY_BUDGET, "SVM working set": problem.n_fit * 64}
 
 
+def _check(params: dict[str, Any], kernel: str) -> list[str]:
+    if kernel != "gaussian":
+        return [f"name: libsvm runs LIBSVM's RBF kernel, i.e. the gaussian kernel, not {kernel}"]
+    return []
+
+
 register(AlgorithmSpec(
     name="libsvm",
     estimator=LibSVM,
@@ -157,5 +163,6 @@ register(AlgorithmSpec(
             "tol": {"type": "number", "exclusiveMinimum": 0}},
     config_defaults=("validation_measure", "tol"),
     memory=_memory,
+    check=_check,
     summary="C-SVM by LIBSVM (scikit-learn's SVC), C chosen on validation error",
 ))
