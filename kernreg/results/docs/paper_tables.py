@@ -162,3 +162,18 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "lim_table1_selected", ("lim_table1_selected.md",), render_lim_table1,
     "docs/reproduction.md: LiM Table 1, the paper's reading (selected (λ, m))"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Thesis Table 6.2 (results/thesis_table6.md)
+
+
+def render_thesis_table6(path: Path) -> str:
+    """docs/thesis_chapter6.md: the rendered Table 6.2, ours beside the paper's."""
+    md_table(path)  # refuses a damaged file, naming it
+    return path.read_text(encoding="utf-8").rstrip("\n")
+
+
+register_doc_table(DocTable(
+    "thesis_table6", ("thesis_table6.md",), render_thesis_table6,
+    "docs/thesis_chapter6.md: thesis Table 6.2 (SGM / SIGM / LIBSVM), ours beside the paper's"))

@@ -16,9 +16,9 @@ from kernreg.solvers.blocks.stochastic import (
     VALIDATION_MEASURES,
     KernelRows,
     column_scorer,
-    dual_pass,
+    guess_grid,
+    guess_passes,
     loss_step,
-    step_sizes,
     stored_or_blocked,
 )
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
@@ -92,10 +92,9 @@ class OnePassSGM(KernelEstimator):
         The selected η (constant) or θ (decaying).
     coef_path_ : ndarray of shape (n, n_guesses)
         Every guess' iterate at its best pass (the last iterate with one pass).
-    best_pass_ : int
     path_ : dict or None
         ``{"values": guesses, "val_rmse": validation measure per guess (at its best pass)}``.
-    kernel_stored_ : bool
+    best_pass_, kernel_stored_ : the selected guess' pass; whether K was stored
     """
 
     path_parameter = "step"
@@ -133,7 +132,7 @@ class OnePassSGM(KernelEstimator):
         check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
         check_positive(self.eta, "eta")
         check_int(self.passes, "passes", minimum=1)
-        _check_theta(self.theta, "theta")
+        guess_grid(self.theta, DEFAULT_THETAS, "theta", theta=True)
         check_positive(self.max_memory, "max_memory", allow_none=True)
         check_random_state(self.random_state)
         self._grid()
@@ -141,20 +140,8 @@ class OnePassSGM(KernelEstimator):
     def _grid(self) -> np.ndarray:
         """The guesses: η values (constant) or θ values (decaying)."""
         if self.schedule == "constant":
-            grid = np.atleast_1d(np.asarray(DEFAULT_ETAS if self.etas is None else self.etas,
-                                            dtype=np.float64))
-            if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
-                raise ValueError(f"etas must be a non-empty list of positive numbers, "
-                                 f"got {self.etas!r}")
-            return grid
-        grid = np.atleast_1d(np.asarray(DEFAULT_THETAS if self.thetas is None else self.thetas,
-                                        dtype=np.float64))
-        if grid.ndim != 1 or grid.size == 0:
-            raise ValueError(f"thetas must be a non-empty list of numbers in [0, 1], "
-                             f"got {self.thetas!r}")
-        for value in grid:
-            _check_theta(value, "thetas")
-        return grid
+            return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
+        return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> OnePassSGM:
         """Run the pass for every guess (with validation data) and keep the best.
@@ -183,38 +170,25 @@ class OnePassSGM(KernelEstimator):
             etas, thetas = np.array([float(self.eta)]), self._grid()
         store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
         rows = KernelRows(self.kernel_, X, store // 2)
-        grad = loss_step(get_loss(self.loss), self.kink)
         score = None
         if X_val is not None:
             predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)
             measure = column_scorer(self.validation_measure, y_val)
             score = lambda A: measure(predict_val(A))  # noqa: E731
-        A = np.zeros((n, etas.size * thetas.size))
-        best_A, best_scores = A.copy(), np.full(A.shape[1], np.inf)
-        best_pass = np.ones(A.shape[1], dtype=np.int64)
-        for p in range(passes):  # later passes cycle the same order, t going on (as Enitor)
-            t = np.arange(p * n + 1, (p + 1) * n + 1)[:, None]
-            dual_pass(rows, order, y, A, step_sizes(etas[None, :], thetas[None, :], t), grad)
-            if score is None:
-                continue
-            scores = np.asarray(score(A), dtype=np.float64)
-            better = np.isfinite(scores) & (scores < best_scores)
-            best_A[:, better], best_scores[better], best_pass[better] = A[:, better], \
-                scores[better], p + 1
+        # later passes cycle the same order with t going on (as Enitor's SsubGD)
+        A, scores, passes = guess_passes(rows, order, y, etas, thetas, passes,
+                                         loss_step(get_loss(self.loss), self.kink), score)
         self.kernel_stored_ = rows.stored
         del rows
-        self.centers_ = X
+        self.centers_, self.coef_path_ = X, A
         if X_val is None:
-            self.alpha_, self.path_, self.coef_path_ = A[:, 0].copy(), None, A
+            self.alpha_, self.path_, self.best_pass_ = A[:, 0].copy(), None, int(passes[0])
             self.best_param_ = float(self.eta if self.schedule == "constant" else self.theta)
-            self.best_pass_ = passes
             return self
-        best = int(np.argmin(best_scores))
-        grid = self._grid()
-        self.coef_path_ = best_A
-        self.alpha_ = best_A[:, best].copy()
-        self.best_param_, self.best_pass_ = float(grid[best]), int(best_pass[best])
-        self.path_ = {"values": grid, "val_rmse": best_scores}
+        best = int(np.argmin(scores))
+        self.alpha_ = A[:, best].copy()
+        self.best_param_, self.best_pass_ = float(self._grid()[best]), int(passes[best])
+        self.path_ = {"values": self._grid(), "val_rmse": scores}
         return self
 
     def _fit_info(self) -> dict[str, Any]:
@@ -222,13 +196,6 @@ class OnePassSGM(KernelEstimator):
                 "passes": float(self.passes), "best_pass": float(self.best_pass_),
                 "fixed_eta" if self.schedule == "decaying" else "fixed_theta":
                     float(self.eta) if self.schedule == "decaying" else 0.0}
-
-
-def _check_theta(value: Any, name: str) -> float:
-    theta = float(value)
-    if not 0.0 <= theta <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return theta
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

@@ -28,6 +28,8 @@ __all__ = [
     "column_scorer",
     "dual_pass",
     "epoch_indices",
+    "guess_grid",
+    "guess_passes",
     "loss_step",
     "step_sizes",
     "stored_or_blocked",
@@ -132,3 +134,40 @@ def stored_or_blocked(kernel: Kernel, X_val: Any, X: Any, store_bytes: int
         K_val = np.asarray(kernel(X_val, X), dtype=np.float64)
         return (lambda A: K_val @ A), True
     return (lambda A: kernel.matvec(X_val, X, A)), False
+
+
+def guess_grid(values: Any, default: np.ndarray, name: str, theta: bool) -> np.ndarray:
+    """Step-size guesses as a 1-D float array: positive η values, or θ values in [0, 1]."""
+    grid = np.atleast_1d(np.asarray(default if values is None else values, dtype=np.float64))
+    ok = grid.ndim == 1 and grid.size > 0 and bool(np.all(np.isfinite(grid)))
+    ok = ok and bool(np.all((grid >= 0) & (grid <= 1)) if theta else np.all(grid > 0))
+    if not ok:
+        what = "numbers in [0, 1]" if theta else "positive numbers"
+        raise ValueError(f"{name} must be a non-empty list of {what}, got {values!r}")
+    return grid
+
+
+def guess_passes(rows: KernelRows, order: np.ndarray, y: np.ndarray, etas: np.ndarray,
+                 thetas: np.ndarray, passes: int, grad: Callable[[float, np.ndarray], np.ndarray],
+                 score: Callable[[np.ndarray], np.ndarray] | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``passes`` sweeps of ``order`` for every guess ``η_k t^(−θ_k)`` together (one column
+    each, ``t`` going on from pass to pass), each pass scored by ``score`` (lower is better).
+
+    Returns each guess' coefficients at its best pass (the last pass without ``score``), its
+    best score (``inf`` without) and that pass (1-based)."""
+    n = len(order)
+    A = np.zeros((y.shape[0], etas.size * thetas.size))
+    best_A, best_scores = A.copy(), np.full(A.shape[1], np.inf)
+    best_pass = np.full(A.shape[1], passes, dtype=np.int64)
+    for p in range(passes):
+        t = np.arange(p * n + 1, (p + 1) * n + 1)[:, None]
+        dual_pass(rows, order, y, A, step_sizes(etas[None, :], thetas[None, :], t), grad)
+        if score is None:
+            best_A[:] = A
+            continue
+        scores = np.asarray(score(A), dtype=np.float64)
+        better = np.isfinite(scores) & (scores < best_scores)
+        best_A[:, better], best_scores[better], best_pass[better] = A[:, better], \
+            scores[better], p + 1
+    return best_A, best_scores, best_pass
