@@ -77,14 +77,14 @@ table2:
 # 6.1 and 6.2 (one run each, about a minute); the full adult and ijcnn1 rows: thesis-table6-full.
 THESIS6_SMALL := breast_cancer adult_1000 ijcnn1_1000
 thesis-table6:
-	for row in $(THESIS6_SMALL); do $(BIN)/kernreg run configs/thesis_table6_$$row.yaml --no-progress || exit 1; done
+	for row in $(THESIS6_SMALL); do $(BIN)/kernreg run configs/thesis_table6_$$row.yaml --no-progress --resume || exit 1; done
 	$(BIN)/kernreg table configs/thesis_table6.table.yaml -o results/thesis_table6.md
 	$(BIN)/python scripts/thesis_ch6_figures.py --out results/figures
 	$(MAKE) --no-print-directory docs
 
 thesis-table6-full:
-	$(BIN)/kernreg run configs/thesis_table6_adult.yaml --no-progress
-	$(BIN)/kernreg run configs/thesis_table6_ijcnn1.yaml --no-progress
+	$(BIN)/kernreg run configs/thesis_table6_adult.yaml --no-progress --resume
+	$(BIN)/kernreg run configs/thesis_table6_ijcnn1.yaml --no-progress --resume
 	$(BIN)/kernreg table configs/thesis_table6.table.yaml -o results/thesis_table6.md
 	$(MAKE) --no-print-directory docs
 

@@ -163,3 +163,19 @@ def test_sgm_with_passes_is_sigm_cyclic_per_guess() -> None:
         if sgm.best_param_ == eta:
             assert sgm.best_pass_ == sigm.best_iter_
             np.testing.assert_allclose(sgm.alpha_, sigm.alpha_, rtol=1e-12)
+
+
+def test_a_config_with_the_hinge_methods_on_regression_targets_is_refused(tmp_path) -> None:
+    from kernreg.config import load_experiment
+    from kernreg.errors import ConfigError
+
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: bad\ndataset: {name: cpusmall}\nalgorithms:\n  - {name: libsvm}\n"
+                      "  - {name: sigm}\n")
+    with pytest.raises(ConfigError, match=r"algorithms\[0\]\.name: libsvm fits binary targets "
+                                          r"coded ±1; this run is regression on cpusmall"):
+        load_experiment(config)
+    config.write_text("name: ok\ndataset: {name: breast_cancer}\nkernel: {sigma: 0.4}\n"
+                      "algorithms:\n  - {name: sgm, schedule: decaying, passes: 2}\n")
+    entry = load_experiment(config).algorithms[0]
+    assert entry.params["passes"] == 2 and entry.params["kink"] == "authors"

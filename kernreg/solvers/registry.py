@@ -90,6 +90,10 @@ class AlgorithmSpec:
         Peak-memory estimate for the preflight (data and one kernel block are added to it).
     check
         Extra config rules (e.g. random features need the Gaussian kernel).
+    tasks
+        The tasks (:mod:`kernreg.losses`) whose targets it can fit, e.g. ``("binary",)`` for
+        the hinge-loss methods (±1 classes); empty: any. A config with another task (or
+        binary targets not coded ±1) is refused naming the algorithm.
     summary
         One line on what it computes (``kernreg`` docs and tables).
     """
@@ -103,6 +107,7 @@ class AlgorithmSpec:
     takes_centers: bool = False
     memory: MemoryEstimate | None = None
     check: ConfigCheck | None = None
+    tasks: tuple[str, ...] = ()
     summary: str = ""
 
     @property

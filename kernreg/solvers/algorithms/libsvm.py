@@ -163,6 +163,7 @@ register(AlgorithmSpec(
             "tol": {"type": "number", "exclusiveMinimum": 0}},
     config_defaults=("validation_measure", "tol"),
     memory=_memory,
+    tasks=("binary",),
     check=_check,
     summary="C-SVM by LIBSVM (scikit-learn's SVC), C chosen on validation error",
 ))

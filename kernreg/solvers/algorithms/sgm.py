@@ -223,5 +223,6 @@ register(AlgorithmSpec(
             "validation_measure": {"enum": list(VALIDATION_MEASURES)}},
     config_defaults=("schedule", "eta", "passes", "loss", "sampling", "kink", "validation_measure"),
     memory=_memory,
+    tasks=("binary",),
     summary="one-pass kernel SGM (hinge loss), step size chosen on validation over 30 guesses",
 ))

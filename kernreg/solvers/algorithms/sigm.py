@@ -179,5 +179,6 @@ register(AlgorithmSpec(
     config_defaults=("max_iter", "stopping", "theta", "loss", "ordering", "kink",
                      "validation_measure"),
     memory=_memory,
+    tasks=("binary",),
     summary="multi-pass kernel SGM (hinge loss), epochs early-stopped on validation error",
 ))
