@@ -16,6 +16,7 @@ from kernreg.solvers.blocks.stochastic import (
     VALIDATION_MEASURES,
     KernelRows,
     column_scorer,
+    dual_pass,
     guess_grid,
     guess_passes,
     loss_step,
@@ -176,10 +177,11 @@ class OnePassSGM(KernelEstimator):
             measure = column_scorer(self.validation_measure, y_val)
             score = lambda A: measure(predict_val(A))  # noqa: E731
         # later passes cycle the same order with t going on (as Enitor's SsubGD)
-        A, scores, passes = guess_passes(rows, order, y, etas, thetas, passes,
-                                         loss_step(get_loss(self.loss), self.kink), score)
+        grad = loss_step(get_loss(self.loss), self.kink)
+        A, scores, passes = guess_passes(
+            lambda A, steps: dual_pass(rows, order, y, A, steps, grad), n, n, etas, thetas,
+            passes, score)
         self.kernel_stored_ = rows.stored
-        del rows
         self.centers_, self.coef_path_ = X, A
         if X_val is None:
             self.alpha_, self.path_, self.best_pass_ = A[:, 0].copy(), None, int(passes[0])

@@ -31,6 +31,7 @@ __all__ = [
     "guess_grid",
     "guess_passes",
     "loss_step",
+    "primal_pass",
     "step_sizes",
     "stored_or_blocked",
 ]
@@ -147,22 +148,23 @@ def guess_grid(values: Any, default: np.ndarray, name: str, theta: bool) -> np.n
     return grid
 
 
-def guess_passes(rows: KernelRows, order: np.ndarray, y: np.ndarray, etas: np.ndarray,
-                 thetas: np.ndarray, passes: int, grad: Callable[[float, np.ndarray], np.ndarray],
+def guess_passes(sweep: Callable[[np.ndarray, np.ndarray], None], n_steps: int, n_coef: int,
+                 etas: np.ndarray, thetas: np.ndarray, passes: int,
                  score: Callable[[np.ndarray], np.ndarray] | None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``passes`` sweeps of ``order`` for every guess ``η_k t^(−θ_k)`` together (one column
-    each, ``t`` going on from pass to pass), each pass scored by ``score`` (lower is better).
+    """``passes`` sweeps for every guess ``η_k t^(−θ_k)`` together (one coefficient column
+    each, ``t`` going on from pass to pass); ``sweep(A, steps)`` runs one pass of ``n_steps``
+    steps on the ``(n_coef, guesses)`` block ``A`` in place; each pass is scored by ``score``
+    (lower is better).
 
     Returns each guess' coefficients at its best pass (the last pass without ``score``), its
     best score (``inf`` without) and that pass (1-based)."""
-    n = len(order)
-    A = np.zeros((y.shape[0], etas.size * thetas.size))
+    A = np.zeros((n_coef, etas.size * thetas.size))
     best_A, best_scores = A.copy(), np.full(A.shape[1], np.inf)
     best_pass = np.full(A.shape[1], passes, dtype=np.int64)
     for p in range(passes):
-        t = np.arange(p * n + 1, (p + 1) * n + 1)[:, None]
-        dual_pass(rows, order, y, A, step_sizes(etas[None, :], thetas[None, :], t), grad)
+        t = np.arange(p * n_steps + 1, (p + 1) * n_steps + 1)[:, None]
+        sweep(A, step_sizes(etas[None, :], thetas[None, :], t))
         if score is None:
             best_A[:] = A
             continue
@@ -171,3 +173,19 @@ def guess_passes(rows: KernelRows, order: np.ndarray, y: np.ndarray, etas: np.nd
         best_A[:, better], best_scores[better], best_pass[better] = A[:, better], \
             scores[better], p + 1
     return best_A, best_scores, best_pass
+
+
+def primal_pass(features: Callable[[np.ndarray], np.ndarray], order: np.ndarray, block: int,
+                y: np.ndarray, W: np.ndarray, steps: np.ndarray,
+                grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
+    """One sweep in the primal of an explicit feature map ``z``: for the ``k``-th visited point
+    ``j``, ``W −= z_j ⊗ steps[k] · grad(y_j, z_j @ W)`` (``W`` of shape ``(D, c)``, in place);
+    ``features(idx)`` gives the rows ``z`` of a block of at most ``block`` visited points."""
+    k = 0
+    for start in range(0, len(order), block):
+        idx = order[start:start + block]
+        Z = features(idx)
+        for r, j in enumerate(idx):
+            g = steps[k] * grad(y[j], Z[r] @ W)
+            W -= np.outer(Z[r], g)
+            k += 1
