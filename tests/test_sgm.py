@@ -179,3 +179,44 @@ def test_a_config_with_the_hinge_methods_on_regression_targets_is_refused(tmp_pa
                       "algorithms:\n  - {name: sgm, schedule: decaying, passes: 2}\n")
     entry = load_experiment(config).algorithms[0]
     assert entry.params["passes"] == 2 and entry.params["kink"] == "authors"
+
+
+class _GramRows:
+    """Kernel rows of an explicit Gram matrix (the dual pass' interface)."""
+
+    def __init__(self, K: np.ndarray):
+        self.K = K
+
+    def blocks(self, order: np.ndarray):
+        yield order, self.K[order]
+
+
+def test_primal_pass_on_features_is_the_dual_pass_on_their_gram_matrix() -> None:
+    # w_t = Zᵀ α_t: the primal iterate on features z is the dual iterate on K = ZZᵀ
+    from kernreg.solvers.blocks.stochastic import primal_pass
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(30, 7)) / 3
+    y = np.where(rng.normal(size=30) > 0, 1.0, -1.0)
+    order = rng.permutation(30)
+    steps = step_sizes(np.array([[0.1, 0.5]]), np.array([[0.5]]), np.arange(1, 31)[:, None])
+    grad = loss_step(get_loss("hinge"), "authors")
+    A = np.zeros((30, 2))
+    dual_pass(_GramRows(Z @ Z.T), order, y, A, steps, grad)
+    W = np.zeros((7, 2))
+    primal_pass(lambda idx: Z[idx], order, 4, y, W, steps, grad)
+    np.testing.assert_allclose(W, Z.T @ A, rtol=1e-12, atol=1e-14)
+
+
+def test_sgm_on_random_features_selects_and_predicts_with_its_features() -> None:
+    from kernreg.solvers import FeatureSGM
+
+    X, y = _data(80)
+    Xv, yv = _data(40, seed=1)
+    est = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
+    Z = est.feature_map_.transform(Xv) * est.feature_map_.scale
+    f = Z @ est.coef_
+    np.testing.assert_allclose(est.predict(Xv), f)
+    assert est.path_["val_rmse"].min() == pytest.approx(np.maximum(0, 1 - yv * f).mean())
+    again = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
+    np.testing.assert_array_equal(again.coef_, est.coef_)

@@ -75,7 +75,7 @@ def _estimators() -> list[KernelEstimator]:
 def _expected_failed_checks(estimator: KernelEstimator) -> dict[str, str]:
     if type(estimator).__name__ == "LibSVM":
         return LIBSVM_FAILURES
-    if type(estimator).__name__ in ("OnePassSGM", "MultiPassSGM"):
+    if type(estimator).__name__ in ("OnePassSGM", "MultiPassSGM", "FeatureSGM"):
         return HINGE_FAILURES
     return SMALL_M_FAILURES if getattr(estimator, "m", None) == SMALL_M else {}
 

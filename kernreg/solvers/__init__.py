@@ -11,6 +11,7 @@ name       class                      solution                        path param
 ``inkrls`` :class:`IncrementalNys…`   NKRLS on the first m' centers   λ and m'
 ``rf``     :class:`RandomFeatures…`   ridge on D' Fourier features    λ and D'
 ``sgm``    :class:`OnePassSGM`        one SGM pass per step size      step size (η or θ)
+``sgm_rf`` :class:`FeatureSGM`        SGM on D random features        step size (η or θ)
 ``sigm``   :class:`MultiPassSGM`      SGM epochs (incremental)        epoch
 ``libsvm`` :class:`LibSVM`            C-SVM by LIBSVM (SVC)           C
 =========  =========================  ==============================  ==================
@@ -35,6 +36,7 @@ from kernreg.solvers.algorithms.nytro import Nytro
 from kernreg.solvers.algorithms.pcg import NystromPCG
 from kernreg.solvers.algorithms.random_features import RandomFeaturesKRLS
 from kernreg.solvers.algorithms.sgm import OnePassSGM
+from kernreg.solvers.algorithms.sgm_features import FeatureSGM
 from kernreg.solvers.algorithms.sigm import MultiPassSGM
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, Selection
 from kernreg.solvers.blocks.buffers import reuse_buffers
@@ -56,6 +58,7 @@ __all__ = [
     "KOLS",
     "KRLS",
     "AlgorithmSpec",
+    "FeatureSGM",
     "IncrementalNystromKRLS",
     "KernelEstimator",
     "KernelLandweber",

@@ -19,6 +19,7 @@ from kernreg.solvers.blocks.stochastic import (
     dual_pass,
     guess_grid,
     guess_passes,
+    guess_steps,
     loss_step,
     stored_or_blocked,
 )
@@ -163,12 +164,8 @@ class OnePassSGM(KernelEstimator):
         passes = check_int(self.passes, "passes", minimum=1)
         rng = check_random_state(self.random_state)
         order = rng.permutation(n) if self.sampling == "permutation" else rng.integers(0, n, n)
-        if X_val is None:
-            etas, thetas = np.array([self.eta]), np.array([self.theta])
-        elif self.schedule == "constant":
-            etas, thetas = self._grid(), np.zeros(1)
-        else:
-            etas, thetas = np.array([float(self.eta)]), self._grid()
+        etas, thetas = guess_steps(self.schedule, None if X_val is None else self._grid(),
+                                   self.eta, self.theta)
         store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
         rows = KernelRows(self.kernel_, X, store // 2)
         score = None

@@ -30,6 +30,7 @@ __all__ = [
     "epoch_indices",
     "guess_grid",
     "guess_passes",
+    "guess_steps",
     "loss_step",
     "primal_pass",
     "step_sizes",
@@ -189,3 +190,15 @@ def primal_pass(features: Callable[[np.ndarray], np.ndarray], order: np.ndarray,
             g = steps[k] * grad(y[j], Z[r] @ W)
             W -= np.outer(Z[r], g)
             k += 1
+
+
+def guess_steps(schedule: str, grid: np.ndarray | None, eta: float, theta: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(etas, thetas)`` of the guesses: the grid of η with θ = 0 (``"constant"``), η with the
+    grid of θ (``"decaying"``), or the single ``(eta, theta)`` when ``grid`` is None (a fit
+    without validation data)."""
+    if grid is None:
+        return np.array([float(eta)]), np.array([float(theta)])
+    if schedule == "constant":
+        return grid, np.zeros(1)
+    return np.array([float(eta)]), grid
