@@ -19,11 +19,12 @@ __all__ = ["ROWS", "build_thesis_table6", "paper_table6", "render_thesis_table6"
 ROWS = (("breast_cancer", "breastCancer n = 400"), ("adult_1000", "adult n = 1000"),
         ("adult", "adult n = 32562"), ("ijcnn1_1000", "ijcnn1 n = 1000"),
         ("ijcnn1", "ijcnn1 n = 49990"))
-LABELS = ("SGM_C", "SGM_D", "SIGM_C", "SIGM_D", "LIBSVM", "SGM_C_P5", "SGM_D_P5")
+LABELS = ("SGM_C", "SGM_D", "SIGM_C", "SIGM_D", "LIBSVM", "SGM_C_P5", "SGM_D_P5", "SGM_C_RF")
 #: Rows that are not the paper's own, compared with the paper's row of the same method.
-PAPER_LABEL = {"SGM_C_P5": "SGM_C", "SGM_D_P5": "SGM_D"}
+PAPER_LABEL = {"SGM_C_P5": "SGM_C", "SGM_D_P5": "SGM_D", "SGM_C_RF": "SGM_C"}
 METHOD = {"SGM_C_P5": "SGM C, ≤ 5 passes (not in the paper)",
-          "SGM_D_P5": "SGM D, ≤ 5 passes (not in the paper)"}
+          "SGM_D_P5": "SGM D, ≤ 5 passes (not in the paper)",
+          "SGM_C_RF": "SGM C, 1000 random features (not in the paper)"}
 PREFIX = "thesis_table6_"
 #: A cell whose mean is this far from the paper's (relative) is flagged.
 TOLERANCE = 0.10
