@@ -26,7 +26,8 @@ class LibSVM(KernelEstimator):
 
     ``predict(X) = K(X, support vectors) @ dual_coef + b``: the real-valued SVM output (the
     sign is the class), so the hinge loss and the classification error of a trial are the
-    SVM's own. Targets must be ±1. Without validation data the first ``C`` of the grid is used.
+    SVM's own. Targets must be ±1. Without validation data ``C`` is the first of ``Cs`` when
+    given, else LIBSVM's default 1.
 
     Parameters
     ----------
@@ -99,7 +100,10 @@ class LibSVM(KernelEstimator):
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
         if not np.isin(y, (-1.0, 1.0)).all() or np.unique(y).size < 2:
             raise ValueError("libsvm needs targets of both classes coded ±1")
-        grid = self._grid() if X_val is not None else self._grid()[:1]
+        if X_val is not None:
+            grid = self._grid()
+        else:
+            grid = self._grid()[:1] if self.Cs is not None else np.ones(1)
         score = None if X_val is None else column_scorer(self.validation_measure, y_val)
         best, best_score, scores = None, np.inf, []
         for C in grid:
