@@ -8,7 +8,8 @@ export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
 .PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full figures \
-        theory-figures beyond samplers sampler-ranks advise bench-table2 thesis-table7 bench-rlsc \
+        theory-figures beyond samplers sampler-ranks advise bench-table2 thesis-table6 \
+        thesis-table6-full thesis-table7 bench-rlsc \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the four paper figures (LiM Figure 1 has three panels).
@@ -23,6 +24,8 @@ help:
 	@echo "make data        fetch, verify and cache every dataset that can be had"
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
+	@echo "make thesis-table6 thesis Table 6.2 small rows + Figures 6.1, 6.2 (~10 min)"
+	@echo "make thesis-table6-full thesis Table 6.2, full adult and ijcnn1 rows (many hours)"
 	@echo "make lim-table1  LiM Table 1, the authors' code and the paper's reading (~40 min)"
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make lim-table1-full  every column of LiM Table 1 / thesis Table 5.1 that runs here"
@@ -78,6 +81,21 @@ table1:
 table2:
 	$(BIN)/kernreg run configs/table2.yaml --no-progress
 	$(BIN)/kernreg table configs/table2.yaml --compare-paper -o results/table2.md
+	$(MAKE) --no-print-directory docs
+
+# Thesis Table 6.2 (SGM / SIGM / LIBSVM, hinge loss), its small rows (minutes), and Figures
+# 6.1 and 6.2 (one run each, about a minute); the full adult and ijcnn1 rows: thesis-table6-full.
+THESIS6_SMALL := breast_cancer adult_1000 ijcnn1_1000
+thesis-table6:
+	for row in $(THESIS6_SMALL); do $(BIN)/kernreg run configs/thesis_table6_$$row.yaml --no-progress --resume || exit 1; done
+	$(BIN)/kernreg table configs/thesis_table6.table.yaml -o results/thesis_table6.md
+	$(BIN)/python scripts/thesis_ch6_figures.py --out results/figures
+	$(MAKE) --no-print-directory docs
+
+thesis-table6-full:
+	$(BIN)/kernreg run configs/thesis_table6_adult.yaml --no-progress --resume
+	$(BIN)/kernreg run configs/thesis_table6_ijcnn1.yaml --no-progress --resume
+	$(BIN)/kernreg table configs/thesis_table6.table.yaml -o results/thesis_table6.md
 	$(MAKE) --no-print-directory docs
 
 lim-table1:

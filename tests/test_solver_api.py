@@ -11,11 +11,15 @@ from kernreg.solvers import (
     DEFAULT_LAMBDAS,
     KOLS,
     KRLS,
+    FeatureSGM,
     IncrementalNystromKRLS,
     KernelLandweber,
+    LibSVM,
+    MultiPassSGM,
     NystromKRLS,
     NystromPCG,
     Nytro,
+    OnePassSGM,
     RandomFeaturesKRLS,
     algorithm_names,
     algorithm_specs,
@@ -64,8 +68,13 @@ def test_registry():
         "inkrls": IncrementalNystromKRLS,
         "rf": RandomFeaturesKRLS,
         "pcg": NystromPCG,
+        "sgm": OnePassSGM,
+        "sigm": MultiPassSGM,
+        "sgm_rf": FeatureSGM,
+        "libsvm": LibSVM,
     }
-    assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf", "pcg"]
+    assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf", "pcg",
+                                 "sgm", "sigm", "sgm_rf", "libsvm"]
     assert get_algorithm("NYTRO") is Nytro
     with pytest.raises(ValueError, match=r"algorithm must be one of \['es', 'inkrls', 'kols'"):
         get_algorithm("falkon")

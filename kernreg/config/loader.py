@@ -24,6 +24,7 @@ from kernreg.config.task import check_task
 from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.kernels import get_kernel_spec, kernel_names
+from kernreg.losses import default_task
 from kernreg.solvers import algorithm_names, get_algorithm_spec
 from kernreg.solvers.blocks.params import level_values
 from kernreg.solvers.blocks.stopping import StoppingRule, default_selection
@@ -414,6 +415,13 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                             f"cluster: run with --scheduler local:N or a scheduler's address")
         if algo_spec.check is not None:
             problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, kernel["name"])]
+        if algo_spec.tasks:
+            run_task = task or default_task(spec.task).name
+            if run_task not in algo_spec.tasks or dataset["target_coding"] != "pm1":
+                problems.append(
+                    f"algorithms[{i}].name: {name} fits {' or '.join(algo_spec.tasks)} targets "
+                    f"coded ±1; this run is {run_task} on {spec.name} (a {spec.task} dataset, "
+                    f"target_coding {dataset['target_coding']})")
         sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
         for m in ms:
             one = {**params, "m": m} if m is not None else params

@@ -23,6 +23,7 @@ from kernreg.config import raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
 from kernreg.losses import get_measure, get_task, measure_names
+from kernreg.results.thesis_table6 import render_thesis_table6
 from kernreg.solvers import algorithm_names, algorithm_title
 
 
@@ -419,6 +420,10 @@ def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
     return render_frame(build_lim_table1(c.results, c.not_run), fmt, notes=cell_notes(c.notes))
 
 
+def _thesis_table6(c: Collected, fmt: str, compare_paper: bool) -> str:
+    return render_thesis_table6(c.results, "csv" if fmt == "csv" else "md")
+
+
 def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
     return render_frame(summary_table(c.results, c.measures or None), fmt)
 
@@ -429,6 +434,8 @@ TABLES: dict[str, TableKind] = {t.name: t for t in (
     TableKind("table1", "NYTRO Table 1: the datasets (sizes, d, task, σ, m)", _table1),
     TableKind("lim_table1", "LiM Table 1: incremental Nyström, the paper's RMSE beside ours",
               _lim_table1),
+    TableKind("thesis_table6", "thesis Table 6.2: SGM / SIGM / LIBSVM hinge, error, time beside "
+              "the paper's", _thesis_table6),
     TableKind("summary", "one row per dataset and label: any runs side by side", _summary),
 )}
 

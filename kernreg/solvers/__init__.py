@@ -1,24 +1,6 @@
 """Kernel least-squares solvers as scikit-learn estimators, and a registry by name.
 
-=========  =========================  ================================  ====================
-name       class                      solution                          path parameter
-=========  =========================  ================================  ====================
-``kols``   :class:`KOLS`              ``α = K⁺ y``                      none
-``krls``   :class:`KRLS`              ``α = (K + λnI)⁻¹ y``             λ
-``es``     :class:`KernelLandweber`   Landweber on ``K``                iteration t
-``nkrls``  :class:`NystromKRLS`       ``α = R⁻¹(AᵀA + λnI)⁻¹Aᵀy``       λ
-``nytro``  :class:`Nytro`             Landweber on ``A = K_nm R⁻¹``     iteration t
-``inkrls`` :class:`IncrementalNys…`   NKRLS on the first m' centers     λ and m'
-``rf``     :class:`RandomFeatures…`   ridge on D' random features       λ and D'
-``pcg``    :class:`NystromPCG`        NKRLS by Falkon's PCG             λ (iterations per λ)
-=========  =========================  ================================  ====================
-
-The package has two rooms: :mod:`kernreg.solvers.algorithms`, one leaf module per algorithm
-(it imports building blocks only, never another algorithm, and ends in its registration), and
-:mod:`kernreg.solvers.blocks`, the building blocks they share (base estimator class, the λ-path
-and iteration loops, Nyström set-up, centers, stopping rules, K_nm operators, linear algebra).
-``rf`` takes its features from the feature-map registry (:mod:`kernreg.features`).
-
+=========  =========================  ================================  =============
 Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data: the whole path,
 ``path_`` and the selected ``best_lambda_`` / ``best_iter_``), ``predict(X)`` and
 ``selection()`` (what a trial records). Each algorithm registers an
@@ -33,10 +15,14 @@ from kernreg.solvers.algorithms.incremental import IncrementalNystromKRLS
 from kernreg.solvers.algorithms.kols import KOLS
 from kernreg.solvers.algorithms.krls import KRLS
 from kernreg.solvers.algorithms.landweber import KernelLandweber
+from kernreg.solvers.algorithms.libsvm import LibSVM
 from kernreg.solvers.algorithms.nkrls import NystromKRLS
 from kernreg.solvers.algorithms.nytro import Nytro
 from kernreg.solvers.algorithms.pcg import NystromPCG
 from kernreg.solvers.algorithms.random_features import RandomFeaturesKRLS
+from kernreg.solvers.algorithms.sgm import OnePassSGM
+from kernreg.solvers.algorithms.sgm_features import FeatureSGM
+from kernreg.solvers.algorithms.sigm import MultiPassSGM
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator, Selection
 from kernreg.solvers.blocks.buffers import reuse_buffers
 from kernreg.solvers.blocks.holdout import holdout_split
@@ -58,13 +44,17 @@ __all__ = [
     "KOLS",
     "KRLS",
     "AlgorithmSpec",
+    "FeatureSGM",
     "IncrementalNystromKRLS",
     "KernelEstimator",
     "KernelLandweber",
+    "LibSVM",
     "MemoryProblem",
+    "MultiPassSGM",
     "NystromKRLS",
     "NystromPCG",
     "Nytro",
+    "OnePassSGM",
     "PivotedCholeskySampler",
     "RPCholeskySampler",
     "RandomFeaturesKRLS",

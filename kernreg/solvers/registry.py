@@ -94,6 +94,10 @@ class AlgorithmSpec:
     check
         Extra config rules (e.g. random features need a feature map of the config's
         kernel).
+    tasks
+        The tasks (:mod:`kernreg.losses`) whose targets it can fit, e.g. ``("binary",)`` for
+        the hinge-loss methods (±1 classes); empty: any. A config with another task (or
+        binary targets not coded ±1) is refused naming the algorithm.
     summary
         One line on what it computes (``kernreg`` docs and tables).
     """
@@ -107,6 +111,7 @@ class AlgorithmSpec:
     takes_centers: bool = False
     memory: MemoryEstimate | None = None
     check: ConfigCheck | None = None
+    tasks: tuple[str, ...] = ()
     summary: str = ""
 
     @property

@@ -241,3 +241,18 @@ register_doc_table(DocTable(
     "thesis_table7_nystrom", ("thesis_table7_nystrom.md", "thesis_table7_trials3.md"),
     render_thesis_table7_kernel,
     "docs/incremental_classification.md: Table 7.1 on Nyström features, linear in brackets"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Thesis Table 6.2 (results/thesis_table6.md)
+
+
+def render_thesis_table6(path: Path) -> str:
+    """docs/thesis_chapter6.md: the rendered Table 6.2, ours beside the paper's."""
+    md_table(path)  # refuses a damaged file, naming it
+    return path.read_text(encoding="utf-8").rstrip("\n")
+
+
+register_doc_table(DocTable(
+    "thesis_table6", ("thesis_table6.md",), render_thesis_table6,
+    "docs/thesis_chapter6.md: thesis Table 6.2 (SGM / SIGM / LIBSVM), ours beside the paper's"))

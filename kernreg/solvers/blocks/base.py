@@ -30,7 +30,7 @@ __all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "stack_rows"]
 DEFAULT_LAMBDAS = np.logspace(np.log10(DEFAULT_LAMBDA_GRID[0]), np.log10(DEFAULT_LAMBDA_GRID[1]),
                               DEFAULT_LAMBDA_GRID[2])
 #: Entries of ``path_`` that are the path itself rather than facts about the fit.
-_PATH_ARRAYS = ("lambdas", "iterations", "val_rmse", "m_values")
+_PATH_ARRAYS = ("lambdas", "iterations", "values", "val_rmse", "m_values")
 
 
 @dataclass
@@ -77,7 +77,8 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     """
 
     #: What the validated path runs over: ``"lambda"`` (then ``best_lambda_``),
-    #: ``"iterations"`` (then ``best_iter_``) or ``None`` (no path).
+    #: ``"iterations"`` (then ``best_iter_``), another name (then ``best_param_`` over
+    #: ``path_["values"]``, e.g. SGM's step-size guesses) or ``None`` (no path).
     path_parameter: ClassVar[str | None] = None
     #: The measure (``kernreg.losses``) of the validation path ``path_["val_rmse"]`` that
     #: selects: RMSE for the square-loss algorithms (a trial records it beside the path).
@@ -91,6 +92,8 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
             selected, values = float(self.best_lambda_), path.get("lambdas", [])
         elif self.path_parameter == "iterations":
             selected, values = float(self.best_iter_), path.get("iterations", [])
+        elif self.path_parameter is not None:  # another parameter: best_param_ over "values"
+            selected, values = float(self.best_param_), path.get("values", [])
         else:
             selected, values = float("nan"), np.zeros(len(path.get("val_rmse", [])))
         info = {k: v for k, v in path.items() if k not in _PATH_ARRAYS and np.isscalar(v)}

@@ -1,0 +1,227 @@
+"""SGM: one pass of the stochastic gradient method in the RKHS, its step size selected on
+validation data over a grid of guesses (thesis Chapter 6, Table 6.2's "SGM C" and "SGM D")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kernreg._validation import check_choice, check_int, check_positive, check_random_state
+from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.losses import get_loss
+from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.stochastic import (
+    KINKS,
+    VALIDATION_MEASURES,
+    KernelRows,
+    column_scorer,
+    dual_pass,
+    guess_grid,
+    guess_passes,
+    guess_steps,
+    loss_step,
+    stored_or_blocked,
+)
+from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
+
+__all__ = ["DEFAULT_ETAS", "DEFAULT_THETAS", "OnePassSGM"]
+
+#: The constant schedule's 30 guesses: η log-spaced in [1e-3, 1] (θ = 0), the range of the
+#: thesis' Figure 6.2(a).
+DEFAULT_ETAS = np.logspace(-3.0, 0.0, 30)
+#: The decaying schedule's 30 guesses: θ evenly spaced in [0, 1] (η = 1/4), Figure 6.2(b).
+DEFAULT_THETAS = np.linspace(0.0, 1.0, 30)
+SCHEDULES = ("constant", "decaying")
+SAMPLINGS = ("permutation", "iid")
+#: Default allowance for the stored kernels when no ``max_memory`` is given.
+_STORE_DEFAULT = 2**31
+
+
+class OnePassSGM(KernelEstimator):
+    """One-pass stochastic (sub)gradient method in the RKHS, step size by hold-out.
+
+    ``α = 0``; for ``t = 1..n`` with ``j = j_t``:
+    ``α_j ← α_j − η_t ℓ′(y_j, (Kα)_j)`` with ``η_t = η t^(−θ)``, i.e.
+    ``f_{t+1} = f_t − η_t ℓ′(y_j, f_t(x_j)) K(x_j, ·)``. The reported iterate is the last one
+    (as the authors' code reports; the thesis also defines an average). ``j_1..j_n`` is one
+    random permutation of the fit rows (the authors' one pass without replacement) or ``n``
+    i.i.d. uniform draws (the thesis' Algorithm 1).
+
+    With validation data every guess of the grid runs the same pass on the same kernel rows —
+    the guesses are the columns of one ``(n, 30)`` coefficient block, each row read once — and
+    the guess with the lowest validation measure (first on ties) is kept: for
+    ``schedule="constant"`` θ = 0 and η runs over ``etas``; for ``"decaying"`` η = ``eta``
+    and θ runs over ``thetas`` (thesis §6.4.2). Without validation data the pass runs once with
+    ``eta`` and ``theta``.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
+    sigma : float, default 1.0
+    loss : {"hinge", "square"}, default "hinge"
+        Loss whose (sub)derivative the steps follow (:mod:`kernreg.losses`).
+    schedule : {"constant", "decaying"}, default "constant"
+    etas : array-like, optional
+        Guesses of η for the constant schedule (default :data:`DEFAULT_ETAS`).
+    thetas : array-like, optional
+        Guesses of θ for the decaying schedule (default :data:`DEFAULT_THETAS`).
+    eta : float, default 0.25
+        η of the decaying schedule (and of a fit without validation data).
+    theta : float, default 0.5
+        θ of a fit without validation data.
+    passes : int, default 1
+        Passes per guess: 1 is SGM as the thesis states it; more cycle the same order with
+        ``t`` going on (Enitor's ``SsubGD`` does so when given more than ``n`` iterations),
+        every pass scored and the best (guess, pass) kept.
+    sampling : {"permutation", "iid"}, default "permutation"
+    kink : {"authors", "zero"}, default "authors"
+        Hinge subgradient at ``y f = 1``: ``−y`` as the authors (update when ``y f ≤ 1``) or 0.
+    validation_measure : {"hinge", "error"}, default "hinge"
+        What selects the guess (the authors validated on the hinge loss).
+    random_state : int, Generator or None
+        Seeds the visiting order.
+    dtype, memory_budget
+        Kernel precision and bytes per evaluated block of kernel rows.
+    max_memory : int, optional
+        Bytes the stored kernels may take (default 2 GiB): ``K`` (``8n²``) is stored when it
+        fits half of it, else its rows are evaluated block-wise during the pass.
+
+    Attributes
+    ----------
+    alpha_, centers_ : coefficients on the fit rows
+    best_param_ : float
+        The selected η (constant) or θ (decaying).
+    coef_path_ : ndarray of shape (n, n_guesses)
+        Every guess' iterate at its best pass (the last iterate with one pass).
+    path_ : dict or None
+        ``{"values": guesses, "val_rmse": validation measure per guess (at its best pass)}``.
+    best_pass_, kernel_stored_ : the selected guess' pass; whether K was stored
+    """
+
+    path_parameter = "step"
+
+    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, loss: str = "hinge",
+                 schedule: str = "constant", etas: Any = None, thetas: Any = None,
+                 eta: float = 0.25, theta: float = 0.5, passes: int = 1,
+                 sampling: str = "permutation",
+                 kink: str = "authors", validation_measure: str = "hinge",
+                 random_state: Any = None, dtype: str = "float64",
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, max_memory: int | None = None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.loss = loss
+        self.schedule = schedule
+        self.etas = etas
+        self.thetas = thetas
+        self.eta = eta
+        self.theta = theta
+        self.passes = passes
+        self.sampling = sampling
+        self.kink = kink
+        self.validation_measure = validation_measure
+        self.random_state = random_state
+        self.dtype = dtype
+        self.memory_budget = memory_budget
+        self.max_memory = max_memory
+
+    def check_params(self) -> None:
+        super().check_params()
+        get_loss(self.loss)
+        check_choice(self.schedule, "schedule", SCHEDULES)
+        check_choice(self.sampling, "sampling", SAMPLINGS)
+        check_choice(self.kink, "kink", KINKS)
+        check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
+        check_positive(self.eta, "eta")
+        check_int(self.passes, "passes", minimum=1)
+        guess_grid(self.theta, DEFAULT_THETAS, "theta", theta=True)
+        check_positive(self.max_memory, "max_memory", allow_none=True)
+        check_random_state(self.random_state)
+        self._grid()
+
+    def _grid(self) -> np.ndarray:
+        """The guesses: η values (constant) or θ values (decaying)."""
+        if self.schedule == "constant":
+            return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
+        return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
+
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> OnePassSGM:
+        """Run the pass for every guess (with validation data) and keep the best.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n,)
+            Targets (±1 for the hinge loss).
+        X_val, y_val : optional validation data (given together)
+
+        Returns
+        -------
+        self
+        """
+        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        n = X.shape[0]
+        passes = check_int(self.passes, "passes", minimum=1)
+        rng = check_random_state(self.random_state)
+        order = rng.permutation(n) if self.sampling == "permutation" else rng.integers(0, n, n)
+        etas, thetas = guess_steps(self.schedule, None if X_val is None else self._grid(),
+                                   self.eta, self.theta)
+        store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
+        rows = KernelRows(self.kernel_, X, store // 2)
+        score = None
+        if X_val is not None:
+            predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)
+            measure = column_scorer(self.validation_measure, y_val)
+            score = lambda A: measure(predict_val(A))  # noqa: E731
+        # later passes cycle the same order with t going on (as Enitor's SsubGD)
+        grad = loss_step(get_loss(self.loss), self.kink)
+        A, scores, passes = guess_passes(
+            lambda A, steps: dual_pass(rows, order, y, A, steps, grad), n, n, etas, thetas,
+            passes, score)
+        self.kernel_stored_ = rows.stored
+        self.centers_, self.coef_path_ = X, A
+        if X_val is None:
+            self.alpha_, self.path_, self.best_pass_ = A[:, 0].copy(), None, int(passes[0])
+            self.best_param_ = float(self.eta if self.schedule == "constant" else self.theta)
+            return self
+        best = int(np.argmin(scores))
+        self.alpha_ = A[:, best].copy()
+        self.best_param_, self.best_pass_ = float(self._grid()[best]), int(passes[best])
+        self.path_ = {"values": self._grid(), "val_rmse": scores}
+        return self
+
+    def _fit_info(self) -> dict[str, Any]:
+        return {"schedule": self.schedule, "kernel_stored": bool(self.kernel_stored_),
+                "passes": float(self.passes), "best_pass": float(self.best_pass_),
+                "fixed_eta" if self.schedule == "decaying" else "fixed_theta":
+                    float(self.eta) if self.schedule == "decaying" else 0.0}
+
+
+def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
+    guesses = len(params.get("etas") or DEFAULT_ETAS)
+    return {"K (stored when it fits)": problem.n_fit**2 * F64,
+            "coefficients (one column per guess)": problem.n_fit * guesses * F64,
+            "validation kernel": problem.n_val * problem.n_fit * F64}
+
+
+register(AlgorithmSpec(
+    name="sgm",
+    estimator=OnePassSGM,
+    title="SGM",
+    order=90,
+    schema={"schedule": {"enum": list(SCHEDULES)},
+            "etas": {"type": "array", "minItems": 1,
+                     "items": {"type": "number", "exclusiveMinimum": 0}},
+            "thetas": {"type": "array", "minItems": 1,
+                       "items": {"type": "number", "minimum": 0, "maximum": 1}},
+            "eta": {"type": "number", "exclusiveMinimum": 0},
+            "passes": {"type": "integer", "minimum": 1},
+            "loss": {"enum": ["hinge", "square"]},
+            "sampling": {"enum": list(SAMPLINGS)},
+            "kink": {"enum": list(KINKS)},
+            "validation_measure": {"enum": list(VALIDATION_MEASURES)}},
+    config_defaults=("schedule", "eta", "passes", "loss", "sampling", "kink", "validation_measure"),
+    memory=_memory,
+    tasks=("binary",),
+    summary="one-pass kernel SGM (hinge loss), step size chosen on validation over 30 guesses",
+))

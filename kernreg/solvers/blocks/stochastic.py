@@ -1,0 +1,204 @@
+"""Stochastic (incremental) gradient passes of a kernel model in the dual, the pieces the
+one-pass SGM and the multi-pass SIGM share (thesis Chapter 6, Algorithm 1).
+
+In the RKHS the iterate is ``f_t = Σ_i α_i K(x_i, ·)``, and the step
+``w_{t+1} = w_t − η_t ℓ′(y_j, f_t(x_j)) K(x_j, ·)`` changes one coefficient:
+``α_j ← α_j − η_t ℓ′(y_j, (Kα)_j)``. A pass reads the kernel row ``K(x_j, ·)`` of every visited
+point; rows come from the stored ``n × n`` kernel when it fits the memory allowance, else are
+evaluated block-wise (a block of visited points at a time) under the memory budget.
+Several coefficient columns (one per step-size guess) advance together on the same rows: a path
+over step sizes reads each row once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from kernreg.kernels import Kernel
+from kernreg.losses import Loss
+
+__all__ = [
+    "KINKS",
+    "ORDERINGS",
+    "VALIDATION_MEASURES",
+    "KernelRows",
+    "column_scorer",
+    "dual_pass",
+    "epoch_indices",
+    "guess_grid",
+    "guess_passes",
+    "guess_steps",
+    "loss_step",
+    "primal_pass",
+    "step_sizes",
+    "stored_or_blocked",
+]
+
+#: Visiting orders of the incremental method: one permutation drawn once and cycled (the
+#: authors' default, Enitor's ``fixed``), a new permutation every epoch, or i.i.d. uniform draws
+#: (the thesis' Algorithm 1).
+ORDERINGS = ("cyclic", "reshuffle", "iid")
+#: The hinge subgradient at the kink ``y f = 1``: ``−y`` (the authors' update whenever
+#: ``y f ≤ 1``) or ``0`` (kernreg's ``HingeLoss.derivative``, strict ``y f < 1``).
+KINKS = ("authors", "zero")
+
+
+def step_sizes(eta: Any, theta: Any, t: Any) -> np.ndarray:
+    """``η_t = η t^(−θ)`` at the 1-based iteration counts ``t`` (broadcast: ``t`` as a column
+    against rows of ``η``/``θ`` gives one column per step-size guess)."""
+    t = np.asarray(t, dtype=np.float64)
+    return np.asarray(eta, dtype=np.float64) * t ** (-np.asarray(theta, dtype=np.float64))
+
+
+def epoch_indices(n: int, epoch: int, ordering: str, rng: np.random.Generator,
+                  first: np.ndarray) -> np.ndarray:
+    """The points visited in epoch ``epoch`` (0-based): ``first`` (a permutation drawn once)
+    for ``cyclic`` and for the first epoch of ``reshuffle``; a fresh permutation for the later
+    epochs of ``reshuffle``; ``n`` i.i.d. uniform draws for ``iid``."""
+    if ordering == "iid":
+        return rng.integers(0, n, size=n)
+    if ordering == "reshuffle" and epoch > 0:
+        return rng.permutation(n)
+    return first
+
+
+def loss_step(loss: Loss, kink: str) -> Callable[[float, np.ndarray], np.ndarray]:
+    """``g(y_j, f)``: the loss' (sub)derivative in ``f`` for one point and the outputs ``f`` of
+    every coefficient column. For the hinge loss ``kink`` says what it is at ``y f = 1``."""
+    if loss.name == "hinge":
+        if kink == "authors":
+            return lambda yj, f: np.where(yj * f <= 1.0, -yj, 0.0)
+        return lambda yj, f: np.where(yj * f < 1.0, -yj, 0.0)
+    return lambda yj, f: loss.derivative(np.full_like(f, yj), f)
+
+
+class KernelRows:
+    """Rows ``K(x_j, X)`` of the fit rows for a visiting order.
+
+    The ``n × n`` kernel is stored (float64) when ``8 n²`` bytes fit ``store_bytes`` (``stored``
+    says so); otherwise the rows of a block of visited points are evaluated together, as many
+    as fit the kernel's memory budget.
+    """
+
+    def __init__(self, kernel: Kernel, X: Any, store_bytes: int):
+        self.kernel, self.X = kernel, X
+        self.n = X.shape[0]
+        self.stored = 8 * self.n**2 <= store_bytes
+        self.K = np.asarray(kernel(X), dtype=np.float64) if self.stored else None
+        self.block = max(1, int(kernel.memory_budget) // (8 * self.n))
+
+    def blocks(self, order: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """``(indices, rows)`` for consecutive blocks of ``order``."""
+        for start in range(0, len(order), self.block):
+            idx = order[start:start + self.block]
+            if self.K is not None:
+                yield idx, self.K[idx]
+            else:
+                yield idx, np.asarray(self.kernel(self.X[idx], self.X), dtype=np.float64)
+
+
+def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
+              steps: np.ndarray, grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
+    """One sweep over ``order``: for the ``k``-th visited point ``j``,
+    ``A[j] −= steps[k] * grad(y_j, K(x_j, X) @ A)`` (``A`` of shape ``(n, c)``, one column per
+    step-size guess, updated in place; ``steps`` of shape ``(len(order), c)``)."""
+    k = 0
+    for idx, R in rows.blocks(order):
+        for r, j in enumerate(idx):
+            f = R[r] @ A
+            A[j] -= steps[k] * grad(y[j], f)
+            k += 1
+
+
+#: Measures a stochastic method can select on (of ±1 targets): the hinge loss (the authors'
+#: ``hingeLoss`` performance measure) or the classification error.
+VALIDATION_MEASURES = ("hinge", "error")
+
+
+def column_scorer(measure: str, y_val: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``score(F)``: ``measure`` of each column of the outputs ``F`` ``(n_val, c)`` against the
+    ±1 targets ``y_val`` (the mean hinge loss, or the fraction of signs ``f ≥ 0 → +1`` that
+    differ from ``y``)."""
+    y = np.asarray(y_val, dtype=np.float64)[:, None]
+    if measure == "hinge":
+        return lambda F: np.maximum(0.0, 1.0 - y * F).mean(axis=0)
+    return lambda F: (np.where(F >= 0.0, 1.0, -1.0) != y).mean(axis=0)
+
+
+def stored_or_blocked(kernel: Kernel, X_val: Any, X: Any, store_bytes: int
+                      ) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
+    """``predict(A) = K(X_val, X) @ A`` with ``K(X_val, X)`` stored when its ``8 n_val n``
+    bytes fit ``store_bytes`` (then also returned ``True``), else evaluated block-wise per call."""
+    if 8 * X_val.shape[0] * X.shape[0] <= store_bytes:
+        K_val = np.asarray(kernel(X_val, X), dtype=np.float64)
+        return (lambda A: K_val @ A), True
+    return (lambda A: kernel.matvec(X_val, X, A)), False
+
+
+def guess_grid(values: Any, default: np.ndarray, name: str, theta: bool) -> np.ndarray:
+    """Step-size guesses as a 1-D float array: positive η values, or θ values in [0, 1]."""
+    grid = np.atleast_1d(np.asarray(default if values is None else values, dtype=np.float64))
+    ok = grid.ndim == 1 and grid.size > 0 and bool(np.all(np.isfinite(grid)))
+    ok = ok and bool(np.all((grid >= 0) & (grid <= 1)) if theta else np.all(grid > 0))
+    if not ok:
+        what = "numbers in [0, 1]" if theta else "positive numbers"
+        raise ValueError(f"{name} must be a non-empty list of {what}, got {values!r}")
+    return grid
+
+
+def guess_passes(sweep: Callable[[np.ndarray, np.ndarray], None], n_steps: int, n_coef: int,
+                 etas: np.ndarray, thetas: np.ndarray, passes: int,
+                 score: Callable[[np.ndarray], np.ndarray] | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``passes`` sweeps for every guess ``η_k t^(−θ_k)`` together (one coefficient column
+    each, ``t`` going on from pass to pass); ``sweep(A, steps)`` runs one pass of ``n_steps``
+    steps on the ``(n_coef, guesses)`` block ``A`` in place; each pass is scored by ``score``
+    (lower is better).
+
+    Returns each guess' coefficients at its best pass (the last pass without ``score``), its
+    best score (``inf`` without) and that pass (1-based)."""
+    A = np.zeros((n_coef, etas.size * thetas.size))
+    best_A, best_scores = A.copy(), np.full(A.shape[1], np.inf)
+    best_pass = np.full(A.shape[1], passes, dtype=np.int64)
+    for p in range(passes):
+        t = np.arange(p * n_steps + 1, (p + 1) * n_steps + 1)[:, None]
+        sweep(A, step_sizes(etas[None, :], thetas[None, :], t))
+        if score is None:
+            best_A[:] = A
+            continue
+        scores = np.asarray(score(A), dtype=np.float64)
+        better = np.isfinite(scores) & (scores < best_scores)
+        best_A[:, better], best_scores[better], best_pass[better] = A[:, better], \
+            scores[better], p + 1
+    return best_A, best_scores, best_pass
+
+
+def primal_pass(features: Callable[[np.ndarray], np.ndarray], order: np.ndarray, block: int,
+                y: np.ndarray, W: np.ndarray, steps: np.ndarray,
+                grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
+    """One sweep in the primal of an explicit feature map ``z``: for the ``k``-th visited point
+    ``j``, ``W −= z_j ⊗ steps[k] · grad(y_j, z_j @ W)`` (``W`` of shape ``(D, c)``, in place);
+    ``features(idx)`` gives the rows ``z`` of a block of at most ``block`` visited points."""
+    k = 0
+    for start in range(0, len(order), block):
+        idx = order[start:start + block]
+        Z = features(idx)
+        for r, j in enumerate(idx):
+            g = steps[k] * grad(y[j], Z[r] @ W)
+            W -= np.outer(Z[r], g)
+            k += 1
+
+
+def guess_steps(schedule: str, grid: np.ndarray | None, eta: float, theta: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(etas, thetas)`` of the guesses: the grid of η with θ = 0 (``"constant"``), η with the
+    grid of θ (``"decaying"``), or the single ``(eta, theta)`` when ``grid`` is None (a fit
+    without validation data)."""
+    if grid is None:
+        return np.array([float(eta)]), np.array([float(theta)])
+    if schedule == "constant":
+        return grid, np.zeros(1)
+    return np.array([float(eta)]), grid

@@ -1,0 +1,222 @@
+"""SGM, SIGM and the LIBSVM baseline (thesis Chapter 6): hand-computed steps, the one-step
+identity with kernel Landweber, the hinge subgradient at the kink, determinism by seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from kernreg.kernels import make_kernel
+from kernreg.losses import get_loss
+from kernreg.solvers import KernelLandweber, LibSVM, MultiPassSGM, OnePassSGM
+from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
+
+
+def _data(n: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def test_sgm_equals_three_hand_computed_steps() -> None:
+    X = np.array([[0.0], [1.0], [3.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    eta, theta, sigma = 0.5, 0.5, 1.0
+    est = OnePassSGM(sigma=sigma, eta=eta, theta=theta, random_state=7).fit(X, y)
+    j1, j2, j3 = np.random.default_rng(7).permutation(3)  # the pass' order
+    K = np.exp(-((X - X.T) ** 2) / (2 * sigma**2))
+    a = np.zeros(3)
+    # t = 1: f = 0, y f = 0 ≤ 1, so α_j1 = η y_j1
+    a[j1] = eta * y[j1]
+    # t = 2: f = K[j2, j1] α_j1 (|f| < 1 here, so the margin is violated and the step is taken)
+    f2 = K[j2, j1] * a[j1]
+    assert y[j2] * f2 <= 1
+    a[j2] += eta * 2 ** -theta * y[j2]
+    f3 = K[j3] @ a
+    assert y[j3] * f3 <= 1
+    a[j3] += eta * 3 ** -theta * y[j3]
+    np.testing.assert_allclose(est.alpha_, a, rtol=1e-14, atol=1e-15)
+
+
+def test_hinge_subgradient_at_the_kink_as_the_authors() -> None:
+    # two copies of one point, y = +1, η = 1: after the first step f(x) = K(x, x) · 1 = 1, so
+    # the second visit lands exactly on the kink y f = 1
+    X, y = np.zeros((2, 1)), np.ones(2)
+    authors = OnePassSGM(eta=1.0, theta=0.0, kink="authors", random_state=0).fit(X, y)
+    strict = OnePassSGM(eta=1.0, theta=0.0, kink="zero", random_state=0).fit(X, y)
+    assert sorted(authors.alpha_) == [1.0, 1.0]  # Enitor: update whenever y f ≤ 1
+    assert sorted(strict.alpha_) == [0.0, 1.0]  # HingeLoss.derivative: 0 at the kink
+    step = loss_step(get_loss("hinge"), "authors")
+    np.testing.assert_array_equal(step(-1.0, np.array([-1.0, -0.5, -2.0])), [1.0, 1.0, 0.0])
+
+
+def test_sigm_square_loss_one_step_is_landweber_on_the_visited_coordinate() -> None:
+    # one incremental step at j changes α_j exactly as the j-th coordinate of a Landweber step
+    # α ← α − η' (Kα − y) with η' = 2η (the square loss' derivative is 2 (f − y))
+    X, y = _data(12)
+    kernel = make_kernel("gaussian", 1.0)
+    K = kernel(X)
+    rng = np.random.default_rng(1)
+    alpha = rng.normal(size=(12, 1))
+    eta = 0.05
+    for j in (0, 5, 11):
+        a = alpha.copy()
+        dual_pass(KernelRows(kernel, X, 2**30), np.array([j]), y, a,
+                  np.full((1, 1), eta), loss_step(get_loss("square"), "authors"))
+        landweber = alpha[:, 0] - 2 * eta * (K @ alpha[:, 0] - y)
+        assert a[j, 0] == pytest.approx(landweber[j], rel=1e-13)
+        np.testing.assert_array_equal(np.delete(a, j), np.delete(alpha, j))
+
+
+def test_sigm_square_loss_follows_landweber_when_the_kernel_is_diagonal() -> None:
+    # far-apart points and a tiny σ: K = I, the coordinates decouple and an epoch in any order is
+    # one Landweber step with η' = 2η: the two paths coincide epoch by epoch
+    X = 10.0 * np.arange(8, dtype=float)[:, None]
+    y = np.linspace(-1, 1, 8)
+    for ordering in ("cyclic", "reshuffle"):
+        for epochs in (1, 4):
+            sigm = MultiPassSGM(sigma=0.1, loss="square", step_size=0.1, theta=0.0,
+                                ordering=ordering, max_iter=epochs, random_state=3).fit(X, y)
+            es = KernelLandweber(sigma=0.1, step_size=0.2, max_iter=epochs).fit(X, y)
+            np.testing.assert_allclose(sigm.alpha_, es.alpha_, rtol=1e-14)
+
+
+def test_sgm_path_columns_equal_separate_fits_and_selection_is_the_best() -> None:
+    X, y = _data(60)
+    Xv, yv = _data(30, seed=1)
+    etas = [0.01, 0.1, 1.0]
+    path = OnePassSGM(sigma=1.0, etas=etas, random_state=2).fit(X, y, Xv, yv)
+    for k, eta in enumerate(etas):
+        one = OnePassSGM(sigma=1.0, etas=[eta], random_state=2).fit(X, y, Xv, yv)
+        np.testing.assert_allclose(path.coef_path_[:, k], one.alpha_, rtol=1e-13)
+    scores = path.path_["val_rmse"]
+    assert path.best_param_ == etas[int(np.argmin(scores))]
+    f = make_kernel("gaussian", 1.0)(Xv, X) @ path.alpha_
+    assert scores.min() == pytest.approx(np.maximum(0, 1 - yv * f).mean(), rel=1e-12)
+    sel = path.selection()
+    assert sel.param_name == "step" and sel.selected == path.best_param_
+    np.testing.assert_array_equal(sel.path_values, etas)
+
+
+def test_decaying_schedule_uses_eta_and_the_theta_grid() -> None:
+    X, y = _data(30)
+    est = OnePassSGM(schedule="decaying", eta=0.25, thetas=[0.0, 1.0], random_state=0)
+    est.fit(X, y, X, y)
+    np.testing.assert_array_equal(est.path_["values"], [0.0, 1.0])
+    np.testing.assert_allclose(step_sizes(0.25, 1.0, [1, 2, 4]), [0.25, 0.125, 0.0625])
+
+
+@pytest.mark.parametrize("cls", [OnePassSGM, MultiPassSGM])
+def test_determinism_by_seed(cls: type) -> None:
+    X, y = _data(50)
+    Xv, yv = _data(20, seed=4)
+    extra = {"max_iter": 5} if cls is MultiPassSGM else {}
+    a = cls(random_state=11, **extra).fit(X, y, Xv, yv).alpha_
+    b = cls(random_state=11, **extra).fit(X, y, Xv, yv).alpha_
+    c = cls(random_state=12, **extra).fit(X, y, Xv, yv).alpha_
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_sigm_blocked_rows_equal_stored_kernel() -> None:
+    X, y = _data(40)
+    stored = MultiPassSGM(max_iter=3, random_state=0).fit(X, y)
+    blocked = MultiPassSGM(max_iter=3, random_state=0, max_memory=1000,
+                           memory_budget=8 * 40 * 7).fit(X, y)
+    assert stored.kernel_stored_ and not blocked.kernel_stored_
+    np.testing.assert_allclose(blocked.alpha_, stored.alpha_, rtol=1e-13)
+
+
+def test_sigm_records_one_validation_score_per_epoch() -> None:
+    X, y = _data(60)
+    Xv, yv = _data(30, seed=1)
+    est = MultiPassSGM(max_iter=7, stopping_rule="none", validation_measure="error",
+                       random_state=0).fit(X, y, Xv, yv)
+    assert est.path_["val_rmse"].shape == (7,)
+    assert est.best_iter_ == int(np.argmin(est.path_["val_rmse"])) + 1
+    assert est.validation_measure == "error"
+
+
+def test_libsvm_is_svc_and_selects_c_on_validation_error() -> None:
+    X, y = _data(80)
+    Xv, yv = _data(40, seed=2)
+    est = LibSVM(sigma=1.0, Cs=[0.01, 1.0, 100.0]).fit(X, y, Xv, yv)
+    errors = [np.mean(np.where(SVC(C=C, gamma=0.5).fit(X, y).decision_function(Xv) >= 0,
+                               1, -1) != yv) for C in (0.01, 1.0, 100.0)]
+    np.testing.assert_allclose(est.path_["val_rmse"], errors)
+    svc = SVC(C=est.best_param_, gamma=0.5).fit(X, y)
+    np.testing.assert_allclose(est.predict(Xv), svc.decision_function(Xv), rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_sgm_with_passes_is_sigm_cyclic_per_guess() -> None:
+    # passes > 1 cycle the same permutation with t going on: per guess, SIGM's cyclic path
+    X, y = _data(50)
+    Xv, yv = _data(25, seed=3)
+    sgm = OnePassSGM(etas=[0.05, 0.3], passes=4, random_state=5).fit(X, y, Xv, yv)
+    for k, eta in enumerate([0.05, 0.3]):
+        sigm = MultiPassSGM(step_size=eta, theta=0.0, ordering="cyclic", max_iter=4,
+                            stopping_rule="none", random_state=5).fit(X, y, Xv, yv)
+        assert sgm.path_["val_rmse"][k] == pytest.approx(sigm.path_["val_rmse"].min(), rel=1e-12)
+        if sgm.best_param_ == eta:
+            assert sgm.best_pass_ == sigm.best_iter_
+            np.testing.assert_allclose(sgm.alpha_, sigm.alpha_, rtol=1e-12)
+
+
+def test_a_config_with_the_hinge_methods_on_regression_targets_is_refused(tmp_path) -> None:
+    from kernreg.config import load_experiment
+    from kernreg.errors import ConfigError
+
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: bad\ndataset: {name: cpusmall}\nalgorithms:\n  - {name: libsvm}\n"
+                      "  - {name: sigm}\n")
+    with pytest.raises(ConfigError, match=r"algorithms\[0\]\.name: libsvm fits binary targets "
+                                          r"coded ±1; this run is regression on cpusmall"):
+        load_experiment(config)
+    config.write_text("name: ok\ndataset: {name: breast_cancer}\nkernel: {sigma: 0.4}\n"
+                      "algorithms:\n  - {name: sgm, schedule: decaying, passes: 2}\n")
+    entry = load_experiment(config).algorithms[0]
+    assert entry.params["passes"] == 2 and entry.params["kink"] == "authors"
+
+
+class _GramRows:
+    """Kernel rows of an explicit Gram matrix (the dual pass' interface)."""
+
+    def __init__(self, K: np.ndarray):
+        self.K = K
+
+    def blocks(self, order: np.ndarray):
+        yield order, self.K[order]
+
+
+def test_primal_pass_on_features_is_the_dual_pass_on_their_gram_matrix() -> None:
+    # w_t = Zᵀ α_t: the primal iterate on features z is the dual iterate on K = ZZᵀ
+    from kernreg.solvers.blocks.stochastic import primal_pass
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(30, 7)) / 3
+    y = np.where(rng.normal(size=30) > 0, 1.0, -1.0)
+    order = rng.permutation(30)
+    steps = step_sizes(np.array([[0.1, 0.5]]), np.array([[0.5]]), np.arange(1, 31)[:, None])
+    grad = loss_step(get_loss("hinge"), "authors")
+    A = np.zeros((30, 2))
+    dual_pass(_GramRows(Z @ Z.T), order, y, A, steps, grad)
+    W = np.zeros((7, 2))
+    primal_pass(lambda idx: Z[idx], order, 4, y, W, steps, grad)
+    np.testing.assert_allclose(W, Z.T @ A, rtol=1e-12, atol=1e-14)
+
+
+def test_sgm_on_random_features_selects_and_predicts_with_its_features() -> None:
+    from kernreg.solvers import FeatureSGM
+
+    X, y = _data(80)
+    Xv, yv = _data(40, seed=1)
+    est = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
+    Z = est.feature_map_.transform(Xv) * est.feature_map_.scale
+    f = Z @ est.coef_
+    np.testing.assert_allclose(est.predict(Xv), f)
+    assert est.path_["val_rmse"].min() == pytest.approx(np.maximum(0, 1 - yv * f).mean())
+    again = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
+    np.testing.assert_array_equal(again.coef_, est.coef_)
