@@ -101,10 +101,9 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     memory_budget : int
         Bytes per feature block.
     features : str or dict, default "rff"
-        A registered feature map (:func:`kernreg.features.feature_map_names`) that serves
-        ``kernel`` (:func:`kernreg.features.serves`), by name or as ``{"name": <map>,
-        <own parameter>: <value>}`` (Fastfood FFT: ``{"name": "fastfood", "variant": "fft"}``).
-        Parameters shared with the kernel (σ, the ν of ``matern32``) take the kernel's values.
+        A registered feature map serving ``kernel`` (:func:`kernreg.features.serves`), by name
+        or with its own parameters (Fastfood FFT: ``{"name": "fastfood", "variant": "fft"}``);
+        those shared with the kernel (σ, the ν of ``matern32``) take the kernel's values.
 
     Attributes
     ----------
@@ -169,7 +168,6 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self._feature_map(1)  # the map's own checks of its parameters
 
     def _feature_map(self, n_features: int) -> FeatureMap:
-        """The map of ``n_features`` features for this kernel (not drawn yet)."""
         return make_feature_map_for(self.features, self._make_kernel(), n_features,
                                     random_state=self.random_state)
 
