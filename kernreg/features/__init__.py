@@ -20,10 +20,14 @@ from kernreg.features.fastfood import Fastfood, FastfoodMatern
 from kernreg.features.registry import (
     FeatureMapSpec,
     feature_map_names,
+    feature_map_problem,
     feature_maps_for,
     get_feature_map_spec,
     make_feature_map,
+    make_feature_map_for,
     register,
+    serves,
+    split_features,
     unregister,
 )
 
@@ -35,9 +39,13 @@ __all__ = [
     "MaternFourierFeatures",
     "RandomFourierFeatures",
     "feature_map_names",
+    "feature_map_problem",
     "feature_maps_for",
     "get_feature_map_spec",
     "make_feature_map",
+    "make_feature_map_for",
     "register",
+    "serves",
+    "split_features",
     "unregister",
 ]

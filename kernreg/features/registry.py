@@ -2,9 +2,12 @@
 
 A :class:`FeatureMapSpec` names the map, its class, the kernel it approximates (a name of the
 kernel registry) and its parameters with their JSON-schema fragments and defaults. A primal
-solver builds its features with :func:`make_feature_map` and may use any map whose
-:attr:`~FeatureMapSpec.kernel` is the experiment's kernel (:func:`feature_maps_for`).
-Parameters that the map shares with its kernel (``sigma``) take the kernel's values.
+solver builds its features with :func:`make_feature_map_for` and may use any map that serves the
+experiment's kernel (:func:`serves`, :func:`feature_maps_for`): the map's
+:attr:`~FeatureMapSpec.kernel`, or a kernel whose class specialises it (``matern32`` is the
+``matern`` kernel with ν = 3/2). Parameters that the map shares with its kernel (``sigma``,
+``nu``) take the kernel's values; its own (Fastfood's ``variant``) come from a config's
+``features: {name: <map>, <parameter>: <value>}`` or the registered defaults.
 """
 
 from __future__ import annotations
@@ -16,15 +19,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernreg.features.base import FeatureMap
-from kernreg.kernels import get_kernel_spec, kernel_names
+from kernreg.kernels import Kernel, get_kernel_spec, kernel_names
 
 __all__ = [
     "FeatureMapSpec",
     "feature_map_names",
+    "feature_map_problem",
     "feature_maps_for",
     "get_feature_map_spec",
     "make_feature_map",
+    "make_feature_map_for",
     "register",
+    "serves",
+    "split_features",
     "unregister",
 ]
 
@@ -117,9 +124,106 @@ def feature_map_names() -> list[str]:
     return list(_SPECS)
 
 
+def serves(name: str, kernel: str) -> bool:
+    """Whether the registered map ``name`` approximates the registered kernel ``kernel``: the
+    map's own kernel, or one whose class specialises it (``matern12/32/52`` fix the ν of
+    ``matern``), whose parameter values the map then reads off the kernel."""
+    own = get_kernel_spec(get_feature_map_spec(name).kernel).kernel
+    return issubclass(get_kernel_spec(kernel).kernel, own)
+
+
 def feature_maps_for(kernel: str) -> list[str]:
-    """Names of the registered maps that approximate ``kernel``."""
-    return [name for name, spec in _SPECS.items() if spec.kernel == kernel]
+    """Names of the registered maps that approximate ``kernel`` (:func:`serves`)."""
+    return [name for name in _SPECS if serves(name, kernel)]
+
+
+def split_features(features: Any) -> tuple[str, dict[str, Any]]:
+    """The map's name and own parameters from a ``features`` value: a registered name, or a
+    mapping ``{name: <map>, <parameter>: <value>, ...}`` (Fastfood FFT:
+    ``{name: fastfood, variant: fft}``).
+
+    Parameters the map shares with its kernel (``sigma``, ``nu``) are not taken here: they are
+    the kernel's.
+
+    Raises
+    ------
+    ValueError
+        Naming ``features`` or ``features.<key>``: an unknown map, a mapping without ``name``,
+        a key the map does not take or one that belongs to the kernel.
+    """
+    if isinstance(features, Mapping):
+        if "name" not in features:
+            raise ValueError("features: a mapping needs name: <a registered feature map>, one "
+                             f"of {feature_map_names()}")
+        name = features["name"]
+        params = {k: v for k, v in features.items() if k != "name"}
+        where = "features.name"
+    else:
+        name, params, where = features, {}, "features"
+    if not isinstance(name, str) or name not in _SPECS:
+        raise ValueError(f"{where} must be one of {feature_map_names()}, got {name!r}")
+    spec = _SPECS[name]
+    own = [p for p in spec.parameters if p not in spec.kernel_parameters]
+    for key in params:
+        if key in spec.kernel_parameters:
+            raise ValueError(f"features.{key}: {key} of {name} is a parameter of the "
+                             f"{spec.kernel} kernel and takes the kernel's value; set it in "
+                             f"the kernel: section (ν fixed: matern12, matern32, matern52)")
+        if key not in own:
+            raise ValueError(f"features.{key}: {name} takes no parameter {key!r}; its own "
+                             f"parameters: {own or 'none'}")
+    return name, params
+
+
+def feature_map_problem(features: Any, kernel: str) -> str | None:
+    """Why ``features`` (a name or a mapping, :func:`split_features`) cannot stand for the
+    registered ``kernel``; None when it can."""
+    try:
+        name, _ = split_features(features)
+    except ValueError as exc:
+        return str(exc)
+    if serves(name, kernel):
+        return None
+    approximated = _SPECS[name].kernel
+    return (f"features: {name!r} approximates the {approximated} kernel, not {kernel}; "
+            f"feature maps of the {kernel} kernel: {feature_maps_for(kernel) or 'none'}")
+
+
+def make_feature_map_for(features: Any, kernel: Kernel, n_features: int, *,
+                         random_state: Any = None) -> FeatureMap:
+    """The map named by ``features`` for the built ``kernel`` (not drawn yet).
+
+    Parameters shared with the kernel take the kernel's values (read off the kernel object:
+    ``matern32`` gives ν = 1.5), the map's own ones the entry's values or the registered
+    defaults.
+
+    Parameters
+    ----------
+    features : str or mapping
+        A registered name or ``{name: <map>, <own parameter>: <value>, ...}``.
+    kernel : Kernel
+        The kernel to approximate; its registered class must be the map's kernel or a
+        subclass of it.
+    n_features : int
+    random_state : None, int or numpy.random.Generator
+
+    Raises
+    ------
+    ValueError
+        Naming ``features`` (or ``features.<key>``) when the map does not serve the kernel or
+        a parameter is refused.
+    """
+    name, params = split_features(features)
+    spec = _SPECS[name]
+    if not isinstance(kernel, get_kernel_spec(spec.kernel).kernel):
+        raise ValueError(f"features: {name!r} approximates the {spec.kernel} kernel, not "
+                         f"{getattr(kernel, 'name', type(kernel).__name__)}")
+    shared = {p: getattr(kernel, p) for p in spec.kernel_parameters}
+    try:
+        return make_feature_map(name, n_features, random_state=random_state, **shared,
+                                **params)
+    except ValueError as exc:
+        raise ValueError(f"features ({name}): {exc}") from None
 
 
 def get_feature_map_spec(name: Any) -> FeatureMapSpec:

@@ -22,9 +22,9 @@ from kernreg._validation import check_int, check_random_state
 from kernreg.features import (
     FeatureMap,
     feature_map_names,
-    feature_maps_for,
+    feature_map_problem,
     get_feature_map_spec,
-    make_feature_map,
+    make_feature_map_for,
 )
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.lambda_path import (
@@ -51,24 +51,18 @@ class _Features:
     c: np.ndarray
 
 
-def _features_problem(features: Any, kernel: str) -> str | None:
-    """Why ``features`` cannot stand for ``kernel``: not a registered map, or a map of
-    another kernel (None when it can)."""
-    if features not in feature_map_names():
-        return f"features must be one of {feature_map_names()}, got {features!r}"
-    approximated = get_feature_map_spec(features).kernel
-    if approximated == kernel:
-        return None
-    return (f"features: {features!r} approximates the {approximated} kernel, not {kernel}; "
-            f"feature maps of the {kernel} kernel: {feature_maps_for(kernel) or 'none'}")
-
-
-def _feature_map(features: str, n_features: int, sigma: Any, random_state: Any) -> FeatureMap:
-    """The registered map ``features`` of ``n_features`` features, not drawn yet (σ passed
-    when the map takes it)."""
-    takes_sigma = "sigma" in get_feature_map_spec(features).parameters
-    params = {"sigma": float(sigma)} if takes_sigma else {}
-    return make_feature_map(features, n_features, random_state=random_state, **params)
+def _features_schema() -> dict[str, Any]:
+    """The ``features`` key of an ``rf`` entry: a registered map's name, or a mapping
+    ``{name: <map>, <own parameter>: <value>}`` whose values the map's schema checks (built
+    when a config is read, so a map registered later is accepted)."""
+    names = feature_map_names()
+    per_map = [{"if": {"properties": {"name": {"const": name}}, "required": ["name"]},
+                "then": {"properties": dict(get_feature_map_spec(name).schema)}}
+               for name in names]
+    return {"if": {"type": "object"},
+            "then": {"required": ["name"], "properties": {"name": {"enum": names}},
+                     "allOf": per_map},
+            "else": {"enum": names}}
 
 
 def _level_path(G: np.ndarray, c: np.ndarray, level: int, shifts: np.ndarray) -> np.ndarray:
@@ -106,8 +100,10 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     dtype : {"float64"}, default "float64"
     memory_budget : int
         Bytes per feature block.
-    features : str, default "rff"
-        A registered feature map (:func:`kernreg.features.feature_map_names`) of ``kernel``.
+    features : str or dict, default "rff"
+        A registered feature map serving ``kernel`` (:func:`kernreg.features.serves`), by name
+        or with its own parameters (Fastfood FFT: ``{"name": "fastfood", "variant": "fft"}``);
+        those shared with the kernel (σ, the ν of ``matern32``) take the kernel's values.
 
     Attributes
     ----------
@@ -164,16 +160,20 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
 
     def check_params(self) -> None:
         super().check_params()
-        problem = _features_problem(self.features, self.kernel)
+        problem = feature_map_problem(self.features, self.kernel)
         if problem:
             raise ValueError(problem)
         check_m_levels(self.d_values, check_int(self.n_features, "n_features", minimum=1))
         check_random_state(self.random_state)
-        _feature_map(self.features, 1, self.sigma, self.random_state)  # the map's own checks
+        self._feature_map(1)  # the map's own checks of its parameters
+
+    def _feature_map(self, n_features: int) -> FeatureMap:
+        return make_feature_map_for(self.features, self._make_kernel(), n_features,
+                                    random_state=self.random_state)
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Features:
         D = check_int(self.n_features, "n_features", minimum=1)
-        fmap = _feature_map(self.features, D, self.sigma, self.random_state).draw(X.shape[1])
+        fmap = self._feature_map(D).draw(X.shape[1])
         return _Features(fmap, *self._gram(X, y, fmap))
 
     def _fit_at(self, state: _Features, X: Any, y: np.ndarray, lam: float) -> None:
@@ -243,8 +243,8 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
 
 
 def _check(params: dict[str, Any], kernel: str) -> list[str]:
-    # (the schema has checked the name)
-    problem = _features_problem(params.get("features", RandomFeaturesKRLS().features), kernel)
+    # (the schema has checked the name and the map's parameter values)
+    problem = feature_map_problem(params.get("features", RandomFeaturesKRLS().features), kernel)
     problems = [problem] if problem else []
     levels = level_values(params.get("d_values")) or []
     if levels and max(levels) > params["n_features"]:
@@ -260,7 +260,7 @@ register(AlgorithmSpec(
     order=70,
     schema={"lambdas": LAMBDAS, "n_features": POSITIVE_INT, "d_values": M_LEVELS,
             # the names registered when a config is read (a map registered later included)
-            "features": lambda: {"enum": feature_map_names()}},
+            "features": _features_schema},
     config_defaults=("lambdas", "n_features", "d_values"),
     memory=_memory,
     check=_check,
