@@ -113,3 +113,10 @@ def test_config_takes_the_fixed_nu_kernels_and_refuses_nu_for_builtin_estimators
     with pytest.raises(ConfigError, match=r"kernel.nu: the nkrls estimator takes no kernel "
                                           r"parameter 'nu'"):
         load_experiment(path)
+    # NYTRO's own `nu` (the ν-method) is not the kernel's: the kernel's ν never reaches it
+    path.write_text(CONFIG.replace("KERNEL", "{name: matern, nu: 2.5}")
+                    .replace("{name: nkrls, m: 20, lambdas: {logspace: [1e-6, 1e-1, 6]}}",
+                             "{name: nytro, m: 20}"))
+    with pytest.raises(ConfigError, match=r"kernel.nu: the nytro estimator takes no kernel "
+                                          r"parameter 'nu'"):
+        load_experiment(path)

@@ -33,13 +33,16 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
         kwargs.update(stopping_rule=stopping["rule"], window=stopping["window"],
                       threshold=stopping["threshold"], select=stopping["select"])
     kwargs.update(params)
-    accepted = get_algorithm(algo.name)().get_params()
-    # the kernel's parameters besides σ reach estimators that take them by name; a kernel
-    # parameter an estimator would drop is a config problem, not a silent default
+    estimator_class = get_algorithm(algo.name)
+    accepted = estimator_class().get_params()
+    # the kernel's parameters besides σ reach only estimators that declare them as kernel
+    # parameters (a same-named estimator parameter, e.g. NYTRO's ν-method `nu`, is another
+    # thing); a kernel parameter an estimator would drop is a config problem, not a default
+    kernel_parameters = getattr(estimator_class, "kernel_parameters", ())
     for key, value in exp.kernel.items():
         if key in ("name", "sigma"):
             continue
-        if key not in accepted:
+        if key not in kernel_parameters or key not in accepted:
             raise ValueError(f"kernel.{key}: the {algo.name} estimator takes no kernel "
                              f"parameter {key!r} (it builds its kernel from name and sigma)")
         kwargs[key] = value

@@ -83,6 +83,9 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     #: The measure (``kernreg.losses``) of the validation path ``path_["val_rmse"]`` that
     #: selects: RMSE for the square-loss algorithms (a trial records it beside the path).
     validation_measure: ClassVar[str] = "rmse"
+    #: Kernel parameters besides ``sigma`` (config ``kernel:`` keys) the estimator takes by
+    #: name and hands to its kernel; the built-in estimators build theirs from name and σ.
+    kernel_parameters: ClassVar[tuple[str, ...]] = ()
 
     def selection(self) -> Selection:
         """What this fit selected and the path it selected from (after ``fit`` with
