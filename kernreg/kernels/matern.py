@@ -18,7 +18,8 @@ import numpy as np
 from scipy.special import gamma, kv
 
 from kernreg._validation import check_positive
-from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Data, DistanceKernel, row_sq_norms
+from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Data, DistanceKernel, cross, row_sq_norms
+from kernreg.kernels.compiled import LAPLACIAN, MATERN32, MATERN52, distance_exp
 from kernreg.kernels.registry import POSITIVE, KernelSpec, register
 
 __all__ = ["Matern12Kernel", "Matern32Kernel", "Matern52Kernel", "MaternKernel"]
@@ -52,8 +53,16 @@ class MaternKernel(DistanceKernel):
 
     def _fill(self, Xb: Data, Y: Data, aux: np.ndarray, out: np.ndarray) -> np.ndarray:
         xx = row_sq_norms(Xb)
-        self._sq_dist(Xb, Y, aux, out, xx)
         noise = 4.0 * np.finfo(self.dtype).eps * (xx.max(initial=0.0) + aux.max(initial=0.0))
+        profile = _PROFILES.get(self.nu)
+        if profile is not None:
+            # the half-integer ν: cross products by BLAS, then one pass for the expansion, the
+            # noise cut, √ and the polynomial times the exponential (kernreg.kernels.compiled;
+            # its numpy fallback does the steps below in the same order)
+            cross(Xb, Y, out)
+            return distance_exp(out, xx, aux, profile, np.sqrt(2.0 * self.nu) / self.sigma,
+                                noise)
+        self._sq_dist(Xb, Y, aux, out, xx)
         out[out <= noise] = 0.0
         np.sqrt(out, out=out)
         out *= np.sqrt(2.0 * self.nu) / self.sigma  # t = √(2ν) r/σ
@@ -61,6 +70,10 @@ class MaternKernel(DistanceKernel):
 
     def _params(self) -> dict[str, Any]:
         return {"nu": self.nu, **super()._params()}
+
+
+#: The profiles of :func:`~kernreg.kernels.compiled.distance_exp` for the closed-form ν.
+_PROFILES = {0.5: LAPLACIAN, 1.5: MATERN32, 2.5: MATERN52}
 
 
 def _matern_of_t(t: np.ndarray, nu: float) -> np.ndarray:
