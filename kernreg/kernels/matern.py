@@ -58,7 +58,7 @@ class MaternKernel(DistanceKernel):
         if profile is not None:
             # the half-integer ν: cross products by BLAS, then one pass for the expansion, the
             # noise cut, √ and the polynomial times the exponential (kernreg.kernels.compiled;
-            # its numpy fallback does the steps below in the same order)
+            # its numpy fallback takes the steps of the general ν below, in the same order)
             cross(Xb, Y, out)
             return distance_exp(out, xx, aux, profile, np.sqrt(2.0 * self.nu) / self.sigma,
                                 noise)
@@ -77,16 +77,8 @@ _PROFILES = {0.5: LAPLACIAN, 1.5: MATERN32, 2.5: MATERN52}
 
 
 def _matern_of_t(t: np.ndarray, nu: float) -> np.ndarray:
-    """``2^(1−ν)/Γ(ν) t^ν K_ν(t)`` in place (t ≥ 0; 1 at t = 0)."""
-    if nu == 0.5:
-        t *= -1.0
-        return np.exp(t, out=t)
-    if nu in (1.5, 2.5):
-        poly = 1.0 + t if nu == 1.5 else 1.0 + t + t * t / 3.0
-        np.negative(t, out=t)
-        np.exp(t, out=t)
-        t *= poly
-        return t
+    """``2^(1−ν)/Γ(ν) t^ν K_ν(t)`` in place (t ≥ 0; 1 at t = 0), through the Bessel function
+    (the closed-form ν go through :data:`_PROFILES`)."""
     zero = t == 0.0
     t[zero] = 1.0  # kv is infinite at 0; the limit is set below
     val = (2.0 ** (1.0 - nu) / gamma(nu)) * t**nu * kv(nu, t)
