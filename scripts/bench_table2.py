@@ -2,8 +2,10 @@
 and against what a scikit-learn user would run on the same split, centers and λ grid. The host's
 measured GEMM rate (float64 1024², the configs' BLAS threads) is printed with every timed line:
 the yardstick of absolute times on shared hosts. Beside time / paper every line prints
-time / floor: the least arithmetic and memory traffic the cell must do (kernreg.experiment.floor)
-at this host's GEMM and streaming rates, measured at the start of the run.
+time / floor: the least arithmetic, memory traffic and exponentials the cell must do
+(kernreg.experiment.floor) at this host's GEMM, streaming and exp rates, measured right before
+and right after the cell (the floor takes the faster of the two); a cell whose rates moved by
+more than 20% between the two is flagged "noisy host" (its time / floor is not to be judged).
 
 For each dataset (with its paper m and σ, the algorithm settings of its config) one hold-out
 split (trial 0 of the protocol) is fitted ``--repeats`` times as the runner fits trials (each
@@ -48,7 +50,7 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
-from kernreg.experiment.floor import HostRates, nkrls_floor, nytro_floor
+from kernreg.experiment.floor import HostRates, nkrls_floor, noisy_host, nytro_floor
 from kernreg.results.bench import record_row, today_source
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
@@ -59,7 +61,8 @@ CSV_KEY = ["dataset", "algorithm", "dtype", "max_iter"]
 CSV_COLUMNS = [*CSV_KEY, "repeats", "median_s", "first_s", "paper_s", "over_paper", "floor_s",
                "over_floor", "strategy", "validation_strategy", "selected", "test_rmse",
                "peak_rss_gib", "host_gemm_gflops_min", "host_gemm_gflops_max",
-               "host_stream_gbs_min", "host_stream_gbs_max", "blas_threads", "source"]
+               "host_stream_gbs_min", "host_stream_gbs_max", "blas_threads", "source",
+               "host_exp_geps_min", "host_exp_geps_max", "noisy_host"]
 # The config holding each dataset's NKRLS and NYTRO settings.
 DATASETS = {
     "insurance": ("insurance_all.yaml", "insurance_all.yaml"),
@@ -139,34 +142,47 @@ def _kernel_ridge(X_fit, y_fit, X_val, y_val, X_test, y_test, sigma, lambdas):
     return time.perf_counter() - start, rmse(y_test, best[1].predict(X_test))
 
 
-_RATES: dict[tuple[str, int], HostRates] = {}
-
-
 def record(path: Path, row: dict) -> None:
     """Put ``row`` into the bench CSV at ``path`` in place of the row of the same cell."""
     record_row(path, row, CSV_KEY, CSV_COLUMNS)
 
 
-def host_rates(dtype: str, threads: int) -> HostRates:
-    """This host's GEMM and streaming rates in ``dtype``, measured once per run."""
-    if (dtype, threads) not in _RATES:
-        with threadpool_limits(limits=threads):
-            _RATES[dtype, threads] = rates = HostRates.measure(dtype)
-        print(f"host rates, {dtype}, {threads} BLAS threads: GEMM {rates.gemm / 1e9:.0f} GF/s, "
-              f"stream {rates.stream / 1e9:.1f} GB/s", flush=True)
-    return _RATES[dtype, threads]
+def _rate_line(rates: HostRates) -> str:
+    exp = "—" if rates.exp is None else f"{rates.exp / 1e9:.2f} G/s"
+    return (f"GEMM {rates.gemm / 1e9:.0f} GF/s, stream {rates.stream / 1e9:.1f} GB/s, "
+            f"exp {exp}")
 
 
-def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int) -> float:
-    """The cell's floor (see kernreg.experiment.floor) at this host's rates."""
-    dtype, threads = exp.dataset["dtype"], resolve_blas_threads(exp.budget["blas_threads"])
-    rates, rates64 = host_rates(dtype, threads), host_rates("float64", threads)
+def host_rates(dtype: str, threads: int) -> dict[str, HostRates]:
+    """This host's GEMM, streaming and exp rates now, in ``dtype`` and (for the Grams and
+    products that stay float64) in float64, printed."""
+    out = {}
+    with threadpool_limits(limits=threads):
+        for kind in dict.fromkeys((dtype, "float64")):
+            out[kind] = rates = HostRates.measure(kind, exp=True)
+            print(f"  host rates, {kind}, {threads} BLAS threads: {_rate_line(rates)}",
+                  flush=True)
+    return out
+
+
+def fastest(a: HostRates, b: HostRates) -> HostRates:
+    """The faster of two measurements of each rate (the floor's: the least the host allows)."""
+    exp = None if a.exp is None or b.exp is None else max(a.exp, b.exp)
+    return HostRates(gemm=max(a.gemm, b.gemm), stream=max(a.stream, b.stream), exp=exp)
+
+
+def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int,
+                  rates: dict[str, HostRates]) -> float:
+    """The cell's floor (see kernreg.experiment.floor) at the host rates ``rates`` (by dtype)."""
+    dtype = exp.dataset["dtype"]
     itemsize = 4 if dtype == "float32" else 8
     m = algo.params["m"]
     if label == "nkrls":
-        floor = nkrls_floor(n, n_val, m, d, len(algo.lambdas()), itemsize, rates, rates64)
+        floor = nkrls_floor(n, n_val, m, d, len(algo.lambdas()), itemsize, rates[dtype],
+                            rates["float64"])
     else:
-        floor = nytro_floor(n, n_val, m, d, est.n_iter_, itemsize, rates, rates64)
+        floor = nytro_floor(n, n_val, m, d, est.n_iter_, itemsize, rates[dtype],
+                            rates["float64"])
     return float(floor["total"])
 
 
@@ -188,12 +204,19 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
                 print(f"{name:15s} {label:5s} skipped: {err}")
                 continue
             seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, 0)
+            threads = resolve_blas_threads(exp.budget["blas_threads"])
+            dtype = exp.dataset["dtype"]
+            before = host_rates(dtype, threads)
             est, median, first, peak = _timed_fit(
                 lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
                 (X_fit, y_fit, X_val, y_val), repeats)
+            after = host_rates(dtype, threads)
+            rates = {k: fastest(before[k], after[k]) for k in before}
+            moved = sorted({r for k in before for r in noisy_host(before[k], after[k])})
             test = rmse(data.y_test, est.predict(data.X_test))
             paper_time = float(paper.get((name, label, "time"), "nan").split("±")[0])
-            floor = floor_seconds(label, est, algo, exp, len(y_fit), len(y_val), X_fit.shape[1])
+            floor = floor_seconds(label, est, algo, exp, len(y_fit), len(y_val), X_fit.shape[1],
+                                  rates)
             par = getattr(est, "best_lambda_", None) or getattr(est, "best_iter_", None)
             extra = ""
             if hasattr(est, "strategy_"):
@@ -204,11 +227,14 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
                   f"peak RSS {peak / 2**30:5.2f} GiB, "
                   f"paper {paper_time:g} s, ratio ours/paper {median / paper_time:.3f}, "
                   f"floor {floor:.3g} s, ours/floor {median / floor:.2f}; "
-                  f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_description()}",
+                  f"test RMSE {test:.4f}, Par. {par:.3g}{extra}; BLAS {blas_description()}; "
+                  f"host {_rate_line(rates[dtype])}"
+                  + (f"; NOISY HOST ({', '.join(moved)} moved > 20%): time / floor not judged"
+                     if moved else ""),
                   flush=True)
             if csv is not None:
-                threads = resolve_blas_threads(exp.budget["blas_threads"])
-                rates = host_rates(exp.dataset["dtype"], threads)
+                pair = (before[dtype], after[dtype])
+                exps = [r.exp for r in pair if r.exp is not None]
                 record(csv, {
                     "dataset": name, "algorithm": label, "dtype": exp.dataset["dtype"],
                     "max_iter": max_iter, "repeats": repeats, "median_s": round(median, 4),
@@ -219,10 +245,13 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
                     "validation_strategy": getattr(est, "validation_strategy_", None),
                     "selected": par, "test_rmse": round(test, 6),
                     "peak_rss_gib": round(peak / 2**30, 3),
-                    "host_gemm_gflops_min": round(rates.gemm / 1e9, 1),
-                    "host_gemm_gflops_max": round(rates.gemm / 1e9, 1),
-                    "host_stream_gbs_min": round(rates.stream / 1e9, 2),
-                    "host_stream_gbs_max": round(rates.stream / 1e9, 2),
+                    "host_gemm_gflops_min": round(min(r.gemm for r in pair) / 1e9, 1),
+                    "host_gemm_gflops_max": round(max(r.gemm for r in pair) / 1e9, 1),
+                    "host_stream_gbs_min": round(min(r.stream for r in pair) / 1e9, 2),
+                    "host_stream_gbs_max": round(max(r.stream for r in pair) / 1e9, 2),
+                    "host_exp_geps_min": round(min(exps) / 1e9, 3) if exps else None,
+                    "host_exp_geps_max": round(max(exps) / 1e9, 3) if exps else None,
+                    "noisy_host": " ".join(moved) or None,
                     "blas_threads": threads,
                     "source": today_source("scripts/bench_table2.py")})
             if baseline == "falkon" and label == "nkrls":

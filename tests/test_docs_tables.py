@@ -330,3 +330,30 @@ def test_table7_tables_read_their_results_files(tmp_path: Path) -> None:
     bench.write_text("data,n\nmnist,500\n")
     with pytest.raises(ResultsError, match="missing columns"):
         DOC_TABLES["bench_rlsc_update"].render(bench)
+
+
+def test_the_bench_exp_rate_and_noisy_host_columns_leave_the_docs_unchanged(tmp_path):
+    """The columns bench_table2.py added for the exp rate and the noisy-host flag are recorded
+    but do not change the rendered speed tables."""
+    spec = importlib.util.spec_from_file_location("bench_table2",
+                                                  REPO / "scripts" / "bench_table2.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    row = {"dataset": "adult", "algorithm": "nytro", "dtype": "float64", "max_iter": None,
+           "repeats": 5, "median_s": 0.61, "first_s": 0.62, "paper_s": 0.85,
+           "over_paper": 0.61 / 0.85, "floor_s": 0.5, "over_floor": 1.22, "strategy": "gram",
+           "validation_strategy": "gram", "selected": 42, "test_rmse": 0.6885,
+           "peak_rss_gib": 0.4, "host_gemm_gflops_min": 95.0, "host_gemm_gflops_max": 101.0,
+           "host_stream_gbs_min": 30.0, "host_stream_gbs_max": 30.0, "blas_threads": 2,
+           "source": "scripts/bench_table2.py 2026-01-01"}
+    rendered = []
+    for extra in ({}, {"host_exp_geps_min": 1.9, "host_exp_geps_max": 2.4,
+                       "noisy_host": "gemm exp"}):
+        csv = tmp_path / f"bench{len(rendered)}.csv"
+        shutil.copy(RESULTS / "bench_table2.csv", csv)
+        bench.record(csv, {**row, **extra})
+        assert ("noisy_host" in csv.read_text().splitlines()[2]) and (
+            not extra or ",1.9,2.4,gemm exp" in csv.read_text())
+        rendered.append([DOC_TABLES[name].render(csv)
+                         for name in ("speed_summary", "speed_table2")])
+    assert rendered[0] == rendered[1]

@@ -3,13 +3,15 @@ the BLAS thread count that follows the load."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
+from pathlib import Path
 
 import pytest
 
 from kernreg.experiment import idle_cores, resolve_blas_threads
-from kernreg.experiment.floor import HostRates, nkrls_floor, nytro_floor
+from kernreg.experiment.floor import HostRates, kernel_seconds, nkrls_floor, noisy_host, nytro_floor
 
 RATES = HostRates(gemm=1e11, stream=1e10)
 
@@ -47,3 +49,39 @@ def test_blas_threads_auto_resolves_to_the_idle_cores() -> None:
     assert 1 <= idle_cores(0.05) <= cores
     assert resolve_blas_threads(3) == 3
     assert 1 <= resolve_blas_threads("auto") <= cores
+
+
+def _bench_script():
+    spec = importlib.util.spec_from_file_location(
+        "bench_table2", Path(__file__).resolve().parents[1] / "scripts" / "bench_table2.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_kernel_blocks_count_their_exponentials_at_the_exp_rate() -> None:
+    """n·m exponentials at the measured rate, overlapping the block's one write (the slower of
+    the two bounds the pass); without an exp rate only the write counts, as before."""
+    n, m, d = 10000, 1000, 20
+    gemm = 2 * n * m * d / 1e11
+    assert kernel_seconds(n, m, d, 8, RATES) == pytest.approx(gemm + n * m * 8 / 1e10)
+    slow_exp = HostRates(gemm=1e11, stream=1e10, exp=5e8)  # 2 ns per exp > 0.8 ns per write
+    assert kernel_seconds(n, m, d, 8, slow_exp) == pytest.approx(gemm + n * m / 5e8)
+    fast_exp = HostRates(gemm=1e11, stream=1e10, exp=1e10)
+    assert kernel_seconds(n, m, d, 8, fast_exp) == pytest.approx(gemm + n * m * 8 / 1e10)
+    floor = nkrls_floor(n, 2500, m, d, 100, 8, slow_exp)
+    assert floor["kernel"] == pytest.approx(kernel_seconds(n + 2500, m, d, 8, slow_exp))
+    assert floor["kernel"] > nkrls_floor(n, 2500, m, d, 100, 8, RATES)["kernel"]
+    setup = nytro_floor(n, 2500, m, d, 10, 8, slow_exp)["setup"]
+    assert setup == pytest.approx(kernel_seconds(n + 2500, m, d, 8, slow_exp) + m**3 / 3 / 1e11)
+
+
+def test_the_bench_takes_the_faster_rates_and_flags_a_noisy_host() -> None:
+    bench = _bench_script()
+    before = HostRates(gemm=100e9, stream=20e9, exp=2e9)
+    after = HostRates(gemm=70e9, stream=21e9, exp=2.1e9)
+    assert bench.fastest(before, after) == HostRates(gemm=100e9, stream=21e9, exp=2.1e9)
+    assert bench.fastest(before, HostRates(gemm=1e9, stream=1e9)).exp is None
+    assert noisy_host(before, after) == ["gemm"]
+    assert {"host_exp_geps_min", "host_exp_geps_max", "noisy_host"} <= set(bench.CSV_COLUMNS)
+    assert "exp 2.00 G/s" in bench._rate_line(before)

@@ -65,3 +65,45 @@ def test_select_stop_without_firing_returns_the_last_iterate() -> None:
     rule = get_stopping_rule("window_slope", window=5, threshold=0.0)
     res = run_validated(_counter(), _errors_of, rule, max_iter=10, chunk=4)  # still falling
     assert not res.stopped and res.best_iter == 10 and res.best_coef[0] == 10
+
+
+def _counting_counter():
+    """:func:`_counter` that also counts its steps."""
+    step, calls = _counter(), []
+
+    def counted() -> np.ndarray:
+        calls.append(1)
+        return step()
+
+    return counted, calls
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4, 10])
+def test_unspeculative_chunks_never_step_past_the_stop(chunk: int) -> None:
+    """``speculate=False`` (PCG: a step costs more than a validation read): chunks only while
+    the rule's window is filling, so exactly the steps of the one-by-one loop are taken, and the
+    iterate at the stop is handed back as ``last_coef`` (the next λ's warm start)."""
+    rule = get_stopping_rule("window_simple", window=5, threshold=0.0)
+    reads = []
+
+    def scored(coefs: np.ndarray) -> np.ndarray:
+        reads.append(coefs.shape[1])
+        return _errors_of(coefs)
+
+    step, calls = _counting_counter()
+    res = run_validated(step, scored, rule, max_iter=len(ERRORS), chunk=chunk, speculate=False)
+    assert res.stopped and res.n_iter == 15 and len(calls) == 15
+    np.testing.assert_array_equal(res.val_rmse, ERRORS[:15])
+    assert res.best_iter == 12 and res.best_coef[0] == 12 and res.last_coef[0] == 15
+    # the first window = 5 iterates (only the 5th may fire) share reads; then one per read
+    assert sum(reads) == 15 and len(reads) == -(-5 // chunk) + 10
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 10])
+def test_done_is_checked_before_every_step_of_a_chunk(chunk: int) -> None:
+    """A solver that converges mid-chunk (CG at ``tol``) takes no further step."""
+    step, calls = _counting_counter()
+    res = run_validated(step, _errors_of, get_stopping_rule("none"), max_iter=20, chunk=chunk,
+                        done=lambda: len(calls) >= 7, speculate=False)
+    assert len(calls) == 7 and res.n_iter == 7 and res.last_coef[0] == 7
+    np.testing.assert_array_equal(res.val_rmse, ERRORS[:7])

@@ -13,10 +13,11 @@ from kernreg.kernels import (
     GaussianKernel,
     LaplacianKernel,
     LinearKernel,
+    compiled,
     make_kernel,
 )
 from kernreg.solvers.blocks.centers import SAMPLERS, CenterSampler, UniformSampler, get_sampler
-from kernreg.solvers.blocks.knm import InMemoryKnm, make_knm
+from kernreg.solvers.blocks.knm import make_knm
 
 
 def _reference(name: str, X: np.ndarray, Y: np.ndarray, sigma: float) -> np.ndarray:
@@ -196,7 +197,7 @@ def test_knm_operators_equal_dense(storage, dtype, monkeypatch):
     y, v, V = rng.normal(size=203), rng.normal(size=31), rng.normal(size=(31, 3))
     K = _reference("gaussian", X, C, 0.8)
     # 7 rows per fused block (float64), so the gradient is summed over many blocks
-    monkeypatch.setattr(InMemoryKnm, "fused_block_bytes", 8 * 31 * 7)
+    monkeypatch.setattr(compiled, "NUMPY_PASS_BYTES", 8 * 31 * 7)
     op = make_knm(storage, GaussianKernel(0.8, dtype=dtype, memory_budget=8 * 31 * 9), X, C)
     if storage == "memory":
         assert op.K.dtype == np.dtype(dtype)  # float32 storage halves memory and bandwidth

@@ -18,7 +18,8 @@ import numpy as np
 from scipy.special import gamma, kv
 
 from kernreg._validation import check_positive
-from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Data, DistanceKernel, row_sq_norms
+from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Data, DistanceKernel, cross, row_sq_norms
+from kernreg.kernels.compiled import LAPLACIAN, MATERN32, MATERN52, distance_exp
 from kernreg.kernels.registry import POSITIVE, KernelSpec, register
 
 __all__ = ["Matern12Kernel", "Matern32Kernel", "Matern52Kernel", "MaternKernel"]
@@ -52,8 +53,16 @@ class MaternKernel(DistanceKernel):
 
     def _fill(self, Xb: Data, Y: Data, aux: np.ndarray, out: np.ndarray) -> np.ndarray:
         xx = row_sq_norms(Xb)
-        self._sq_dist(Xb, Y, aux, out, xx)
         noise = 4.0 * np.finfo(self.dtype).eps * (xx.max(initial=0.0) + aux.max(initial=0.0))
+        profile = _PROFILES.get(self.nu)
+        if profile is not None:
+            # the half-integer ν: cross products by BLAS, then one pass for the expansion, the
+            # noise cut, √ and the polynomial times the exponential (kernreg.kernels.compiled;
+            # its numpy fallback takes the steps of the general ν below, in the same order)
+            cross(Xb, Y, out)
+            return distance_exp(out, xx, aux, profile, np.sqrt(2.0 * self.nu) / self.sigma,
+                                noise)
+        self._sq_dist(Xb, Y, aux, out, xx)
         out[out <= noise] = 0.0
         np.sqrt(out, out=out)
         out *= np.sqrt(2.0 * self.nu) / self.sigma  # t = √(2ν) r/σ
@@ -63,17 +72,13 @@ class MaternKernel(DistanceKernel):
         return {"nu": self.nu, **super()._params()}
 
 
+#: The profiles of :func:`~kernreg.kernels.compiled.distance_exp` for the closed-form ν.
+_PROFILES = {0.5: LAPLACIAN, 1.5: MATERN32, 2.5: MATERN52}
+
+
 def _matern_of_t(t: np.ndarray, nu: float) -> np.ndarray:
-    """``2^(1−ν)/Γ(ν) t^ν K_ν(t)`` in place (t ≥ 0; 1 at t = 0)."""
-    if nu == 0.5:
-        t *= -1.0
-        return np.exp(t, out=t)
-    if nu in (1.5, 2.5):
-        poly = 1.0 + t if nu == 1.5 else 1.0 + t + t * t / 3.0
-        np.negative(t, out=t)
-        np.exp(t, out=t)
-        t *= poly
-        return t
+    """``2^(1−ν)/Γ(ν) t^ν K_ν(t)`` in place (t ≥ 0; 1 at t = 0), through the Bessel function
+    (the closed-form ν go through :data:`_PROFILES`)."""
     zero = t == 0.0
     t[zero] = 1.0  # kv is infinite at 0; the limit is set below
     val = (2.0 ** (1.0 - nu) / gamma(nu)) * t**nu * kv(nu, t)

@@ -35,11 +35,10 @@ import scipy.linalg as la
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers.blocks.iterative import run_validated
+from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK, prediction_rmse, run_validated
 from kernreg.solvers.blocks.knm import NormalProduct, knm_normal_product, make_knm
 from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator
 from kernreg.solvers.blocks.linalg import NystromFactor
-from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.nystrom import NystromSetup
 from kernreg.solvers.blocks.params import LAMBDAS, NYSTROM
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
@@ -175,9 +174,12 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
             max_iter: int, tol: float, rule: StoppingRule, score: Any = None
             ) -> list[_LambdaSolve]:
     """CG for every λ in the given order, each warm-started from the previous λ's last iterate:
-    at most ``max_iter`` iterations, fewer at ``tol``; with ``score`` (validation RMSE of an α)
-    every iterate is scored and ``rule`` may end a λ's iterations (the loop of
-    :func:`~kernreg.solvers.blocks.iterative.run_validated`)."""
+    at most ``max_iter`` iterations, fewer at ``tol``; with ``score`` (validation RMSE of every
+    column of ``(m, c)`` coefficients) every iterate is scored and ``rule`` may end a λ's
+    iterations (the loop of :func:`~kernreg.solvers.blocks.iterative.run_validated`). Iterates
+    are scored :data:`~kernreg.solvers.blocks.iterative.VALIDATION_CHUNK` at a time (one read
+    of the validation kernel for all of them) where the rule cannot fire among them, so that no
+    CG step, a pass over ``K_nm``, is spent past a stop: the same path as one by one."""
     alpha = np.zeros(pre.factor.R.shape[0])
     solved = []
     for lam in lambdas:
@@ -188,16 +190,17 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
                 cg.step()
                 n_iter += 1
             solved.append(_LambdaSolve(cg.alpha, max(n_iter, 1)))
-        else:
-            res = run_validated(cg.step, lambda coefs: np.array([score(coefs[:, 0])]), rule,
-                                max_iter, done=cg.converged)
-            if res.n_iter:
-                solved.append(_LambdaSolve(cg.alpha, res.n_iter, res.best_coef,
-                                           res.best_iter - 1, res.val_rmse))
-            else:  # converged before any iteration: the warm start is the answer
-                solved.append(_LambdaSolve(cg.alpha, 1, cg.alpha, 0,
-                                           np.array([score(cg.alpha)])))
-        alpha = cg.alpha
+            alpha = cg.alpha
+            continue
+        res = run_validated(cg.step, score, rule, max_iter, VALIDATION_CHUNK,
+                            done=cg.converged, speculate=False)
+        if res.n_iter:
+            solved.append(_LambdaSolve(res.last_coef, res.n_iter, res.best_coef,
+                                       res.best_iter - 1, res.val_rmse))
+        else:  # converged before any iteration: the warm start is the answer
+            solved.append(_LambdaSolve(cg.alpha, 1, cg.alpha, 0,
+                                       np.atleast_1d(score(cg.alpha[:, None]))))
+        alpha = solved[-1].last
     return solved
 
 
@@ -233,7 +236,7 @@ class NystromPCG(LambdaPathEstimator):
         How ``K_nm`` is used (the same iterates: tested).
     validation_strategy : {"memory", "blocked"}, optional
         How ``K_vm`` is used for the validation error after every iteration: kept, or
-        re-evaluated block-wise for each iterate (when ``K_nm`` and ``K_vm`` do not fit
+        re-evaluated block-wise for each chunk of iterates (when ``K_nm`` and ``K_vm`` do not fit
         together, e.g. Covertype at m = 10000). Default: ``"memory"`` with ``strategy="memory"``,
         else ``"blocked"``.
     preconditioner : {"falkon", "nystrom"}, default "falkon"
@@ -336,7 +339,7 @@ class NystromPCG(LambdaPathEstimator):
                            self.kernel_, X_val, state.centers)
         try:
             solved = _solve(self, X, y, state, lambdas, self._check_max_iter(),
-                            lambda a: float(rmse(y_val, val_knm.matvec(a))))
+                            prediction_rmse(val_knm.matvec, y_val))
         finally:
             val_knm.close()
         # lowest error; ties: the later (smaller) λ of the walk, then the earlier iteration

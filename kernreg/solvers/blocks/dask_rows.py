@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from kernreg.kernels import Kernel
-from kernreg.solvers.blocks.knm import KnmOperator, make_knm
+from kernreg.solvers.blocks.knm import KnmOperator, knm_normal_product, make_knm
 from kernreg.solvers.blocks.linalg import NystromFactor
 
 __all__ = ["BACKENDS", "DistributedRows", "current_client", "worker_memory_limit"]
@@ -86,7 +86,7 @@ class _Part:
         return self.knm.normal_matvec(alpha, self.y)[0]  # K_bᵀ(K_b α − y_b)
 
     def normal(self, U: np.ndarray) -> np.ndarray:
-        return self.knm.normal_matvec(U, np.zeros(self.y.shape[0]))[0]  # K_bᵀK_b U
+        return knm_normal_product(self.knm)(U)  # K_bᵀK_b U, one read of a stored block
 
     def squared_residuals(self, A: np.ndarray) -> np.ndarray:
         r = self.knm.matvec(A) - self.y[:, None]

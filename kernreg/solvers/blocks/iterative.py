@@ -14,7 +14,7 @@ from kernreg._validation import check_positive
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.metrics import rmse
-from kernreg.solvers.blocks.stopping import StoppingRule
+from kernreg.solvers.blocks.stopping import STOPPING_RULES, StoppingRule
 
 __all__ = [
     "VALIDATION_CHUNK",
@@ -52,6 +52,9 @@ class IterativePath:
         Whether the stopping rule fired (else ``max_iter`` was reached or the path diverged).
     diverged : bool
         Whether a non-finite validation error ended the path.
+    last_coef : ndarray or None
+        Coefficients after iteration ``n_iter``, the last one scored (a warm start for what
+        follows: with chunks the solver itself may have stepped further).
     """
 
     best_coef: np.ndarray
@@ -60,6 +63,7 @@ class IterativePath:
     n_iter: int
     stopped: bool
     diverged: bool
+    last_coef: np.ndarray | None = None
 
     def as_dict(self) -> dict[str, object]:
         """The record stored as ``path_`` on the estimator."""
@@ -85,6 +89,7 @@ def run_validated(
     max_iter: int,
     chunk: int = 1,
     done: Callable[[], bool] | None = None,
+    speculate: bool = True,
 ) -> IterativePath:
     """Iterate ``step`` up to ``max_iter`` times, scoring every iterate on validation data.
 
@@ -94,22 +99,31 @@ def run_validated(
     validation products read their kernel once per chunk (one GEMM instead of ``chunk`` GEMVs, or
     one re-evaluation of a blocked kernel); the errors are then handed to ``rule`` one by one
     exactly as without chunks, so the result does not depend on ``chunk`` — only up to
-    ``chunk − 1`` iterations past the stop are computed in vain. A non-finite error (divergent
-    step size) also ends the loop, and so does ``done()`` (checked before each chunk: e.g. a
-    solver that converged). The returned iterate is the one ``rule.select`` reports; with no
-    iteration run, ``best_coef`` is None and ``n_iter`` 0.
+    ``chunk − 1`` iterations past the stop are computed in vain. With ``speculate=False`` (for
+    solvers whose steps cost more than a validation read, e.g. CG) a chunk holds only
+    iterates that cannot end the loop before its last one: while the rule's window is not yet
+    full, or all along for a rule that never fires (``"none"``), so no step is wasted on the
+    rule. A non-finite error (divergent step size) also ends the loop, and so does ``done()``
+    (checked before each step: e.g. a solver that converged). The returned iterate is the one
+    ``rule.select`` reports; with no iteration run, ``best_coef`` is None and ``n_iter`` 0.
     """
     errors: list[float] = []
     best_err, best_iter, best_coef = np.inf, 1, None
     stopped = diverged = False
     buffer: np.ndarray | None = None
     t = 0
+    fires = STOPPING_RULES[rule.name] is not None
     while t < max_iter and not (stopped or diverged):
         if done is not None and done():
             break
         size = min(chunk, max_iter - t)
+        if not speculate and fires:
+            size = min(size, max(1, rule.window - t))  # the rule fires at ≥ window errors
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below
             for j in range(size):
+                if j and done is not None and done():
+                    size = j
+                    break
                 coef = step()
                 if buffer is None:
                     buffer = np.empty((coef.shape[0], chunk), dtype=coef.dtype)
@@ -132,9 +146,10 @@ def run_validated(
             if rule.should_stop(errors):
                 stopped = True
                 break
+    last_coef = buffer[:, j].copy() if errors else None
     if rule.select == "stop" and errors and not diverged:
         # the last iterate scored: the one at which the rule fired, or iteration max_iter
-        best_err, best_iter, best_coef = errors[-1], t, buffer[:, j].copy()
+        best_err, best_iter, best_coef = errors[-1], t, last_coef.copy()
     return IterativePath(
         best_coef=best_coef,
         best_iter=best_iter if np.isfinite(best_err) else 1,
@@ -142,6 +157,7 @@ def run_validated(
         n_iter=len(errors),
         stopped=stopped,
         diverged=diverged,
+        last_coef=last_coef,
     )
 
 

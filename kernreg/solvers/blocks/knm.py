@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg.kernels import Kernel
+from kernreg.kernels import Kernel, normal_pass
 from kernreg.solvers.blocks.buffers import release, take
 
 __all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "NormalProduct",
@@ -47,13 +47,11 @@ class InMemoryKnm(KnmOperator):
     """``K_nm`` computed once and kept in memory, in the kernel's dtype.
 
     In float32 it takes half the memory and each product streams half the bytes (these products
-    are bandwidth-bound); products are returned in float64, and :meth:`normal_matvec` sums the
-    per-block gradients in float64 so that rounding does not grow with ``n``.
+    are bandwidth-bound); products are returned in float64. :meth:`normal_matvec` is
+    :func:`~kernreg.kernels.compiled.normal_pass`: each row of ``K`` read once for both
+    products, accumulated in float64 (the compiled path widens a float32 ``K`` in registers; the
+    numpy fallback multiplies it in float32 and sums its row blocks in float64).
     """
-
-    #: Bytes of ``K_nm`` rows per block of the fused gradient pass: the block's second read
-    #: (``K_bᵀ r_b`` after ``K_b v``) then comes from cache rather than from memory.
-    fused_block_bytes = 4 * 2**20
 
     def __init__(self, kernel: Kernel, X: Any, C: Any):
         # written into the previous trial's K_nm when one of this shape was released
@@ -71,19 +69,9 @@ class InMemoryKnm(KnmOperator):
         return np.asarray(self.K.T @ u.astype(self.K.dtype, copy=False), dtype=np.float64)
 
     def normal_matvec(self, v: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n, m = self.shape
-        rows = max(1, self.fused_block_bytes // (m * self.K.itemsize))
-        vk = v.astype(self.K.dtype, copy=False)
-        grad = np.zeros(v.shape)
-        resid = np.empty((n, *v.shape[1:]))
-        y2 = y if v.ndim == 1 else y[:, None]
-        for start in range(0, n, rows):
-            rows_b = slice(start, start + rows)
-            Kb = self.K[rows_b]
-            r = Kb @ vk - y2[rows_b]
-            resid[rows_b] = r
-            grad += Kb.T @ r.astype(self.K.dtype, copy=False)
-        return grad, resid
+        # one read of K for both products (kernreg.kernels.compiled: compiled, or numpy by
+        # cache-sized row blocks); several columns of v ride the same read
+        return normal_pass(self.K, v, y)
 
 
 class BlockedKnm(KnmOperator):
@@ -119,6 +107,10 @@ NormalProduct = Callable[[np.ndarray], np.ndarray]
 
 
 def knm_normal_product(knm: KnmOperator) -> NormalProduct:
-    """``u ↦ K_nmᵀK_nm u`` through ``knm``: one fused pass over ``K_nm`` for all columns."""
+    """``u ↦ K_nmᵀK_nm u`` through ``knm``: one fused pass over ``K_nm`` for all columns
+    (a stored ``K_nm`` straight through :func:`~kernreg.kernels.compiled.normal_pass`, with
+    no target to subtract)."""
+    if isinstance(knm, InMemoryKnm):
+        return lambda u: normal_pass(knm.K, u)[0]  # knm.K read at call time: None once closed
     zeros = np.zeros(knm.shape[0])
     return lambda u: knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)

@@ -88,10 +88,11 @@ class RowProducts:
             yy, n_val = float(y_val @ y_val), y_val.shape[0]
 
             def quadratic(alphas: np.ndarray) -> np.ndarray:
-                sq = np.array([a @ (G_v @ a) for a in alphas.T]) - 2.0 * (b_v @ alphas) + yy
+                # one read of G_v for every column (a GEMM), not one GEMV per iterate
+                sq = np.einsum("ij,ij->j", alphas, G_v @ alphas) - 2.0 * (b_v @ alphas) + yy
                 return np.sqrt(np.maximum(sq, 0.0) / n_val)
 
-            return quadratic, 1, (lambda u: G_v @ u)
+            return quadratic, VALIDATION_CHUNK, (lambda u: G_v @ u)
         if self.backend == "dask":
             rows = self._open(DistributedRows(self.kernel, X_val, y_val, C, strategy))
             return rows.rmse, VALIDATION_CHUNK, rows.normal
