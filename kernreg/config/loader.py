@@ -7,6 +7,7 @@ the file and the key path (``algorithms[1].stopping.window``) and says what is a
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import os
 import re
@@ -353,6 +354,8 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                         f"classes can be coded {dataset['target_coding']}")
     task = check_task(data.get("task"), spec, problems)
     protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
+    if not protocol.get("record_test_path", True):
+        del protocol["record_test_path"]  # false is the default: earlier hashes stand
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     execution = {"scheduler": "local", **data.get("execution", {})}
     kernel = _kernel(data.get("kernel", {}), spec, problems)
@@ -407,6 +410,11 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                             f"cluster: run with --scheduler local:N or a scheduler's address")
         if algo_spec.check is not None:
             problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, kernel["name"])]
+        if protocol.get("record_test_path") and not records_test_path(algo_spec.estimator):
+            problems.append(f"protocol.record_test_path: algorithms[{i}] ({name}) has no "
+                            f"path of models to evaluate on the test rows (its fit takes no "
+                            f"X_eval; the λ-path algorithms do: "
+                            f"{', '.join(test_path_algorithms())})")
         sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
         for m in ms:
             one = {**params, "m": m} if m is not None else params
@@ -447,6 +455,16 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
             problems.append(f"algorithms[{i}] ({algo.label}): {exc}")
     raise_problems(path, problems)
     return exp
+
+
+def records_test_path(estimator: type) -> bool:
+    """Whether an estimator class evaluates its path's models on extra rows (``X_eval``)."""
+    return "X_eval" in inspect.signature(estimator.fit).parameters
+
+
+def test_path_algorithms() -> list[str]:
+    """The registered algorithms whose trials can record a test path."""
+    return [n for n in algorithm_names() if records_test_path(get_algorithm_spec(n).estimator)]
 
 
 def _kernel(entry: dict[str, Any], spec: DatasetSpec, problems: list[str]) -> dict[str, Any]:
