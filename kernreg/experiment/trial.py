@@ -147,6 +147,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         val_measure=getattr(estimator, "validation_measure", "rmse"),
         measures=measures,
         test_path=test_path,
+        sigma_values=chosen.sigma_values,
+        sigma_val_rmse=chosen.sigma_val_rmse,
     )
 
 

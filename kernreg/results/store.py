@@ -45,7 +45,7 @@ from kernreg.config import results_relevant
 from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
 
-_ARRAYS = ("path_values", "val_rmse", "m_values")
+_ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse")
 _JSON = ("blas", "info", "measures")
 #: The test measures along the path: a group of arrays, present when recorded.
 _PATHS = "test_path"
@@ -103,6 +103,8 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
         row["config_hash"] = context.get("config_hash", "")
     row["n_path_points"] = record.val_rmse.size
     row["m_selected"] = record.info.get("m_selected", np.nan)
+    if "sigma_selected" in record.info:  # a σ grid: the config's σ is the grid
+        row["sigma"] = record.info["sigma_selected"]
     row["blas_threads"] = max(record.blas.values(), default=0)
     row["gemm_gflops"] = record.info.get("gemm_gflops", np.nan)
     row["peak_rss_mb"] = record.peak_rss / 2**20
@@ -436,7 +438,9 @@ class RunStore:
         context = {
             "experiment": manifest["experiment"],
             "dataset": manifest["dataset"],
-            "sigma": config["kernel"].get("sigma"),
+            # a σ grid's rows carry their selected σ (tidy_row)
+            "sigma": config["kernel"].get("sigma") if not isinstance(
+                config["kernel"].get("sigma"), dict | list) else np.nan,
             "kernel": config["kernel"]["name"],
             "config_hash": manifest["config_hash"],
             "dataset_sha256": manifest["dataset_sha256"],
