@@ -137,7 +137,7 @@ def test_path_figure(run: RunData) -> Figure | None:
             i += 1
     ax.set_xlabel("number of random features / Nyström centers m")
     ax.set_ylabel(f"test {'classification error' if measure == 'error' else 'RMSE'}")
-    ax.set_title(_title(run, f"test {measure} against m, mean ± std of {len(grids)} trials"),
+    ax.set_title(f"{run.dataset}: test {measure} against m (mean ± std over trials)",
                  fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)

@@ -104,7 +104,7 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["n_path_points"] = record.val_rmse.size
     row["m_selected"] = record.info.get("m_selected", np.nan)
     if "sigma_selected" in record.info:  # a σ grid: the config's σ is the grid
-        row["sigma"] = record.info["sigma_selected"]
+        row["sigma"] = row["sigma_selected"] = record.info["sigma_selected"]
     row["blas_threads"] = max(record.blas.values(), default=0)
     row["gemm_gflops"] = record.info.get("gemm_gflops", np.nan)
     row["peak_rss_mb"] = record.peak_rss / 2**20

@@ -333,6 +333,8 @@ def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) ->
             row["λ* / t* (median)"] = format(float(np.median(g["selected"])), ".3g")
         if "m_selected" in g and g["m_selected"].notna().any():
             row["m* (median)"] = int(np.median(g["m_selected"]))
+        if "sigma_selected" in g and g["sigma_selected"].notna().any():  # a σ grid
+            row["σ* (median)"] = format(float(np.median(g["sigma_selected"].dropna())), ".4g")
         rows.append(row)
     return pd.DataFrame(rows, dtype=object).fillna("")
 

@@ -150,6 +150,18 @@ def render_lim_table1(path: Path) -> str:
     return rows_md(out_header, out)
 
 
+# ---------------------------------------------------------------------------------------------
+# Ours beside the published cells (results/lim_table1_full.md, lim_fig1_points.md,
+# lim_table1_sigma.md: `kernreg table` writes the table and its notes, † and NA reasons)
+
+
+def render_with_notes(path: Path) -> str:
+    """docs/reproduction.md: a results table as `kernreg table` wrote it, with the notes under
+    it (each flagged cell's measured reason, each NA cell's)."""
+    md_table(path)  # a damaged source is named
+    return path.read_text(encoding="utf-8").strip() + "\n"
+
+
 register_doc_table(DocTable(
     "table2_summary", ("table2.md",), render_table2_summary,
     "README: NYTRO Table 2, RMSE and λ*/t* of NKRLS, NYTRO, ES against the paper"))
@@ -162,3 +174,9 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "lim_table1_selected", ("lim_table1_selected.md",), render_lim_table1,
     "docs/reproduction.md: LiM Table 1, the paper's reading (selected (λ, m))"))
+register_doc_table(DocTable(
+    "lim_table1_full", ("lim_table1_full.md",), render_with_notes,
+    "docs/reproduction.md: LiM Table 1 / thesis Table 5.1, every column, ours beside the paper"))
+register_doc_table(DocTable(
+    "lim_fig1_points", ("lim_fig1_points.md",), render_with_notes,
+    "docs/reproduction.md: the point values of LiM Figure 1's text, ours beside the paper's"))
