@@ -131,3 +131,13 @@ def test_a_linear_kernel_has_no_sigma_to_select(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("kernel: {sigma:", "kernel: {name: linear, sigma:"))
     with pytest.raises(ConfigError, match="kernel.sigma: the linear kernel has no σ"):
         load_experiment(path)
+
+
+def test_a_grid_with_a_test_path_records_the_selected_sigmas_path(tmp_path: Path) -> None:
+    path = _config(tmp_path, "[0.5, 2.0]")
+    path.write_text(path.read_text().replace("refit: true", "refit: true, record_test_path: true"))
+    run_experiment(load_experiment(path), tmp_path / "out", progress=False)
+    for record in load_run(tmp_path / "out" / "sigma_run").records:
+        assert record.test_path["error"].shape == record.val_rmse.shape == (4, 3)
+        best = list(record.sigma_values).index(record.info["sigma_selected"])
+        np.testing.assert_array_equal(record.sigma_val_rmse[best], record.val_rmse)
