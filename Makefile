@@ -7,14 +7,14 @@ BIN    := $(VENV)/bin
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
-.PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full figures \
-        theory-figures beyond samplers sampler-ranks advise bench-table2 thesis-table6 \
-        thesis-table6-full thesis-table7 bench-rlsc \
+.PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full \
+        lim-fig1-points figures theory-figures beyond samplers sampler-ranks advise bench-table2 \
+        thesis-table6 thesis-table6-full thesis-table7 bench-rlsc \
         bench-acceleration bench-data bench-load bench-dask clean
 
-# The runs behind the four paper figures (LiM Figure 1 has three panels).
+# The runs behind the paper figures (LiM Figure 1 has three panels, thesis Figure 5.3 two).
 FIGURE_RUNS := lim_fig1_pumadyn32nh lim_fig1_breast_cancer lim_fig1_cpusmall lim_fig2_cpusmall \
-               nytro_fig2_cpusmall
+               nytro_fig2_cpusmall thesis_fig53_pumadyn32nh thesis_fig53_breast_cancer
 
 help:
 	@echo "make install     create $(VENV) and install kernreg with its dev tools"
@@ -29,8 +29,11 @@ help:
 	@echo "make lim-table1  LiM Table 1, the authors' code and the paper's reading (~40 min)"
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make lim-table1-full  every column of LiM Table 1 / thesis Table 5.1 that runs here"
-	@echo "                 (hours: Forest) -> results/lim_table1_full.md"
-	@echo "make figures     LiM Figures 1-2 and NYTRO Figure 2 (~30 min) -> results/figures/"
+	@echo "                 (hours: Forest) -> results/lim_table1_full.md; the thesis's σ against"
+	@echo "                 a hold-out's -> results/lim_table1_sigma.md"
+	@echo "make lim-fig1-points  the point values of LiM Figure 1's text (cpuSmall m = 5000:"
+	@echo "                 the longest) -> results/lim_fig1_points.md"
+	@echo "make figures     LiM Figures 1-2, NYTRO Figure 2, thesis Figure 5.3 -> results/figures/"
 	@echo "make theory-figures  Bach 2013 Figs 1-3 + Table 1, thesis Figs 5.1-5.2, NYTRO Fig 1 (~30 min"
 	@echo "                 on one core) -> results/figures/, results/bach_table1.md; docs/theory.md"
 	@echo "make sampler-ranks  centers each sampler needs to reach KRLS within 1% (~15 min)"
@@ -108,6 +111,15 @@ lim-table1:
 lim-table1-full:
 	$(BIN)/kernreg run configs/lim_table1_full.yaml --no-progress
 	$(BIN)/kernreg table configs/lim_table1_full.yaml -o results/lim_table1_full.md
+	$(BIN)/kernreg run configs/lim_table1_full_insurance_sigma.yaml --resume --no-progress
+	$(BIN)/kernreg run configs/lim_table1_full_cpu_act_sigma.yaml --resume --no-progress
+	$(BIN)/kernreg table configs/lim_table1_sigma.yaml -o results/lim_table1_sigma.md
+	$(MAKE) --no-print-directory docs
+
+lim-fig1-points:
+	$(BIN)/kernreg run configs/lim_fig1_points.yaml --no-progress
+	$(BIN)/kernreg table configs/lim_fig1_points.yaml -o results/lim_fig1_points.md
+	$(MAKE) --no-print-directory docs
 
 # Each run resumes its finished trials; its figures go to results/<run>/figures (PNG + PDF),
 # and the PNGs are gathered in results/figures/ for the README.

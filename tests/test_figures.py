@@ -87,3 +87,36 @@ def test_loglog_slope_recovers_powers() -> None:
     m = np.arange(100, 4001, 100, dtype=float)
     assert loglog_slope(m, 3e-4 * m) == pytest.approx(1.0)
     assert loglog_slope(m, 1e-6 * m**2 + 0.0) == pytest.approx(2.0)
+
+
+FIG53 = """
+name: small_fig53
+dataset: {name: breast_cancer}
+algorithms:
+  - {name: rf, n_features: 60, d_values: [10, 30, 60], lambdas: [1.0e-2]}
+  - {name: inkrls, m: 60, m_values: [10, 30, 60], lambdas: [1.0e-2]}
+protocol: {trials: 2, record_test_path: true}
+budget: {blas_threads: 1}
+"""
+
+
+def test_a_recorded_test_path_over_m_draws_test_error_against_m(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kernreg.results.figures import plan_figures, test_path_figure
+    from kernreg.results.store import load_run
+
+    config = tmp_path / "small_fig53.yaml"
+    config.write_text(FIG53)
+    main(["run", str(config), "--out", str(tmp_path / "results"), "--no-progress"])
+    run = load_run(tmp_path / "results" / "small_fig53")
+    figures, skipped = plan_figures(run)
+    # one λ: a curve per label in the test figure, no heat map and no path figure
+    assert set(figures) == {"test_vs_m"} and not any(k.startswith("heat") for k in skipped)
+    ax = test_path_figure(run).axes[0]
+    lines = [ln for ln in ax.get_lines() if ln.get_label().startswith(("random", "Nyström"))]
+    assert len(lines) == 2 and ax.get_ylabel() == "test classification error"
+    nystrom = next(ln for ln in lines if ln.get_label().startswith("Nyström"))
+    expected = np.mean([r.test_path["error"][0] for r in run.records if r.algorithm == "inkrls"],
+                       axis=0)
+    np.testing.assert_allclose(nystrom.get_ydata(), expected)
+    np.testing.assert_array_equal(nystrom.get_xdata(), [10, 30, 60])

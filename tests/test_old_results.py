@@ -43,6 +43,7 @@ def test_old_trial_files_load_with_their_measures_filled_in(tmp_path: Path) -> N
     for record in data.records:
         assert record.task == "regression" and record.val_measure == "rmse"
         assert record.measures == {"rmse": record.test_rmse}
+        assert record.test_path == {}  # none recorded before it could be
         assert np.isnan(record.test_error) and record.val_rmse.size > 0
     assert data.table["test_rmse"].tolist() == [r.test_rmse for r in data.records]
     assert set(data.table["task"]) == {"regression"}

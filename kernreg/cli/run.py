@@ -142,7 +142,8 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
                 if algo.label not in done:
                     reason = f"not run yet (kernreg run {run_config} --resume)"
                     not_run.append({"dataset": exp.dataset["name"], "algorithm": algo.name,
-                                    "reason": reason, "m": algo.params.get("m")})
+                                    "label": algo.label, "reason": reason,
+                                    "m": algo.params.get("m")})
                     missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
     if not frames:
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))

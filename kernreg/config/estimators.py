@@ -6,6 +6,7 @@ from typing import Any
 
 from kernreg.config.experiment import Algorithm, Experiment
 from kernreg.solvers import KernelEstimator, get_algorithm
+from kernreg.solvers.blocks.sigma_search import SigmaSearch
 
 
 def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dict[str, Any]:
@@ -19,7 +20,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
         "random_state": random_state,
         "max_memory": int(exp.budget["memory_gb"] * 2**30),
     }
-    if exp.kernel.get("sigma") is not None:
+    if exp.kernel.get("sigma") is not None and not is_sigma_grid(exp.kernel["sigma"]):
         kwargs["sigma"] = exp.kernel["sigma"]
     if "lambdas" in params:
         params.pop("lambdas")
@@ -52,6 +53,17 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
     return {k: v for k, v in kwargs.items() if k in accepted}
 
 
-def make_estimator(algo: Algorithm, exp: Experiment, random_state: int) -> KernelEstimator:
-    """The estimator for ``algo`` with the experiment's kernel, dtype, budget and protocol."""
-    return get_algorithm(algo.name)(**estimator_params(algo, exp, random_state))
+def is_sigma_grid(sigma: Any) -> bool:
+    """Whether a config's ``kernel.sigma`` is a grid to select from (a list or a logspace)."""
+    return isinstance(sigma, dict | list)
+
+
+def make_estimator(algo: Algorithm, exp: Experiment, random_state: int
+                   ) -> KernelEstimator | SigmaSearch:
+    """The estimator for ``algo`` with the experiment's kernel, dtype, budget and protocol;
+    with a σ grid, the :class:`SigmaSearch` selecting σ around it."""
+    estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state))
+    sigma = exp.kernel.get("sigma")
+    if is_sigma_grid(sigma):
+        return SigmaSearch(estimator, sigma)
+    return estimator

@@ -7,6 +7,7 @@ the file and the key path (``algorithms[1].stopping.window``) and says what is a
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import os
 import re
@@ -38,6 +39,8 @@ MAX_NODES = 50_000      # values once aliases are expanded
 MAX_LIST = 10_000       # items of one list, points of one grid (λ, m, levels)
 MAX_TRIALS = 10_000
 MAX_LOCAL_WORKERS = 1024
+#: The most σ values a grid may hold (each is a full fit of every trial).
+MAX_SIGMAS = 50
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
 # BLAS threads "auto": the cores other processes leave idle when a trial starts (docs/speed.md)
 DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": "auto"}
@@ -264,6 +267,12 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
     kernel = data.get("kernel", {})
     if isinstance(kernel, dict) and kernel.get("name", DEFAULT_KERNEL) in kernel_names():
         schema = get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).config_schema()
+        if isinstance(kernel.get("sigma"), dict | list):  # a σ grid: its own schema
+            problems += _sigma_grid_problems(kernel["sigma"])
+            if "sigma" not in get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).parameters:
+                problems.append(f"kernel.sigma: the {kernel.get('name')} kernel has no σ to "
+                                f"select")
+            kernel = {k: v for k, v in kernel.items() if k != "sigma"}
         problems += schema_problems(kernel, schema, ["kernel"])
     algorithms = data.get("algorithms")
     for i, algo in enumerate(algorithms if isinstance(algorithms, list) else []):
@@ -361,13 +370,13 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                         f"classes can be coded {dataset['target_coding']}")
     task = check_task(data.get("task"), spec, problems)
     protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
+    if not protocol.get("record_test_path", True):
+        del protocol["record_test_path"]  # false is the default: earlier hashes stand
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     execution = {"scheduler": "local", **data.get("execution", {})}
     kernel = _kernel(data.get("kernel", {}), spec, problems)
     low, high = SIGMA_RANGE[dataset["dtype"]]
-    if kernel.get("sigma") is not None and not low <= kernel["sigma"] <= high:
-        problems.append(f"kernel.sigma: {kernel['sigma']!r} is outside [{low:g}, {high:g}], "
-                        f"the range a {dataset['dtype']} kernel can evaluate")
+    problems += _sigma_problems(kernel.get("sigma"), low, high, dataset["dtype"])
     if protocol["trials"] > MAX_TRIALS:
         problems.append(f"protocol.trials: {protocol['trials']}; at most {MAX_TRIALS} (limit)")
     problem = scheduler_problem(execution["scheduler"])
@@ -422,6 +431,11 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                     f"algorithms[{i}].name: {name} fits {' or '.join(algo_spec.tasks)} targets "
                     f"coded ±1; this run is {run_task} on {spec.name} (a {spec.task} dataset, "
                     f"target_coding {dataset['target_coding']})")
+        if protocol.get("record_test_path") and not records_test_path(algo_spec.estimator):
+            problems.append(f"protocol.record_test_path: algorithms[{i}] ({name}) has no "
+                            f"path of models to evaluate on the test rows (its fit takes no "
+                            f"X_eval; the λ-path algorithms do: "
+                            f"{', '.join(test_path_algorithms())})")
         sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
         for m in ms:
             one = {**params, "m": m} if m is not None else params
@@ -462,6 +476,55 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
             problems.append(f"algorithms[{i}] ({algo.label}): {exc}")
     raise_problems(path, problems)
     return exp
+
+
+def _sigma_grid_problems(grid: Any) -> list[str]:
+    """A σ grid (``kernel: {sigma: ...}``) is a list of distinct positive numbers or
+    ``{logspace: [low, high, count]}``, with at most :data:`MAX_SIGMAS` values."""
+    form = (f"a σ grid is a list of distinct positive numbers or {{logspace: [low, high, "
+            f"count]}} with 1 ≤ count ≤ {MAX_SIGMAS}")
+
+    def positive(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+
+    if isinstance(grid, list):
+        if not grid or len(grid) > MAX_SIGMAS or not all(map(positive, grid)) or \
+                len(set(grid)) != len(grid):
+            return [f"kernel.sigma: {grid!r}: {form}"]
+        return []
+    values = grid.get("logspace") if set(grid) == {"logspace"} else None
+    if not (isinstance(values, list) and len(values) == 3 and positive(values[0])
+            and positive(values[1]) and isinstance(values[2], int)
+            and not isinstance(values[2], bool) and 1 <= values[2] <= MAX_SIGMAS):
+        return [f"kernel.sigma: {grid!r}: {form}"]
+    return []
+
+
+def _sigma_problems(sigma: Any, low: float, high: float, dtype: str) -> list[str]:
+    """σ, or every σ of a grid, inside the range a kernel of ``dtype`` can evaluate; a
+    logspace from a low end below its high end."""
+    if sigma is None or (isinstance(sigma, dict | list) and _sigma_grid_problems(sigma)):
+        return []  # no σ, or a malformed grid (reported on its own)
+    if isinstance(sigma, dict):
+        start, stop, _ = sigma["logspace"]
+        if start >= stop:
+            return [f"kernel.sigma.logspace: low ({start:g}) must be smaller than high "
+                    f"({stop:g})"]
+        values = [start, stop]
+    else:
+        values = sigma if isinstance(sigma, list) else [sigma]
+    return [f"kernel.sigma: {v!r} is outside [{low:g}, {high:g}], the range a {dtype} kernel "
+            f"can evaluate" for v in values if not low <= v <= high]
+
+
+def records_test_path(estimator: type) -> bool:
+    """Whether an estimator class evaluates its path's models on extra rows (``X_eval``)."""
+    return "X_eval" in inspect.signature(estimator.fit).parameters
+
+
+def test_path_algorithms() -> list[str]:
+    """The registered algorithms whose trials can record a test path."""
+    return [n for n in algorithm_names() if records_test_path(get_algorithm_spec(n).estimator)]
 
 
 def _kernel(entry: dict[str, Any], spec: DatasetSpec, problems: list[str]) -> dict[str, Any]:

@@ -67,6 +67,11 @@ def experiment_schema() -> dict[str, Any]:
                                             "exclusiveMaximum": 1},
                     "seed": {"type": "integer", "minimum": 0},
                     "refit": {"type": "boolean"},
+                    "record_test_path": {
+                        "description": "record every test measure along each algorithm's "
+                                       "validated path (the fit rows' models on the test "
+                                       "rows), e.g. test error against m for one λ",
+                        "type": "boolean"},
                 },
             },
             "execution": {

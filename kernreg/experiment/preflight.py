@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from kernreg.config import Algorithm, Experiment, expand_m
 from kernreg.errors import ConfigError, KernregError
 from kernreg.solvers import MemoryProblem, get_algorithm_spec
+from kernreg.solvers.blocks.sigma_search import sigma_grid
 
 _F64 = 8
 
@@ -99,6 +100,8 @@ def check_numerics(exp: Experiment, algorithms: tuple[Algorithm, ...], X_train: 
                 problems.append(f"{algo.label}: m = {m} exceeds the {n_fit} rows left for "
                                 f"fitting after the validation split")
     sigma = exp.kernel.get("sigma")
+    if sigma is not None and not np.isscalar(sigma):  # a grid: its smallest σ overflows first
+        sigma = float(sigma_grid(sigma).min())
     if sigma is not None and exp.kernel["name"] != "linear":
         r2 = max(_max_row_norm_sq(X_train), _max_row_norm_sq(X_test))
         largest = float(np.finfo(exp.dataset["dtype"]).max) / 16

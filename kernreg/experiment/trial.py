@@ -93,9 +93,11 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
     estimator = make_estimator(algo, exp, random_state=seed)
     where = f"{algo.label} trial {trial}"
+    # the test rows along the path: evaluated inside fit, their time taken out of fit's
+    eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}
     try:
         with PeakMemory() as memory, Stopwatch() as fit_clock:
-            estimator.fit(X_fit, y_fit, X_val, y_val)
+            estimator.fit(X_fit, y_fit, X_val, y_val, **eval_rows)
         with Stopwatch() as predict_clock:
             y_pred = estimator.predict(data.X_test)
     except (np.linalg.LinAlgError, FloatingPointError, ZeroDivisionError,
@@ -112,6 +114,12 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     task = experiment_task(exp.task, exp.dataset["name"])
     measures = task.evaluate(data.y_test, y_pred, data.codes)
     info = dict(chosen.info)
+    test_path: dict[str, np.ndarray] = {}
+    selection_seconds = fit_clock.seconds
+    if eval_rows:
+        test_path = path_measures(task, data, estimator.eval_outputs_, chosen.val_rmse.shape)
+        selection_seconds -= estimator.eval_seconds_
+        info["test_path_seconds"] = float(estimator.eval_seconds_)
     if gemm_gflops is not None:
         info["gemm_gflops"] = float(gemm_gflops)
     return TrialRecord(
@@ -123,7 +131,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         selected=chosen.selected,
         path_values=chosen.path_values,
         val_rmse=chosen.val_rmse,
-        model_selection_time=fit_clock.seconds,
+        model_selection_time=selection_seconds,
         predict_time=predict_clock.seconds,
         test_rmse=measures["rmse"] if "rmse" in measures else _coded_rmse(task, data, y_pred),
         test_error=measures.get("error", float("nan")),
@@ -138,7 +146,26 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         task=task.name,
         val_measure=getattr(estimator, "validation_measure", "rmse"),
         measures=measures,
+        test_path=test_path,
+        sigma_values=chosen.sigma_values,
+        sigma_val_rmse=chosen.sigma_val_rmse,
     )
+
+
+def path_measures(task: Task, data: PreparedData, outputs: np.ndarray,
+                  shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """Every test measure of ``task`` for each model of a path: ``outputs`` (L, M, n_test)
+    → ``{measure: array of shape`` ``shape`` ``}`` (the validation path's shape), NaN where the
+    path has no model."""
+    L, M = outputs.shape[:2]
+    paths: dict[str, np.ndarray] = {}
+    for j in range(L):
+        for k in range(M):
+            if not np.all(np.isfinite(outputs[j, k])):
+                continue
+            for name, value in task.evaluate(data.y_test, outputs[j, k], data.codes).items():
+                paths.setdefault(name, np.full((L, M), np.nan))[j, k] = value
+    return {name: grid.reshape(shape) for name, grid in paths.items()}
 
 
 def check_finite_result(where: str, selected: Any, val_rmse: np.ndarray, y_pred: np.ndarray

@@ -24,7 +24,7 @@ from kernreg.results.store import RunData, load_run
 from kernreg.solvers import algorithm_title
 
 __all__ = ["FORMATS", "figures_of_run", "loglog_slope", "plan_figures", "save_figure",
-           "save_figures"]
+           "save_figures", "test_path_figure"]
 
 FORMATS = ("png", "pdf")
 #: A run with more one-parameter paths than this (an m sweep) gets time-vs-m curves instead
@@ -103,6 +103,47 @@ def heatmap_figure(run: RunData, label: str) -> Figure | None:
     return fig
 
 
+#: Curves per label of a test-path figure at most (one per λ); beyond, the λ selected most often.
+MAX_TEST_CURVES = 4
+
+
+def test_path_figure(run: RunData) -> Figure | None:
+    """Test error against the number of centers or features m (thesis Figure 5.3): for every
+    label whose trials recorded a test path (``protocol.record_test_path``) over levels m', the
+    mean over trials of the test measure (classification error where the task records one,
+    else RMSE) at each λ of the grid (the λ selected most often when the grid is long), with a
+    ± std band."""
+    recs = [r for r in run.records if r.test_path and r.m_values.size]
+    if not recs:
+        return None
+    measure = "error" if all("error" in r.test_path for r in recs) else "rmse"
+    fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+    i = 0
+    for label in dict.fromkeys(r.label for r in recs):
+        group = [r for r in recs if r.label == label]
+        lambdas, levels = group[0].path_values, group[0].m_values
+        grids = np.array([r.test_path[measure] for r in group
+                          if r.test_path[measure].shape == (lambdas.size, levels.size)])
+        rows = range(lambdas.size)
+        if lambdas.size > MAX_TEST_CURVES:
+            picks = [int(np.argmin(np.abs(lambdas - r.selected))) for r in group]
+            rows = [max(set(picks), key=picks.count)]
+        kind = "random features" if group[0].algorithm == "rf" else "Nyström"
+        for j in rows:
+            mean, std = np.nanmean(grids[:, j], axis=0), np.nanstd(grids[:, j], axis=0)
+            ax.plot(levels, mean, marker="o", ms=2.5, color=f"C{i}",
+                    label=f"{kind} ({label}), λ = {lambdas[j]:.3g}")
+            ax.fill_between(levels, mean - std, mean + std, color=f"C{i}", alpha=0.2)
+            i += 1
+    ax.set_xlabel("number of random features / Nyström centers m")
+    ax.set_ylabel(f"test {'classification error' if measure == 'error' else 'RMSE'}")
+    ax.set_title(f"{run.dataset}: test {measure} against m (mean ± std over trials)",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
 def _edges(centers: np.ndarray, *, log: bool) -> np.ndarray:
     """Cell edges around grid points (geometric midpoints on a log axis)."""
     v = np.log(centers) if log else centers
@@ -161,13 +202,24 @@ def plan_figures(run: RunData) -> tuple[dict[str, Figure], dict[str, str]]:
     else:
         figures["time_vs_m"] = time_fig
     labels = list(dict.fromkeys(r.label for r in run.records))
-    incremental = [lb for lb in labels if any(r.label == lb and r.m_values.size
+    test_fig = test_path_figure(run)
+    if test_fig is not None:
+        figures["test_vs_m"] = test_fig
+    # a path over m' at one λ is a curve, not a grid: the test-path figure draws it
+    over_m = [lb for lb in labels if any(r.label == lb and r.m_values.size
+                                         for r in run.records)]
+    incremental = [lb for lb in over_m if any(r.label == lb and r.path_values.size > 1
                                               for r in run.records)]
+    for label in over_m:
+        if label not in incremental and test_fig is None:
+            skipped[f"path_{label}"] = (f"{label} has a path over m at one λ: record it on the "
+                                        f"test rows (protocol.record_test_path) to draw the "
+                                        f"test error against m")
     if incremental:  # of an m sweep, the largest m holds the whole grid
         label = max(incremental, key=lambda lb: max(int(r.m_values.max()) for r in run.records
                                                     if r.label == lb))
         figures[f"heatmap_{label}"] = heatmap_figure(run, label)
-    one_d = [lb for lb in labels if lb not in incremental]
+    one_d = [lb for lb in labels if lb not in over_m]
     if len(one_d) > MAX_PATH_FIGURES:
         skipped["path_*"] = (f"{len(one_d)} one-parameter paths (an m sweep): the time against "
                              f"m figure stands for them")

@@ -11,7 +11,8 @@ __all__ = ["ADDED_FIELDS", "TrialRecord"]
 
 #: Fields absent from trial files stored before they existed: reading such a file fills them
 #: from the fields it has (see :meth:`TrialRecord.__post_init__`).
-ADDED_FIELDS = ("m_values", "task", "val_measure", "measures")
+ADDED_FIELDS = ("m_values", "task", "val_measure", "measures", "test_path", "sigma_values",
+                "sigma_val_rmse")
 
 
 @dataclass
@@ -53,6 +54,14 @@ class TrialRecord:
     val_measure: str = "rmse"
     #: Every test-set measure of the task: ``{name: value}`` (per class: ``<prefix>_<class>``).
     measures: dict[str, float] = field(default_factory=dict)
+    #: Every test measure along the validated path, ``{name: array shaped like val_rmse}``:
+    #: the models the validation error scored (fitted on the fit rows), on the test rows.
+    #: Recorded when the config asks (``protocol: {record_test_path: true}``), else empty.
+    test_path: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The σ grid of a run that selects σ (``kernel: {sigma: [...]}``) and the validation path
+    #: of every σ, ``(S, *val_rmse.shape)``; σ* is ``info["sigma_selected"]``. Else empty.
+    sigma_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sigma_val_rmse: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
         # records stored before tasks existed: regression, or binary where an error was kept

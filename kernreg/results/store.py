@@ -45,8 +45,10 @@ from kernreg.config import results_relevant
 from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
 
-_ARRAYS = ("path_values", "val_rmse", "m_values")
+_ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse")
 _JSON = ("blas", "info", "measures")
+#: The test measures along the path: a group of arrays, present when recorded.
+_PATHS = "test_path"
 #: A trial file's name: ``<label>__t<trial>.h5`` (labels are checked path components).
 TRIAL_FILE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)__t([0-9]{3,})\.h5")
 LOCK_FILE = ".lock"
@@ -56,7 +58,12 @@ log = logging.getLogger("kernreg.results")
 def _write_record(group: h5py.Group, record: TrialRecord) -> None:
     for field in fields(record):
         value = getattr(record, field.name)
-        if field.name in _ARRAYS:
+        if field.name == _PATHS:  # one array per measure: a group (attributes are small)
+            if value:
+                paths = group.create_group(_PATHS)
+                for name, array in value.items():
+                    paths.create_dataset(name, data=np.asarray(array, dtype=np.float64))
+        elif field.name in _ARRAYS:
             group.create_dataset(field.name, data=value)
         elif field.name in _JSON:
             group.attrs[field.name] = json.dumps(value)
@@ -67,6 +74,10 @@ def _write_record(group: h5py.Group, record: TrialRecord) -> None:
 def _read_record(group: h5py.Group) -> TrialRecord:
     values: dict[str, Any] = {}
     for field in fields(TrialRecord):
+        if field.name == _PATHS:
+            if _PATHS in group:
+                values[_PATHS] = {name: group[_PATHS][name][()] for name in group[_PATHS]}
+            continue  # absent: none recorded (or a trial stored before it could be)
         if field.name in ADDED_FIELDS and field.name not in group and \
                 field.name not in group.attrs:
             continue  # a trial stored before the field existed: the record fills it in
@@ -86,11 +97,14 @@ def _read_record(group: h5py.Group) -> TrialRecord:
 def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     """One CSV row: the run's context columns, then the trial's scalar measurements."""
     row = dict(context)
-    row.update({k: v for k, v in asdict(record).items() if k not in (*_ARRAYS, *_JSON)})
+    row.update({k: v for k, v in asdict(record).items()
+                if k not in (*_ARRAYS, *_JSON, _PATHS)})
     if not record.config_hash:  # a trial file older than the recorded hash: the manifest's
         row["config_hash"] = context.get("config_hash", "")
     row["n_path_points"] = record.val_rmse.size
     row["m_selected"] = record.info.get("m_selected", np.nan)
+    if "sigma_selected" in record.info:  # a σ grid: the config's σ is the grid
+        row["sigma"] = row["sigma_selected"] = record.info["sigma_selected"]
     row["blas_threads"] = max(record.blas.values(), default=0)
     row["gemm_gflops"] = record.info.get("gemm_gflops", np.nan)
     row["peak_rss_mb"] = record.peak_rss / 2**20
@@ -424,7 +438,9 @@ class RunStore:
         context = {
             "experiment": manifest["experiment"],
             "dataset": manifest["dataset"],
-            "sigma": config["kernel"].get("sigma"),
+            # a σ grid's rows carry their selected σ (tidy_row)
+            "sigma": config["kernel"].get("sigma") if not isinstance(
+                config["kernel"].get("sigma"), dict | list) else np.nan,
             "kernel": config["kernel"]["name"],
             "config_hash": manifest["config_hash"],
             "dataset_sha256": manifest["dataset_sha256"],

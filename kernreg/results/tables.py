@@ -4,8 +4,11 @@ The tables (:data:`TABLES`, one name each, the same in table configs and on the 
 ``table1`` (NYTRO Table 1: the datasets), ``table2`` (NYTRO Table 2: per dataset three rows —
 model-selection time (s), test RMSE and the selected parameter (λ* or t*) — and one column per
 algorithm; cells are mean ± std over trials, the best time and the best RMSE of each dataset in
-bold, as in the paper), ``lim_table1`` (LiM Table 1: incremental Nyström) and ``summary`` (one
-row per dataset and label). The papers' numbers are package data (:mod:`kernreg.paper`).
+bold, as in the paper), ``lim_table1`` (LiM Table 1: incremental Nyström),
+``lim_table1_full`` (every column of LiM Table 1 / thesis Table 5.1, ours beside the
+published cell, :mod:`kernreg.results.published_cells`), ``lim_fig1_points`` (the point values
+of LiM Figure 1's text) and ``summary`` (one row per dataset and label). The papers' numbers
+are package data (:mod:`kernreg.paper`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,13 @@ from kernreg.config import raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
 from kernreg.losses import get_measure, get_task, measure_names
+from kernreg.results.published_cells import (
+    COLUMN_TITLES,
+    PaperCell,
+    build_paper_cells,
+    column_title,
+    dataset_title,
+)
 from kernreg.results.thesis_table6 import render_thesis_table6
 from kernreg.solvers import algorithm_names, algorithm_title
 
@@ -123,7 +133,8 @@ def cell_notes(notes: Sequence[dict[str, Any]], titles: dict[str, str] | None = 
                 title = get_spec(c["dataset"]).title.split(" (")[0]
             except DataError:  # a dataset kernreg does not provide (yet)
                 title = c["dataset"]
-        lines.append(f"{title}, {algorithm_title(c['algorithm'])}: {c['note']}")
+        what = algorithm_title(c["algorithm"]) if "algorithm" in c else c.get("label", "")
+        lines.append(f"{title}, {what}: {c['note']}")
     return lines
 
 
@@ -142,6 +153,9 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     name is used, else the first label met (e.g. ``nytro_49`` alone).
     """
     results = _one_label_per_cell(results)
+    # entries naming only a column label belong to the label tables (lim_table1_full)
+    not_run = [c for c in not_run if "algorithm" in c]
+    notes = [c for c in notes if "algorithm" in c]
     datasets = list(dict.fromkeys([*results["dataset"], *(c["dataset"] for c in not_run)]))
     present = set(results["algorithm"]) | {c["algorithm"] for c in not_run}
     algorithms = [a for a in algorithm_names() if a in present]
@@ -320,6 +334,8 @@ def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) ->
             row["λ* / t* (median)"] = format(float(np.median(g["selected"])), ".3g")
         if "m_selected" in g and g["m_selected"].notna().any():
             row["m* (median)"] = int(np.median(g["m_selected"]))
+        if "sigma_selected" in g and g["sigma_selected"].notna().any():  # a σ grid
+            row["σ* (median)"] = format(float(np.median(g["sigma_selected"].dropna())), ".4g")
         rows.append(row)
     return pd.DataFrame(rows, dtype=object).fillna("")
 
@@ -343,7 +359,7 @@ def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = 
                      "test RMSE": _mean_std(g["test_rmse"], ".4f"),
                      "paper RMSE": _paper_rmse(paper, str(ds))})
     for c in not_run:
-        if c["algorithm"] == "inkrls" and c["dataset"] not in set(inc["dataset"]):
+        if c.get("algorithm") == "inkrls" and c["dataset"] not in set(inc["dataset"]):
             try:
                 title, d = get_spec(c["dataset"]).title.split(" (")[0], get_spec(c["dataset"]).d
             except DataError:  # a dataset kernreg does not provide (yet)
@@ -422,6 +438,87 @@ def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 def _thesis_table6(c: Collected, fmt: str, compare_paper: bool) -> str:
     return render_thesis_table6(c.results, "csv" if fmt == "csv" else "md")
+def _gap_text(cell: PaperCell) -> str:
+    gap = cell.gap
+    return "" if gap is None else f"{100 * gap:+.1f}%"
+
+
+def _paper_cell_notes(cells: Sequence[PaperCell]) -> list[str]:
+    """A line per flagged cell (ours, the paper's, the gap and the config's reason) and per
+    group of NA cells sharing a reason; the trial counts when cells differ in them."""
+    lines = []
+    for c in cells:
+        if c.flagged:
+            lines.append(f"† {dataset_title(c.dataset)}, {column_title(c.column)}: ours "
+                         f"{c.ours_text()} vs paper {c.paper_text} ({_gap_text(c)}, more than "
+                         f"5% away): {c.note or 'no measured reason recorded yet'}")
+        elif c.note:
+            lines.append(f"{dataset_title(c.dataset)}, {column_title(c.column)}: {c.note}")
+    groups: dict[tuple[str, str], list[str]] = {}
+    for c in cells:
+        if c.n == 0:
+            groups.setdefault((c.dataset, str(c.na_reason)), []).append(column_title(c.column))
+    for (ds, reason), columns in groups.items():
+        lines.append(f"{dataset_title(ds)}, {', '.join(columns)}: NA here — {reason}")
+    counts = sorted({c.n for c in cells if c.n})
+    if len(counts) > 1:
+        per = ", ".join(f"{dataset_title(c.dataset)} {column_title(c.column)} {c.n}"
+                        for c in cells if c.n and c.n != max(counts))
+        lines.append(f"Trials per cell: {max(counts)}; except {per}")
+    elif counts:
+        lines.append(f"Trials per cell: {counts[0]} (mean ± std over trials)")
+    return lines
+
+
+def render_paper_table(cells: Sequence[PaperCell], fmt: str = "md") -> str:
+    """Published cells as a wide table: one row per dataset (with our σ), one column per
+    label; each cell ``ours (paper P)``, ``†`` when more than 5% away, notes below."""
+    datasets = list(dict.fromkeys(c.dataset for c in cells))
+    order = list(COLUMN_TITLES)  # the thesis's column order, then any other label
+    columns = sorted(dict.fromkeys(c.column for c in cells),
+                     key=lambda col: order.index(col) if col in order else len(order))
+    by_key = {(c.dataset, c.column): c for c in cells}
+    rows = []
+    for ds in datasets:
+        sigmas = {c.sigma for c in cells if c.dataset == ds and c.sigma is not None}
+        row = [dataset_title(ds), "/".join(f"{s:g}" for s in sorted(sigmas)) or "—"]
+        for col in columns:
+            c = by_key.get((ds, col))
+            if c is None:
+                row.append("")
+                continue
+            text = c.ours_text() if c.n else "NA"
+            row.append(f"{text}{' †' if c.flagged else ''} (paper {c.paper_text})")
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["dataset", "σ (ours)", *map(column_title, columns)])
+    return render_frame(frame, fmt, notes=_paper_cell_notes(cells))
+
+
+def render_paper_points(cells: Sequence[PaperCell], fmt: str = "md") -> str:
+    """Published cells as a long table: one row per cell (what it is from the papers' note,
+    ours, the paper's, the gap), notes below."""
+    rows = []
+    for c in cells:
+        measure = get_measure(c.measure)
+        unit = " (%)" if measure.paper_scale == 100 else ""
+        rows.append([dataset_title(c.dataset), c.paper_note or column_title(c.column),
+                     f"test {measure.title}{unit}", str(c.n),
+                     (c.ours_text() if c.n else "NA") + (" †" if c.flagged else ""),
+                     c.paper_text, _gap_text(c)])
+    frame = pd.DataFrame(rows, columns=["dataset", "cell", "measure", "trials", "ours",
+                                        "paper", "gap"])
+    notes = [n for n in _paper_cell_notes(cells) if not n.startswith("Trials per cell")]
+    return render_frame(frame, fmt, notes=notes)
+
+
+def _lim_table1_full(c: Collected, fmt: str, compare_paper: bool) -> str:
+    return render_paper_table(build_paper_cells(c.results, "lim_table1_full.csv", c.not_run,
+                                                c.notes), fmt)
+
+
+def _lim_fig1_points(c: Collected, fmt: str, compare_paper: bool) -> str:
+    return render_paper_points(build_paper_cells(c.results, "lim_fig1_points.csv", c.not_run,
+                                                 c.notes), fmt)
 
 
 def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
@@ -436,6 +533,11 @@ TABLES: dict[str, TableKind] = {t.name: t for t in (
               _lim_table1),
     TableKind("thesis_table6", "thesis Table 6.2: SGM / SIGM / LIBSVM hinge, error, time beside "
               "the paper's", _thesis_table6),
+    TableKind("lim_table1_full", "LiM Table 1 / thesis Table 5.1, every column: ours beside "
+              "the published cell, † more than 5% away (notes say why), NA with reasons",
+              _lim_table1_full),
+    TableKind("lim_fig1_points", "the point values of LiM Figure 1's text: ours beside the "
+              "paper's, one row per cell", _lim_fig1_points),
     TableKind("summary", "one row per dataset and label: any runs side by side", _summary),
 )}
 
@@ -449,7 +551,9 @@ def render_table(name: str, collected: Collected, fmt: str = "md",
 # ----------------------------------------------------------------------------- table configs
 def table_schema() -> dict[str, Any]:
     """The JSON schema of a table config (``table``, ``runs``, ``not_run``, ``notes``)."""
-    cell = {"dataset": {"type": "string"}, "algorithm": {"enum": algorithm_names()}}
+    cell = {"dataset": {"type": "string"}, "algorithm": {"enum": algorithm_names()},
+            # a column of a table whose columns are labels (lim_table1_full, lim_fig1_points)
+            "label": {"type": "string", "minLength": 1}}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -472,14 +576,14 @@ def table_schema() -> dict[str, Any]:
                                "the paper (a measured reason)",
                 "type": "array",
                 "items": {"type": "object", "additionalProperties": False,
-                          "required": ["dataset", "algorithm", "note"],
+                          "required": ["dataset", "note"],
                           "properties": {**cell, "note": {"type": "string", "minLength": 1}}},
             },
             "not_run": {
                 "description": "cells shown as NA, with the reason",
                 "type": "array",
                 "items": {"type": "object", "additionalProperties": False,
-                          "required": ["dataset", "algorithm", "reason"],
+                          "required": ["dataset", "reason"],
                           "properties": {**cell, "reason": {"type": "string", "minLength": 1},
                                          "m": {"type": "integer", "minimum": 1}}},
             },

@@ -59,6 +59,10 @@ class Selection:
     val_rmse: np.ndarray
     m_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     info: dict[str, Any] = field(default_factory=dict)
+    #: The σ grid of a σ selection (:class:`~kernreg.solvers.blocks.sigma_search.SigmaSearch`)
+    #: and its validation paths ``(S, *val_rmse.shape)``; empty otherwise.
+    sigma_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sigma_val_rmse: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def stack_rows(X: Any, X_val: Any) -> Any:

@@ -9,6 +9,7 @@ on training + validation rows when asked. An algorithm supplies the steps.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
-from kernreg._validation import check_choice, check_lambdas
+from kernreg._validation import check_choice, check_data, check_lambdas
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
@@ -228,7 +229,8 @@ class LambdaPathEstimator(KernelEstimator):
         if self.lambdas is not None:
             check_lambdas(self.lambdas)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Any:
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> Any:
         """Fit at ``lam``, or over the ``lambdas`` path selecting λ on validation data.
 
         Parameters
@@ -236,12 +238,18 @@ class LambdaPathEstimator(KernelEstimator):
         X : array-like or sparse matrix of shape (n, d)
         y : array-like of shape (n,)
         X_val, y_val : optional validation data (given together)
+        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
+            Rows (a test set) on which every model of the validated path is evaluated: with
+            validation data, ``eval_outputs_`` holds their outputs; they take no part in the
+            selection. ``eval_seconds_`` is the time this took (inside ``fit``'s).
 
         Returns
         -------
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        if X_eval is not None:
+            X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
         refit = self._check_refit()
         lam = self._check_lam(self.lam)  # checked even when the grid is used
         state = self._prepare(X, y)
@@ -253,10 +261,33 @@ class LambdaPathEstimator(KernelEstimator):
         path = self._path(state, X, y, X_val, y_val, lambdas)
         j, k = path.select()
         self.path_ = path.as_dict()
+        if X_eval is not None:
+            start = time.perf_counter()
+            self.eval_outputs_ = self._eval_path(state, path, X_eval)
+            self.eval_seconds_ = time.perf_counter() - start
         self._choose(state, path, j, k)
         if refit:
             self._refit(state, *refit_rows(X, y, X_val, y_val))
         return self
+
+    def _eval_path(self, state: Any, path: LambdaPath, X_eval: Any) -> np.ndarray:
+        """Outputs on ``X_eval`` of every model of the path, ``(L, M, n_eval)`` (``M = 1`` on a
+        one-parameter path), NaN where the path has no model (a failed factorization).
+
+        Each model is set by :meth:`_choose`, as the selection sets its own, and predicts: the
+        models are those the validation error scored (fitted on the fit rows, before any
+        refit). An algorithm may override this with a faster evaluation of the same models.
+        """
+        grid = np.asarray(path.val_rmse)
+        grid = grid[:, None] if grid.ndim == 1 else grid
+        L, M = grid.shape
+        out = np.full((L, M, X_eval.shape[0]), np.nan)
+        for j in range(L):
+            for k in range(M):
+                if np.isfinite(grid[j, k]):
+                    self._choose(state, path, j, k)
+                    out[j, k] = self.predict(X_eval)
+        return out
 
     def _prepare(self, X: Any, y: np.ndarray) -> Any:
         """What the fit rows give every λ (centers, factor, products, features), handed to

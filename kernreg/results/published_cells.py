@@ -1,0 +1,166 @@
+"""Our cells beside the papers' published cells, one cell per (dataset, column label).
+
+A papers' file (package data, :mod:`kernreg.paper`) lists published cells as rows
+``dataset, column`` plus either ``rmse`` (LiM Table 1) or ``measure, value`` (the point values
+of LiM Figure 1's text). A cell of ours is every trial of the results with that dataset and
+that algorithm label; its mean is compared with the published value in the paper's unit
+(:meth:`~kernreg.losses.Measure.relative_gap`), and a cell more than :data:`TOLERANCE` away is
+flagged: the table config's note for that cell (``label:``) says why, or the flag says that no
+reason is recorded. Cells the paper publishes but we did not measure show the config's
+``not_run`` reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kernreg.datasets import get_spec
+from kernreg.errors import DataError
+from kernreg.losses import get_measure
+
+__all__ = ["COLUMN_TITLES", "TOLERANCE", "PaperCell", "build_paper_cells", "read_paper_cells"]
+
+#: A measured cell further than this (relative, in the paper's unit) from the published one is
+#: flagged (issue 26: 5% of the RMSE).
+TOLERANCE = 0.05
+
+#: Titles of the column labels of LiM Table 1 / thesis Table 5.1 (thesis order first).
+COLUMN_TITLES = {
+    "incremental_rf_rbf": "Incremental RF RBF",
+    "incremental_nystrom_rbf": "Incremental Nyström RBF",
+    "krls_rbf": "KRLS RBF",
+    "batch_nystrom_rbf": "Batch Nyström RBF",
+    "rf_rbf": "RF RBF",
+    "fastfood_rbf": "Fastfood RBF",
+    "fastfood_fft": "Fastfood FFT",
+    "krls_matern": "KRLS Matérn",
+    "fastfood_matern": "Fastfood Matérn",
+}
+
+
+@dataclass
+class PaperCell:
+    """One published cell and ours.
+
+    ``paper`` is ``None`` where the paper prints NA; ``mean``/``std``/``n`` are ours over the
+    trials (``n = 0``: not measured, then ``na_reason`` says why); ``gap`` is
+    ``(ours − paper)/|paper|`` in the paper's unit; ``flagged`` when ``|gap| >`` the tolerance.
+    """
+
+    dataset: str
+    column: str
+    measure: str
+    paper: float | None
+    paper_text: str
+    source: str
+    paper_note: str
+    mean: float | None = None
+    std: float | None = None
+    n: int = 0
+    sigma: float | None = None
+    na_reason: str | None = None
+    note: str | None = None
+
+    @property
+    def gap(self) -> float | None:
+        if self.paper is None or self.mean is None or not np.isfinite(self.mean):
+            return None
+        return get_measure(self.measure).relative_gap(self.mean, self.paper)
+
+    @property
+    def flagged(self) -> bool:
+        gap = self.gap
+        return gap is not None and abs(gap) > TOLERANCE
+
+    def ours_text(self, digits: int = 4) -> str:
+        """Ours in the paper's unit, ``mean ± std`` (std with several trials), or ``NA``."""
+        if self.mean is None:
+            return "NA"
+        measure = get_measure(self.measure)
+        mean = measure.to_paper(self.mean)
+        text = _fmt(mean, digits)
+        if self.n > 1 and self.std is not None:
+            text += f" ± {_fmt(measure.to_paper(self.std), digits, like=mean)}"
+        return text
+
+
+def _fmt(value: float, digits: int, like: float | None = None) -> str:
+    """``digits`` significant figures of the mean's scale (a std follows its mean's decimals)."""
+    ref = abs(value if like is None else like)
+    if ref == 0 or not np.isfinite(ref):
+        return f"{value:.{digits}g}"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(ref))))
+    return f"{value:.{decimals}f}"
+
+
+def read_paper_cells(name: str) -> pd.DataFrame:
+    """The papers' file ``name`` (in ``kernreg/paper``) as rows ``dataset, column, measure,
+    value (str; "NA" where the paper prints none), source, note``."""
+    with (files("kernreg") / "paper" / name).open() as f:
+        table = pd.read_csv(f, dtype=str, keep_default_na=False)
+    if "measure" not in table:  # LiM Table 1: every cell is a test RMSE
+        table = table.rename(columns={"rmse": "value"}).assign(measure="rmse")
+    return table[["dataset", "column", "measure", "value", "source", "note"]]
+
+
+def _reason(entries: Sequence[dict[str, Any]], dataset: str, column: str, key: str
+            ) -> str | None:
+    """The table config's entry for a cell: one naming its ``label`` wins over one naming the
+    dataset only (which applies to every column of the dataset)."""
+    for want_label in (True, False):
+        for e in entries:
+            if e["dataset"] != dataset:
+                continue
+            if (e.get("label") == column) if want_label else ("label" not in e):
+                return str(e[key])
+    return None
+
+
+def build_paper_cells(results: pd.DataFrame, paper_name: str,
+                      not_run: Sequence[dict[str, Any]] = (),
+                      notes: Sequence[dict[str, Any]] = ()) -> list[PaperCell]:
+    """Every published cell of ``paper_name`` with ours from ``results`` (tidy rows: dataset,
+    label, ``test_<measure>``, sigma), the config's ``not_run`` reasons (``dataset``,
+    optional ``label``, ``reason``) and ``notes`` (``dataset``, ``label``, ``note``)."""
+    cells = []
+    for row in read_paper_cells(paper_name).itertuples(index=False):
+        paper = None if row.value in ("", "NA") else float(row.value)
+        cell = PaperCell(row.dataset, row.column, row.measure, paper, row.value, row.source,
+                         row.note)
+        ours = results[(results["dataset"] == row.dataset) & (results["label"] == row.column)] \
+            if len(results) else results
+        column = f"test_{row.measure}"
+        if len(ours) and column in ours and ours[column].notna().any():
+            values = ours[column].dropna().astype(float)
+            cell.mean, cell.std, cell.n = float(values.mean()), float(values.std(ddof=0)), \
+                len(values)
+            if "sigma" in ours and pd.notna(ours["sigma"].iloc[0]):
+                try:
+                    cell.sigma = float(ours["sigma"].iloc[0])
+                except (TypeError, ValueError):  # a σ grid: the selected σ is per trial
+                    cell.sigma = None
+        else:
+            cell.na_reason = _reason(not_run, row.dataset, row.column, "reason") or \
+                "not run (no results and no reason in the table config)"
+        cell.note = _reason(notes, row.dataset, row.column, "note")
+        cells.append(cell)
+    return cells
+
+
+def dataset_title(name: str) -> str:
+    """A dataset's short title (its registered title before any parenthesis)."""
+    try:
+        return get_spec(name).title.split(" (")[0]
+    except DataError:  # a dataset kernreg does not provide (yet)
+        return name
+
+
+def column_title(column: str) -> str:
+    """The title of a column label (:data:`COLUMN_TITLES`, else the label itself)."""
+    return COLUMN_TITLES.get(column, column)

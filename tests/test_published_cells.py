@@ -1,0 +1,77 @@
+"""The tables that put our cells beside the papers' published cells (lim_table1_full,
+lim_fig1_points): values, the 5% flag, NA reasons, the table configs that use them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kernreg.results.published_cells import build_paper_cells, read_paper_cells
+from kernreg.results.tables import Collected, load_table_config, render_table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rows(dataset: str, label: str, values: list[float], measure: str = "rmse",
+          sigma: float = 6.0) -> pd.DataFrame:
+    return pd.DataFrame({"dataset": dataset, "label": label, "algorithm": "krls",
+                         f"test_{measure}": values, "sigma": sigma,
+                         "trial": range(len(values))})
+
+
+def test_cells_compare_in_the_papers_unit_and_flag_beyond_five_percent() -> None:
+    results = pd.concat([_rows("insurance", "krls_rbf", [0.230, 0.232]),  # paper 0.231
+                         _rows("insurance", "rf_rbf", [0.2320, 0.2322])])  # paper 0.266
+    cells = {(c.dataset, c.column): c for c in build_paper_cells(results, "lim_table1_full.csv")}
+    krls, rf = cells[("insurance", "krls_rbf")], cells[("insurance", "rf_rbf")]
+    assert krls.mean == pytest.approx(0.231) and krls.n == 2 and not krls.flagged
+    assert krls.gap == pytest.approx(0.0)
+    assert rf.gap == pytest.approx((0.2321 - 0.266) / 0.266) and rf.flagged
+    # every published cell is listed, measured or not
+    assert len(cells) == len(read_paper_cells("lim_table1_full.csv"))
+    assert cells[("cpu_act", "krls_rbf")].n == 0
+
+
+def test_na_reasons_label_entries_win_over_dataset_entries() -> None:
+    not_run = [{"dataset": "ct_slices", "reason": "no data"},
+               {"dataset": "ct_slices", "label": "rf_rbf", "reason": "rf reason"}]
+    cells = {(c.dataset, c.column): c for c in
+             build_paper_cells(_rows("insurance", "krls_rbf", [0.231]), "lim_table1_full.csv",
+                               not_run)}
+    assert cells[("ct_slices", "rf_rbf")].na_reason == "rf reason"
+    assert cells[("ct_slices", "krls_rbf")].na_reason == "no data"
+    assert "no reason" in cells[("cpu_act", "krls_rbf")].na_reason
+
+
+def test_rendered_table_marks_flags_with_their_notes() -> None:
+    results = pd.concat([_rows("insurance", "krls_rbf", [0.231]),
+                         _rows("insurance", "rf_rbf", [0.2320])])
+    notes = [{"dataset": "insurance", "label": "rf_rbf", "note": "Le et al.'s features differ"}]
+    text = render_table("lim_table1_full", Collected(results, [], notes))
+    header, _, insurance = text.splitlines()[:3]
+    assert "Incremental RF RBF" in header and "Fastfood Matérn" in header
+    assert "0.2310 (paper 0.231)" in insurance and "0.2320 † (paper 0.266)" in insurance
+    assert "ours 0.2320 vs paper 0.266 (-12.8%, more than 5% away): Le et al.'s features " \
+           "differ" in text
+    assert "cpuAct" in text and "NA here — not run" in text
+
+
+def test_point_values_compare_each_cell_in_its_measure() -> None:
+    results = pd.concat([_rows("breast_cancer", "m300_lam4.28e-6", [0.0118, 0.0130], "error"),
+                         _rows("cpusmall", "m5000_lam1e-12", [15.0], "rmse")])
+    cells = {c.column: c for c in build_paper_cells(results, "lim_fig1_points.csv")}
+    bc = cells["m300_lam4.28e-6"]
+    assert bc.measure == "error" and bc.ours_text() == "0.01240 ± 0.00060" and not bc.flagged
+    assert cells["m5000_lam1e-12"].flagged and cells["m5000_lam1e-12"].paper == 12.2
+    text = render_table("lim_fig1_points", Collected(results))
+    assert "| Breast Cancer Wisconsin | m = 300, λ = 4.28e-6" in text and "0.0124" in text
+
+
+@pytest.mark.parametrize("name", ["lim_table1_full.yaml", "lim_fig1_points.yaml"])
+def test_table_configs_load(name: str) -> None:
+    table = load_table_config(ROOT / "configs" / name)
+    assert table["table"] == name.removesuffix(".yaml")
+    for run in table["runs"]:
+        assert (ROOT / "configs" / run).is_file()
