@@ -50,6 +50,16 @@ NOT_MEASURED = {
     "| dataset | σ | λ | script (Enitor commit, date) |":
         "protocol.md: the authors' hyperparameters, read from their scripts",
     "| piece | where |": "incremental_classification.md: what is implemented, and in which files",
+    "| piece | where | tested by |": "theory.md: what is implemented, in which files, tested how",
+    "| σ | β | p_random / d | p_random / d_ave | p_greedy / d | p_RPCholesky / d | d / d_ave "
+    "| p_random / p_greedy |": "hand-typed, to be rendered from results/figures/bach_fig2*.json",
+    "| dataset | n | d | d_ave | d / d_ave | p_random / d | p_random / d_ave "
+    "| p_greedy / d_ave | p_random / p_greedy |":
+        "hand-typed, to be rendered from results/figures/bach_fig3.json",
+    "| (r, γ) | quantity | measured slope | Theorem 11 (α = γ) |":
+        "hand-typed, to be rendered from results/figures/thesis_fig5_2.json",
+    "| dataset (σ) | uniform | leverage scores | greedy pivoted Cholesky | RPCholesky |":
+        "hand-typed, to be rendered from results/sampler_ranks.md",
 }
 
 
