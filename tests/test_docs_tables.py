@@ -60,6 +60,8 @@ NOT_MEASURED = {
         "hand-typed, to be rendered from results/figures/thesis_fig5_2.json",
     "| dataset (σ) | uniform | leverage scores | greedy pivoted Cholesky | RPCholesky |":
         "hand-typed, to be rendered from results/sampler_ranks.md",
+    "| dataset (n) | SNR = 1/λ* | d_eff / d̃ | map at d_eff / d̃ | d̃ at the paper's λ* "
+    "| paper's fastest |": "hand-typed, to be rendered from results/advise_table2.md",
 }
 
 
