@@ -145,10 +145,12 @@ theory-figures:
 	@for ds in $(ADVISE_DATASETS); do test -f results/advise/$$ds.json || \
 	  $(BIN)/kernreg advise $$ds --out results/advise || echo "$$ds: skipped"; done
 	$(BIN)/python scripts/nytro_fig1.py --advice-dir results/advise -o results/figures/nytro_fig1.png
+	$(MAKE) --no-print-directory docs
 
 # Center samplers side by side: the rank each needs to reach KRLS within 1% (docs/theory.md).
 sampler-ranks:
 	$(BIN)/python scripts/sampler_ranks.py -o results/sampler_ranks.md
+	$(MAKE) --no-print-directory docs
 
 beyond:
 	$(BIN)/kernreg run configs/beyond.yaml --no-progress > /dev/null

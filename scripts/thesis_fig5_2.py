@@ -33,9 +33,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from kernreg.theory.column_sampling import rank_grid
-from kernreg.theory.spline_rf import SplineRFModel
+from kernreg.theory.spline_rf import THESIS_FIG5_2_SETTINGS, SplineRFModel
 
-SETTINGS = ((11 / 16, 1 / 8), (7 / 8, 1 / 4))
 LAMBDAS = np.logspace(-7, 0, 281)
 
 
@@ -89,7 +88,7 @@ def main() -> None:
     ns = np.unique(np.round(np.logspace(3, np.log10(args.n_max), 5)).astype(int))
     summary = []
     for row in args.rows:
-        r, gamma = SETTINGS[row]
+        r, gamma = THESIS_FIG5_2_SETTINGS[row]
         model = SplineRFModel(r, gamma, eps=args.eps, noise=args.noise)
         rng = np.random.default_rng(args.seed + row)
         runs = np.array([[repetition(model, int(n), rng, args.feature_draws)

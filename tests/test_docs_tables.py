@@ -50,6 +50,11 @@ NOT_MEASURED = {
     "| dataset | σ | λ | script (Enitor commit, date) |":
         "protocol.md: the authors' hyperparameters, read from their scripts",
     "| piece | where |": "incremental_classification.md: what is implemented, and in which files",
+    "| piece | where | tested by |": "theory.md: what is implemented, in which files, tested how",
+    "| dataset (n) | SNR = 1/λ* | d_eff / d̃ | map at d_eff / d̃ | d̃ at the paper's λ* "
+    "| paper's fastest |": "theory.md: hand-typed, to be rendered from results/advise_table2.md "
+    "once that file carries the map's verdict at the paper's λ* (kernreg.advise, floor 7, is "
+    "not callable from kernreg.results)",
 }
 
 
@@ -73,6 +78,9 @@ def _copy_tree(tmp_path: Path) -> Path:
     for path in RESULTS.iterdir():
         if path.is_file():
             shutil.copy(path, root / "results" / path.name)
+    (root / "results" / "figures").mkdir()
+    for path in (RESULTS / "figures").glob("*.json"):  # the figures' data (docs/theory.md)
+        shutil.copy(path, root / "results" / "figures" / path.name)
     return root
 
 
@@ -357,3 +365,38 @@ def test_the_bench_exp_rate_and_noisy_host_columns_leave_the_docs_unchanged(tmp_
         rendered.append([DOC_TABLES[name].render(csv)
                          for name in ("speed_summary", "speed_table2")])
     assert rendered[0] == rendered[1]
+
+
+def test_theory_tables_read_their_figures_json(tmp_path: Path) -> None:
+    """docs/theory.md's tables follow the JSON the figure scripts write: a changed rank moves
+    its ratios, a setting without a run is listed as not measured with Theorem 11's exponents,
+    a damaged file is named, a deterministic sampler shows one number."""
+    import json
+
+    fig3 = tmp_path / "bach_fig3.json"
+    data = json.loads((RESULTS / "figures" / "bach_fig3.json").read_text())
+    last = data["pumadyn32fh"]["rows"][-1]
+    last["rank_greedy"] = last["d_ave"] * 3  # p_greedy / d_ave at the largest n: 3.00
+    fig3.write_text(json.dumps(data))
+    row = next(line for line in DOC_TABLES["bach_fig3"].render(fig3).splitlines()
+               if line.startswith("| 32fh |"))
+    assert split_row(row)[7].endswith("→ 3.00")
+    fig2 = tmp_path / "bach_fig2.json"
+    fig2.write_text(json.dumps({"noise": 0.5, "ratios": [
+        {"beta": 2, "n": n, "d": 10.0, "d_ave": 5.0, "rank_random": [8, 12, None],
+         "rank_rpcholesky": [10], "rank_greedy": 5} for n in (64, 128)]}))
+    assert DOC_TABLES["bach_fig2_ratios"].render(fig2).splitlines()[-1] == (
+        "| 0.5 | 2 | 1.00 | 2.00 | 0.50 | 1.00 | 2.00 | 2.00 |")
+    fig5 = tmp_path / "thesis_fig5_2.json"
+    fig5.write_text("[]")
+    text = DOC_TABLES["thesis_fig5_2"].render(fig5)
+    assert "| (11/16, 1/8) | excess risk / λ_n / m_n | not measured" in text
+    assert text.endswith("| −7/8, −1/2, +1/2 |")
+    fig5.write_text("{not json")
+    with pytest.raises(ResultsError, match="thesis_fig5_2.json: not readable JSON"):
+        DOC_TABLES["thesis_fig5_2"].render(fig5)
+    fig3.write_text(json.dumps({"pumadyn32fh": {"sigma": 6.0, "rows": [{"n": 256}]}}))
+    with pytest.raises(ResultsError, match="bach_fig3.json: a record has no 'd'"):
+        DOC_TABLES["bach_fig3"].render(fig3)
+    ranks = DOC_TABLES["sampler_ranks"].render(RESULTS / "sampler_ranks.md")
+    assert "| cpusmall (0.1) |" in ranks and "| 1288 |" in ranks and "1288 (" not in ranks

@@ -29,7 +29,10 @@ from scipy.special import zeta
 from kernreg.kernels.spline import PeriodicSplineKernel
 from kernreg.theory.fixed_design import Decay
 
-__all__ = ["SplineRFModel"]
+__all__ = ["THESIS_FIG5_2_SETTINGS", "SplineRFModel"]
+
+#: The thesis Figure 5.2 settings (r, γ), its rows.
+THESIS_FIG5_2_SETTINGS = ((11 / 16, 1 / 8), (7 / 8, 1 / 4))
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,19 @@
 A docs table is a marker block in a Markdown file (``<!-- kernreg:table NAME -->`` …
 ``<!-- /kernreg:table -->``) and an entry NAME in :data:`DOC_TABLES` (``registry``): the
 committed results files it reads and the function that renders it from them
-(``paper_tables``, ``speed_tables``, ``study_tables``; each module registers its tables at its
-end). :func:`render_text` re-renders every block of a file's text, :func:`render_docs` writes
-the files whose blocks changed, atomically (``markers``). ``make docs`` runs it;
-``tests/test_docs_tables.py`` fails when a committed file differs from what its sources render,
-or when a block names no known table or a missing source.
+(``paper_tables``, ``speed_tables``, ``study_tables``, ``theory_tables``; each module registers
+its tables at its end). :func:`render_text` re-renders every block of a file's text,
+:func:`render_docs` writes the files whose blocks changed, atomically (``markers``).
+``make docs`` runs it; ``tests/test_docs_tables.py`` fails when a committed file differs from
+what its sources render, or when a block names no known table or a missing source.
 """
 
-from kernreg.results.docs import paper_tables, speed_tables, study_tables  # noqa: F401 (register)
+from kernreg.results.docs import (  # noqa: F401 (register)
+    paper_tables,
+    speed_tables,
+    study_tables,
+    theory_tables,
+)
 from kernreg.results.docs.markers import (
     BLOCK,
     blocks,
