@@ -11,7 +11,6 @@ from kernreg.cli.data import data_options
 from kernreg.cli.run import DEFAULT_OUT, export_data_settings
 from kernreg.config.streaming import load_stream_config
 from kernreg.experiment.streaming import run_stream
-from kernreg.results.stream_report import plot_stream_accuracy, render_table7
 
 
 @click.command()
@@ -40,6 +39,9 @@ def stream(config: str, trials: int | None, seed: int | None, out: str, resume: 
     cfg = load_stream_config(config, {"trials": trials, "seed": seed})
     export_data_settings(mirror, cache_dir, offline)
     done = run_stream(cfg, out, resume=resume, force=force, progress=not no_progress)
+    # imported here: matplotlib's start-up would otherwise slow every `kernreg` command
+    from kernreg.results.stream_report import plot_stream_accuracy, render_table7
+
     run_dir = Path(out) / cfg.name
     p, features = cfg.protocol, cfg.model["features"]
     notes = [f"n_bal = {p['n_bal']}, n_test = {p['n_test']} per class, every "
