@@ -34,8 +34,10 @@ KERNELS = {"gaussian": GaussianKernel, "laplacian": LaplacianKernel}
 
 
 @pytest.fixture(params=PATHS)
-def path(request: pytest.FixtureRequest):
-    """Run the test with the compiled path forced on or off."""
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Run the test with the compiled path forced on or off (the compiled stored pass, opt-in
+    by default, included)."""
+    monkeypatch.setenv("KERNREG_JIT_PASS", "1" if request.param == "numba" else "0")
     with use_jit(request.param == "numba"):
         assert active_path() == request.param
         yield request.param
@@ -261,3 +263,19 @@ def test_noisy_host_names_the_rates_that_moved() -> None:
     assert noisy_host(before, HostRates(gemm=85e9, stream=23e9, exp=1.8e9)) == []
     assert noisy_host(before, HostRates(gemm=75e9, stream=20e9, exp=2.5e9)) == ["gemm", "exp"]
     assert noisy_host(before, HostRates(gemm=100e9, stream=20e9)) == []  # exp not measured
+
+
+def test_the_compiled_stored_pass_is_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stored pass runs its compiled loop only with KERNREG_JIT_PASS=1 (measured slower than
+    BLAS here); either way it gives the same result."""
+    from kernreg.kernels.compiled import compiled_pass_enabled
+
+    monkeypatch.delenv("KERNREG_JIT_PASS", raising=False)
+    assert not compiled_pass_enabled()
+    monkeypatch.setenv("KERNREG_JIT_PASS", "1")
+    assert compiled_pass_enabled()
+    rng = np.random.default_rng(0)
+    K, beta, y = rng.random((50, 7)), rng.random(7), rng.random(50)
+    with_jit = normal_pass(K, beta, y)[0]
+    monkeypatch.setenv("KERNREG_JIT_PASS", "0")
+    np.testing.assert_allclose(normal_pass(K, beta, y)[0], with_jit, rtol=1e-12)

@@ -23,8 +23,10 @@ PATHS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
 
 
 @pytest.fixture(params=PATHS)
-def path(request: pytest.FixtureRequest):
-    """Run the test with the compiled path forced on or off."""
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Run the test with the compiled path forced on or off (the compiled stored pass, opt-in
+    by default, included)."""
+    monkeypatch.setenv("KERNREG_JIT_PASS", "1" if request.param == "numba" else "0")
     with use_jit(request.param == "numba"):
         yield request.param
 

@@ -329,9 +329,19 @@ def normal_pass(
     return g, r
 
 
+def compiled_pass_enabled() -> bool:
+    """Whether :func:`normal_pass` runs its compiled loop: only on request
+    (``KERNREG_JIT_PASS=1``) besides :func:`jit_enabled`. Measured on this 2-core host
+    (scripts/bench_kernels.py, 2 threads, 20000 stored rows), the compiled pass was slower than
+    BLAS's two GEMVs/GEMMs: Adult-sized float32 k = 1 5.9 → 27.3 ms, k = 16 14.9 → 88.5 ms;
+    Ijcnn1-sized float64 k = 1 60.0 → 35.9 ms but k = 16 204 → 384 ms."""
+    return os.environ.get("KERNREG_JIT_PASS", "0").strip().lower() not in _FALSE
+
+
 def _normal_pass_block(Kb: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.ndarray,
                        resid: np.ndarray, threads: int | None) -> None:
-    jit = _kernels() if Kb.dtype in (np.float32, np.float64) and Kb.flags.c_contiguous else None
+    jit = _kernels() if (compiled_pass_enabled() and Kb.dtype in (np.float32, np.float64)
+                         and Kb.flags.c_contiguous) else None
     if jit is None:
         _normal_pass_numpy(Kb, beta, y, grad, resid)
         return
