@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 import pandas as pd
@@ -36,13 +38,21 @@ def export_data_settings(mirror: str | None, cache_dir: str | None, offline: boo
         os.environ[ENV_OFFLINE] = "1"
 
 
+def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The argument and options every experiment command (``run``, ``stream``) shares: CONFIG,
+    ``--trials``, ``--seed``, ``--out``, ``--resume`` (in that order in ``--help``)."""
+    func = click.option("--resume", is_flag=True,
+                        help="Continue an interrupted run (same config).")(func)
+    func = click.option("--out", default=DEFAULT_OUT, show_default=True,
+                        type=click.Path(file_okay=False),
+                        help="Folder of results; the run goes to OUT/<experiment name>.")(func)
+    func = click.option("--seed", type=int, help="Override protocol.seed.")(func)
+    func = click.option("--trials", type=int, help="Override protocol.trials.")(func)
+    return click.argument("config", type=click.Path(dir_okay=False))(func)
+
+
 @click.command()
-@click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--trials", type=int, help="Override protocol.trials.")
-@click.option("--seed", type=int, help="Override protocol.seed.")
-@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False),
-              help="Folder of results; the run goes to OUT/<experiment name>.")
-@click.option("--resume", is_flag=True, help="Continue an interrupted run (same config).")
+@experiment_options
 @click.option("--force", is_flag=True,
               help="Delete earlier results of this run first (with --only and an unchanged "
                    "config: only those algorithms' trials).")

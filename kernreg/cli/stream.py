@@ -8,18 +8,13 @@ import click
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
-from kernreg.cli.run import DEFAULT_OUT, export_data_settings
+from kernreg.cli.run import experiment_options, export_data_settings
 from kernreg.config.streaming import load_stream_config
 from kernreg.experiment.streaming import run_stream
 
 
 @click.command()
-@click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--trials", type=int, help="Override protocol.trials.")
-@click.option("--seed", type=int, help="Override protocol.seed.")
-@click.option("--out", default=DEFAULT_OUT, show_default=True, type=click.Path(file_okay=False),
-              help="Folder of results; the run goes to OUT/<experiment name>.")
-@click.option("--resume", is_flag=True, help="Continue an interrupted run (same config).")
+@experiment_options
 @click.option("--force", is_flag=True, help="Delete earlier results of this run first.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False),
