@@ -12,9 +12,13 @@ from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.stochastic import (
+    DEFAULT_ETAS,
+    DEFAULT_THETAS,
     KINKS,
+    SCHEDULES,
     VALIDATION_MEASURES,
     KernelRows,
+    check_stochastic,
     column_scorer,
     dual_pass,
     guess_grid,
@@ -27,12 +31,6 @@ from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["DEFAULT_ETAS", "DEFAULT_THETAS", "OnePassSGM"]
 
-#: The constant schedule's 30 guesses: η log-spaced in [1e-3, 1] (θ = 0), the range of the
-#: thesis' Figure 6.2(a).
-DEFAULT_ETAS = np.logspace(-3.0, 0.0, 30)
-#: The decaying schedule's 30 guesses: θ evenly spaced in [0, 1] (η = 1/4), Figure 6.2(b).
-DEFAULT_THETAS = np.linspace(0.0, 1.0, 30)
-SCHEDULES = ("constant", "decaying")
 SAMPLINGS = ("permutation", "iid")
 #: Default allowance for the stored kernels when no ``max_memory`` is given.
 _STORE_DEFAULT = 2**31
@@ -127,11 +125,9 @@ class OnePassSGM(KernelEstimator):
 
     def check_params(self) -> None:
         super().check_params()
-        get_loss(self.loss)
+        check_stochastic(self.loss, self.kink, self.validation_measure)
         check_choice(self.schedule, "schedule", SCHEDULES)
         check_choice(self.sampling, "sampling", SAMPLINGS)
-        check_choice(self.kink, "kink", KINKS)
-        check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
         check_positive(self.eta, "eta")
         check_int(self.passes, "passes", minimum=1)
         guess_grid(self.theta, DEFAULT_THETAS, "theta", theta=True)

@@ -13,8 +13,12 @@ from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.stochastic import (
+    DEFAULT_ETAS,
+    DEFAULT_THETAS,
     KINKS,
+    SCHEDULES,
     VALIDATION_MEASURES,
+    check_stochastic,
     column_scorer,
     guess_grid,
     guess_passes,
@@ -26,8 +30,6 @@ from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["FeatureSGM"]
 
-_ETAS = np.logspace(-3.0, 0.0, 30)
-_THETAS = np.linspace(0.0, 1.0, 30)
 
 
 class FeatureSGM(KernelEstimator):
@@ -86,20 +88,18 @@ class FeatureSGM(KernelEstimator):
         super().check_params()
         check_choice(self.kernel, "kernel", ("gaussian",))
         check_int(self.n_features, "n_features", minimum=1)
-        get_loss(self.loss)
-        check_choice(self.schedule, "schedule", ("constant", "decaying"))
-        check_choice(self.kink, "kink", KINKS)
-        check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
+        check_stochastic(self.loss, self.kink, self.validation_measure)
+        check_choice(self.schedule, "schedule", SCHEDULES)
         check_positive(self.eta, "eta")
-        guess_grid(self.theta, _THETAS, "theta", theta=True)
+        guess_grid(self.theta, DEFAULT_THETAS, "theta", theta=True)
         check_int(self.passes, "passes", minimum=1)
         check_random_state(self.random_state)
         self._grid()
 
     def _grid(self) -> np.ndarray:
         if self.schedule == "constant":
-            return guess_grid(self.etas, _ETAS, "etas", theta=False)
-        return guess_grid(self.thetas, _THETAS, "thetas", theta=True)
+            return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
+        return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
 
     def _z(self, X: Any) -> np.ndarray:
         return self.feature_map_.transform(X) * self.feature_map_.scale

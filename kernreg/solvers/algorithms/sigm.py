@@ -16,6 +16,7 @@ from kernreg.solvers.blocks.stochastic import (
     ORDERINGS,
     VALIDATION_MEASURES,
     KernelRows,
+    check_stochastic,
     column_scorer,
     dual_pass,
     epoch_indices,
@@ -104,10 +105,8 @@ class MultiPassSGM(IterativeEstimator):
 
     def check_params(self) -> None:
         super().check_params()
-        get_loss(self.loss)
+        check_stochastic(self.loss, self.kink, self.validation_measure)
         check_choice(self.ordering, "ordering", ORDERINGS)
-        check_choice(self.kink, "kink", KINKS)
-        check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
         theta = float(self.theta)
         if not 0.0 <= theta <= 1.0:
             raise ValueError(f"theta must be in [0, 1], got {self.theta!r}")

@@ -17,14 +17,19 @@ from typing import Any
 
 import numpy as np
 
+from kernreg._validation import check_choice
 from kernreg.kernels import Kernel
-from kernreg.losses import Loss
+from kernreg.losses import Loss, get_loss
 
 __all__ = [
+    "DEFAULT_ETAS",
+    "DEFAULT_THETAS",
     "KINKS",
     "ORDERINGS",
+    "SCHEDULES",
     "VALIDATION_MEASURES",
     "KernelRows",
+    "check_stochastic",
     "column_scorer",
     "dual_pass",
     "epoch_indices",
@@ -44,6 +49,13 @@ ORDERINGS = ("cyclic", "reshuffle", "iid")
 #: The hinge subgradient at the kink ``y f = 1``: ``−y`` (the authors' update whenever
 #: ``y f ≤ 1``) or ``0`` (kernreg's ``HingeLoss.derivative``, strict ``y f < 1``).
 KINKS = ("authors", "zero")
+#: Step-size schedules of one-pass SGM: constant η (θ = 0) or decaying η t^(−θ) (η = 1/4).
+SCHEDULES = ("constant", "decaying")
+#: The constant schedule's 30 guesses: η log-spaced in [1e-3, 1] (θ = 0), the range of the
+#: thesis' Figure 6.2(a).
+DEFAULT_ETAS = np.logspace(-3.0, 0.0, 30)
+#: The decaying schedule's 30 guesses: θ evenly spaced in [0, 1] (η = 1/4), Figure 6.2(b).
+DEFAULT_THETAS = np.linspace(0.0, 1.0, 30)
 
 
 def step_sizes(eta: Any, theta: Any, t: Any) -> np.ndarray:
@@ -202,3 +214,11 @@ def guess_steps(schedule: str, grid: np.ndarray | None, eta: float, theta: float
     if schedule == "constant":
         return grid, np.zeros(1)
     return np.array([float(eta)]), grid
+
+
+def check_stochastic(loss: str, kink: str, validation_measure: str) -> None:
+    """The parameters every stochastic-gradient estimator shares: its loss (a registered
+    name), the subgradient at the hinge's kink and the validation measure."""
+    get_loss(loss)
+    check_choice(kink, "kink", KINKS)
+    check_choice(validation_measure, "validation_measure", VALIDATION_MEASURES)
