@@ -429,6 +429,55 @@ def test_a_trial_file_of_another_config_is_reported(finished_run: Path,
     assert code == 2 and "comes from another config (hash ffffffffffff" in err
 
 
+def test_an_algorithm_added_to_the_config_resumes_keeping_the_other_trials(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trials depend on the protocol seed and their number, never on the other algorithms: a
+    column added to a config resumes, the finished trials are kept byte for byte, and the run
+    equals a fresh run of the extended config."""
+    before = {p.name: p.read_bytes() for p in _trial_files(finished_run)}
+    extended = CONFIG.replace("protocol: {trials: 3}",
+                              "  - {name: krls, lambdas: [1e-3, 1e-1]}\nprotocol: {trials: 4}")
+    config = _config(finished_run.parent.parent, extended, "small.yaml")
+    code, _, err = _run(["run", str(config), "--out", str(finished_run.parent), "--resume",
+                         "--no-progress"], capsys)
+    assert code == 0, err
+    for name, data in before.items():
+        assert (finished_run / "trials" / name).read_bytes() == data
+    assert len(_trial_files(finished_run)) == 12
+    manifest = json.loads((finished_run / "manifest.json").read_text())
+    assert len(manifest["compatible_hashes"]) == 1
+    code, out, err = _run(["table", str(finished_run), "--rebuild"], capsys)
+    assert code == 0 and "KRLS" in out, err
+    resumed = pd.read_csv(finished_run / "results.csv")
+    fresh_dir = finished_run.parent.parent / "fresh"
+    code, _, err = _run(["run", str(config), "--out", str(fresh_dir), "--no-progress"], capsys)
+    assert code == 0, err
+    fresh = pd.read_csv(fresh_dir / "small" / "results.csv")
+    keys = ["label", "trial", "seed", "selected", "test_rmse", "n_fit"]
+    pd.testing.assert_frame_equal(
+        resumed[keys].sort_values(["label", "trial"]).reset_index(drop=True),
+        fresh[keys].sort_values(["label", "trial"]).reset_index(drop=True))
+
+
+@pytest.mark.parametrize("edit,named", [
+    (lambda text: text.replace("max_iter: 30", "max_iter: 40"), "'nytro' (changed)"),
+    (lambda text: text.replace("  - {name: nytro, m: 20, max_iter: 30}\n", ""),
+     "'nytro' (not in the config)"),
+    (lambda text: text.replace("n_train: 120", "n_train: 130"),
+     "'nkrls' (changed), 'nytro' (changed)"),
+])
+def test_a_config_that_changes_finished_trials_does_not_resume(
+    finished_run: Path, capsys: pytest.CaptureFixture[str], edit, named: str
+) -> None:
+    before = _written(finished_run)
+    config = _config(finished_run.parent.parent, edit(CONFIG), "small.yaml")
+    code, _, err = _run(["run", str(config), "--out", str(finished_run.parent), "--resume",
+                         "--no-progress"], capsys)
+    assert code == 2 and "cannot resume" in err and named in err, err
+    assert _written(finished_run) == before
+
+
 def test_unknown_files_in_trials_are_reported_and_ignored(
     finished_run: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -2,7 +2,13 @@
 estimators they configure."""
 
 from kernreg.config.estimators import estimator_params, make_estimator
-from kernreg.config.experiment import Algorithm, Experiment, expand_m, results_relevant
+from kernreg.config.experiment import (
+    Algorithm,
+    Experiment,
+    algorithm_hashes,
+    expand_m,
+    results_relevant,
+)
 from kernreg.config.loader import (
     fit_rows,
     load_experiment,
@@ -16,6 +22,7 @@ from kernreg.config.task import experiment_task
 __all__ = [
     "Algorithm",
     "Experiment",
+    "algorithm_hashes",
     "estimator_params",
     "expand_m",
     "experiment_task",

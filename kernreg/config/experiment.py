@@ -14,7 +14,7 @@ import numpy as np
 
 from kernreg.solvers.blocks.params import lambda_grid, level_values
 
-__all__ = ["Algorithm", "Experiment", "expand_m", "results_relevant"]
+__all__ = ["Algorithm", "Experiment", "algorithm_hashes", "expand_m", "results_relevant"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,18 @@ def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
     payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
     payload.get("protocol", {}).pop("trials", None)
     return payload
+
+
+def algorithm_hashes(config: dict[str, Any]) -> dict[str, str]:
+    """``{label: sha256}`` of what determines each algorithm's trials: the config's
+    results-relevant part with that algorithm alone. A trial's split and seed depend only on the
+    protocol seed and the trial number, never on the other algorithms, so adding an algorithm to
+    a config leaves the other labels' trials valid (``kernreg run --resume`` keeps them)."""
+    shared = results_relevant(config)
+    algorithms = shared.pop("algorithms", [])
+    hashes = {}
+    for entry in algorithms:
+        payload = {**shared, "algorithms": [entry]}
+        hashes[entry["label"]] = hashlib.sha256(
+            json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return hashes

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from kernreg.atomic import atomic_path, check_inside, remove_temporaries, write_text
-from kernreg.config import results_relevant
+from kernreg.config import algorithm_hashes, results_relevant
 from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
 
@@ -279,12 +279,13 @@ class RunStore:
             elif self.manifest_path.exists():
                 old = self.manifest()
                 if not self._same_config(manifest):
-                    raise ConfigError(
-                        f"cannot resume {self.run_dir}: its results come from a different config "
-                        f"(hash {str(old.get('config_hash', '?'))[:12]}…, now "
-                        f"{manifest['config_hash'][:12]}…); use --force to start again or "
-                        "--out for another folder"
-                    )
+                    self._check_resumable(old, manifest)
+                    # the labels with trials kept their computation: their files stay valid
+                    manifest["compatible_hashes"] = sorted(
+                        {*old.get("compatible_hashes", []), old.get("config_hash", "")}
+                        - {manifest["config_hash"], ""})
+                elif old.get("compatible_hashes"):
+                    manifest["compatible_hashes"] = old["compatible_hashes"]
         advice = "choose another --out folder"
         write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n",
                    advice=advice, root=self.run_dir)
@@ -328,6 +329,23 @@ class RunStore:
                 check_inside(folder, self.run_dir)
                 shutil.rmtree(folder)  # removes links inside, never follows them
 
+    def _check_resumable(self, old: dict[str, Any], manifest: dict[str, Any]) -> None:
+        """A changed config resumes when every label with trials here computes as before
+        (algorithms added, or trials added, are fine; a label changed or dropped is not)."""
+        before = algorithm_hashes(old["config"])
+        now = algorithm_hashes(manifest["config"])
+        stored = sorted({TRIAL_FILE.fullmatch(p.name)[1] for p in self.trial_files()})
+        changed = [label for label in stored if now.get(label) != before.get(label)]
+        if changed:
+            what = ", ".join(f"{label!r} ({'changed' if label in now else 'not in the config'})"
+                             for label in changed)
+            raise ConfigError(
+                f"cannot resume {self.run_dir}: its results come from a different config "
+                f"(hash {str(old.get('config_hash', '?'))[:12]}…, now "
+                f"{manifest['config_hash'][:12]}…) and its trials of {what} would not be "
+                "computed the same; use --force to start again or --out for another folder"
+            )
+
     def _same_config(self, manifest: dict[str, Any]) -> bool:
         """Whether stored results come from a config with the same results-relevant fields."""
         if not self.manifest_path.exists():
@@ -353,7 +371,7 @@ class RunStore:
         except (OSError, KeyError, ValueError, TypeError):
             check_inside(path, self.run_dir).unlink()
             return False
-        self._check_record(path, record, self.manifest().get("config_hash", ""))
+        self._check_record(path, record, self._config_hashes())
         return True
 
     def save_trial(self, record: TrialRecord) -> None:
@@ -382,10 +400,19 @@ class RunStore:
                       if p not in known and not (p.name.startswith(".") and
                                                  p.name.endswith(".tmp")))
 
+    def _config_hashes(self) -> list[str]:
+        """The run's config hash, then those of the earlier configs it was resumed from (their
+        trials compute as this config's: see :meth:`_check_resumable`); empty: no manifest."""
+        if not self.manifest_path.is_file():
+            return []
+        manifest = self.manifest()
+        hashes = [manifest.get("config_hash", ""), *manifest.get("compatible_hashes", [])]
+        return [h for h in hashes if h]
+
     @staticmethod
-    def _check_record(path: Path, record: TrialRecord, config_hash: str) -> None:
-        """A trial file holds what its name says, from the run's config (files written before
-        trial files recorded their config have no hash and pass)."""
+    def _check_record(path: Path, record: TrialRecord, config_hashes: list[str]) -> None:
+        """A trial file holds what its name says, from the run's config or one it was resumed
+        from (files written before trial files recorded their config have no hash and pass)."""
         match = TRIAL_FILE.fullmatch(path.name)
         assert match is not None  # trial_files() lists only matching names
         label, trial = match[1], int(match[2])
@@ -393,9 +420,9 @@ class RunStore:
         if record.label != label or record.trial != trial:
             problems.append(f"it holds trial {record.trial} of {record.label!r}, not trial "
                             f"{trial} of {label!r}")
-        if record.config_hash and config_hash and record.config_hash != config_hash:
+        if record.config_hash and config_hashes and record.config_hash not in config_hashes:
             problems.append(f"it comes from another config (hash {record.config_hash[:12]}…, "
-                            f"the run's {config_hash[:12]}…)")
+                            f"the run's {config_hashes[0][:12]}…)")
         if problems:
             raise ResultsError(f"trial file {path} does not belong to this run: "
                                f"{'; '.join(problems)}; kernreg never merges such files: move "
@@ -414,8 +441,7 @@ class RunStore:
         for path in self.unknown_files():
             log.warning("%s is no trial file of kernreg's (expected <label>__t<trial>.h5); "
                         "ignored", path)
-        config_hash = self.manifest().get("config_hash", "") \
-            if self.manifest_path.is_file() else ""
+        config_hashes = self._config_hashes()
         records = []
         for path in self.trial_files():
             try:
@@ -426,7 +452,7 @@ class RunStore:
                     f"damaged trial file {path} ({type(exc).__name__}: {exc}); delete it and "
                     f"run the experiment again with --resume to redo that trial"
                 ) from None
-            self._check_record(path, record, config_hash)
+            self._check_record(path, record, config_hashes)
             records.append(record)
         return records
 
