@@ -1,4 +1,4 @@
-"""Benchmark: model-selection time of NKRLS and NYTRO on the Table 2 datasets, against the paper
+"""Benchmark: model-selection time of NKRLS, NYTRO and ES on the Table 2 datasets, against the paper
 and against what a scikit-learn user would run on the same split, centers and λ grid. The host's
 measured GEMM rate (float64 1024², the configs' BLAS threads) is printed with every timed line:
 the yardstick of absolute times on shared hosts. Beside time / paper every line prints
@@ -50,7 +50,7 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
-from kernreg.experiment.floor import HostRates, nkrls_floor, noisy_host, nytro_floor
+from kernreg.experiment.floor import HostRates, es_floor, nkrls_floor, noisy_host, nytro_floor
 from kernreg.results.bench import record_row, today_source
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
@@ -63,14 +63,18 @@ CSV_COLUMNS = [*CSV_KEY, "repeats", "median_s", "first_s", "paper_s", "over_pape
                "peak_rss_gib", "host_gemm_gflops_min", "host_gemm_gflops_max",
                "host_stream_gbs_min", "host_stream_gbs_max", "blas_threads", "source",
                "host_exp_geps_min", "host_exp_geps_max", "noisy_host"]
-# The config holding each dataset's NKRLS and NYTRO settings.
+# The config holding each dataset's settings of each timed algorithm (ES: where the paper ran it).
 DATASETS = {
-    "insurance": ("insurance_all.yaml", "insurance_all.yaml"),
-    "adult": ("adult_all.yaml", "adult_all.yaml"),
-    "ijcnn1": ("ijcnn1_nkrls.yaml", "ijcnn1_nytro.yaml"),
-    "yearprediction": ("yearprediction_nkrls.yaml", "yearprediction_nytro.yaml"),
-    "covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
+    "insurance": {"nkrls": "insurance_all.yaml", "nytro": "insurance_all.yaml",
+                  "es": "insurance_all.yaml"},
+    "adult": {"nkrls": "adult_all.yaml", "nytro": "adult_all.yaml", "es": "adult_all.yaml"},
+    "ijcnn1": {"nkrls": "ijcnn1_nkrls.yaml", "nytro": "ijcnn1_nytro.yaml",
+               "es": "ijcnn1_es.yaml"},
+    "yearprediction": {"nkrls": "yearprediction_nkrls.yaml",
+                       "nytro": "yearprediction_nytro.yaml"},
+    "covtype_binary": {"nkrls": "covtype_nkrls.yaml", "nytro": "covtype_nytro.yaml"},
 }
+ALGORITHMS = ("nkrls", "nytro", "es")
 KERNEL_RIDGE_MAX_N = 12000  # n × n float64 kernel ≈ 1.2 GB and O(n³) per λ beyond this
 
 
@@ -176,6 +180,8 @@ def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int,
     """The cell's floor (see kernreg.experiment.floor) at the host rates ``rates`` (by dtype)."""
     dtype = exp.dataset["dtype"]
     itemsize = 4 if dtype == "float32" else 8
+    if label == "es":
+        return float(es_floor(n, n_val, d, est.n_iter_, itemsize, rates[dtype])["total"])
     m = algo.params["m"]
     if label == "nkrls":
         floor = nkrls_floor(n, n_val, m, d, len(algo.lambdas()), itemsize, rates[dtype],
@@ -189,7 +195,7 @@ def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int,
 def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str | None,
           algorithms: tuple[str, ...], max_iter: int | None = None,
           csv: Path | None = None) -> None:
-    for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
+    for label, config in DATASETS[name].items():
         if label not in algorithms:
             continue
         overrides = {"dataset": {"dtype": dtype}} if dtype else None
@@ -221,7 +227,8 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
             extra = ""
             if hasattr(est, "strategy_"):
                 extra = f", strategy {est.strategy_}/{est.validation_strategy_}"
-            print(f"{name:15s} {label:5s} m={algo.params['m']:<6d} {exp.dataset['dtype']} "
+            size = f"m={algo.params['m']:<6d}" if "m" in algo.params else f"n={len(y_fit):<6d}"
+            print(f"{name:15s} {label:5s} {size} {exp.dataset['dtype']} "
                   f"median {median:8.2f} s (n={repeats}, first {first:.2f} s; "
                   f"host GEMM {gemm_gflops():.0f} GF/s), "
                   f"peak RSS {peak / 2**30:5.2f} GiB, "
@@ -288,9 +295,11 @@ def main() -> None:
     parser.add_argument("--dtype", choices=["float64", "float32"],
                         help="override the configs' kernel dtype")
     parser.add_argument("--algorithms", nargs="+", default=["nkrls", "nytro"],
-                        choices=["nkrls", "nytro"])
+                        choices=ALGORITHMS, help="es: kernel Landweber on the n × n kernel "
+                        "(Insurance, Adult, Ijcnn1; not in the default run)")
     parser.add_argument("--max-iter", type=int,
-                        help="override NYTRO's max_iter (e.g. to time the paper's t* + window)")
+                        help="override NYTRO's (or ES's) max_iter (e.g. to time the paper's t* "
+                             "+ window)")
     parser.add_argument("--csv", type=Path, default=BENCH_CSV,
                         help="the CSV the timed lines go to (default: results/bench_table2.csv)")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from kernreg.experiment import idle_cores, resolve_blas_threads
-from kernreg.experiment.floor import HostRates, kernel_seconds, nkrls_floor, noisy_host, nytro_floor
+from kernreg.experiment.floor import (
+    HostRates,
+    es_floor,
+    kernel_seconds,
+    nkrls_floor,
+    noisy_host,
+    nytro_floor,
+)
 
 RATES = HostRates(gemm=1e11, stream=1e10)
 
@@ -36,6 +43,17 @@ def test_nytro_floor_takes_the_cheaper_plan() -> None:
     # float32 halves the bytes streamed, so the streaming plan's iterations cost half
     assert nytro_floor(100000, 25000, 1000, 20, 10, 4, RATES)["iterations"] == \
         pytest.approx(stream / 2)
+
+
+def test_es_floor_reads_both_kernels_once_per_iteration() -> None:
+    n, n_val, d, iterations = 26000, 6500, 123, 50
+    floor = es_floor(n, n_val, d, iterations, 4, RATES)
+    assert floor["kernel"] == pytest.approx(kernel_seconds(n + n_val, n, d, 4, RATES))
+    assert floor["iterations"] == pytest.approx(iterations * (n + n_val) * n * 4 / 1e10)
+    assert floor["total"] == pytest.approx(floor["kernel"] + floor["iterations"])
+    # float64 streams twice the bytes
+    assert es_floor(n, n_val, d, iterations, 8, RATES)["iterations"] == \
+        pytest.approx(2 * floor["iterations"])
 
 
 def test_measured_rates_are_finite_and_plausible() -> None:

@@ -1,4 +1,4 @@
-"""The floor of a timed cell: the least work NKRLS or NYTRO must do, at this host's measured rates.
+"""The floor of a timed cell: the least work NKRLS, NYTRO or ES must do, at this host's rates.
 
 A cell's floor is the arithmetic it cannot avoid divided by the host's GEMM rate, plus the bytes
 it must move divided by the host's streaming rate, plus — when measured — the n·m exponentials
@@ -18,8 +18,8 @@ import numpy as np
 
 from kernreg.experiment.resources import Stopwatch, exp_rate, gemm_gflops
 
-__all__ = ["NOISY_HOST_TOLERANCE", "HostRates", "kernel_seconds", "nkrls_floor", "noisy_host",
-           "nytro_floor"]
+__all__ = ["NOISY_HOST_TOLERANCE", "HostRates", "es_floor", "kernel_seconds", "nkrls_floor",
+           "noisy_host", "nytro_floor"]
 
 #: Relative change of a host rate between the measurements before and after a cell above
 #: which the cell's time is not judged (the host was too noisy): 20%.
@@ -130,4 +130,21 @@ def nytro_floor(n: int, n_val: int, m: int, d: int, iterations: int, itemsize: i
     parts = {"setup": setup, "iterations": min(stream, gram),
              "plan": "stream" if stream <= gram else "gram"}
     parts["total"] = setup + parts["iterations"]
+    return parts
+
+
+def es_floor(n: int, n_val: int, d: int, iterations: int, itemsize: int,
+             rates: HostRates) -> dict[str, float]:
+    """Seconds kernel Landweber (ES) over ``iterations`` validated steps cannot go below.
+
+    The n × n kernel and the n_val × n validation kernel (:func:`kernel_seconds`), then per
+    iteration one streaming read of each: ``Kα`` for the step and ``K_vn α`` for the
+    validation error (both at least one read of the stored matrix, or their re-evaluation,
+    which costs more). The step size's Lanczos passes are not counted.
+    """
+    parts = {
+        "kernel": kernel_seconds(n + n_val, n, d, itemsize, rates),
+        "iterations": iterations * (n + n_val) * n * itemsize / rates.stream,
+    }
+    parts["total"] = sum(parts.values())
     return parts
