@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from toy_feature_maps import LaplacianFourierFeatures
 
 from kernreg.features import (
-    FeatureMap,
     FeatureMapSpec,
     RandomFourierFeatures,
     feature_map_names,
@@ -23,33 +23,8 @@ from kernreg.features import (
     unregister,
 )
 from kernreg.kernels import make_kernel
-from kernreg.kernels.base import Data
 from kernreg.kernels.registry import POSITIVE
 from kernreg.solvers import get_algorithm
-
-
-class LaplacianFourierFeatures(FeatureMap):
-    """Toy: ``√2 cos(wᵀx + b)`` with ``w = z/(σ|g|)``, ``z ~ N(0, I)``, ``g ~ N(0, 1)``:
-    ``E cos(wᵀδ) = E exp(−‖δ‖²/(2σ²g²)) = exp(−‖δ‖/σ)``, the Laplacian kernel."""
-
-    def __init__(self, n_features: int, sigma: float = 1.0, *, random_state: Any = None):
-        super().__init__(n_features, random_state=random_state)
-        self.sigma = sigma
-
-    def _draw(self, d: int, rng: np.random.Generator) -> None:
-        # one stream per kind of parameter, each drawn feature by feature: prefix-consistent
-        z_rng, g_rng, b_rng = (np.random.default_rng(s) for s in rng.integers(2**63, size=3))
-        z = z_rng.standard_normal((self.n_features, d))
-        g = np.abs(g_rng.standard_normal(self.n_features))
-        self.W_ = z / (self.sigma * g[:, None])
-        self.b_ = b_rng.uniform(0, 2 * np.pi, self.n_features)
-
-    def _features(self, Xb: Data) -> np.ndarray:
-        return np.sqrt(2.0) * np.cos(np.asarray(Xb @ self.W_.T) + self.b_)
-
-    def _prefix(self, n_features: int) -> None:
-        self.W_, self.b_ = self.W_[:n_features], self.b_[:n_features]
-
 
 TOY = FeatureMapSpec(name="toy_laplace_rff", feature_map=LaplacianFourierFeatures,
                      kernel="laplacian", schema={"sigma": POSITIVE}, defaults={"sigma": 1.0},

@@ -1,79 +1,37 @@
 """Adding a feature map touches its own file and its registration — nothing else.
 
-Two toy maps are defined and registered here, at run time, without editing any kernreg module:
-random Fourier features of the Laplacian kernel (a map with σ, which takes the kernel's σ) and
-Gaussian random projections of the linear kernel (a map without parameters). A config naming
-one on an ``rf`` entry (``features: <name>``) goes through validation (the entry's schema reads
-the registered names when the config is read; the map must approximate the config's kernel),
-trials that build their features from it, the run store and the tables, as ``rff`` does.
+Two toy maps (tests/toy_feature_maps.py) are registered here, at run time, without editing any
+kernreg module: random Fourier features of the Laplacian kernel (a map with σ, which takes the
+kernel's σ) and Gaussian random projections of the linear kernel (a map without parameters).
+A config naming one on an ``rf`` entry (``features: <name>``) goes through validation (the
+entry's schema reads the registered names when the config is read; the map must approximate the
+config's kernel), trials that build their features from it, the run store and the tables, as
+``rff`` does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from toy_feature_maps import GaussianProjections, LaplacianFourierFeatures
 
 from kernreg.config import load_experiment
 from kernreg.errors import ConfigError
 from kernreg.experiment import run_experiment
 from kernreg.features import (
-    FeatureMap,
     FeatureMapSpec,
     feature_map_names,
     feature_maps_for,
     register,
     unregister,
 )
-from kernreg.kernels.base import Data
 from kernreg.kernels.registry import POSITIVE
 from kernreg.results.store import load_run
 from kernreg.results.tables import Collected, render_table
 from kernreg.solvers import RandomFeaturesKRLS, rmse
-
-
-class LaplacianFourierFeatures(FeatureMap):
-    """``√2 cos(wᵀx + b)`` with ``w = z/(σ|g|)``, ``z ~ N(0, I)``, ``g ~ N(0, 1)``:
-    ``E cos(wᵀδ) = exp(−‖δ‖/σ)``, the Laplacian kernel. Counts the blocks it maps."""
-
-    mapped = 0
-
-    def __init__(self, n_features: int, sigma: float = 1.0, *, random_state: Any = None):
-        super().__init__(n_features, random_state=random_state)
-        self.sigma = sigma
-
-    def _draw(self, d: int, rng: np.random.Generator) -> None:
-        # one stream per kind of parameter, each drawn feature by feature: prefix-consistent
-        z_rng, g_rng, b_rng = (np.random.default_rng(s) for s in rng.integers(2**63, size=3))
-        z = z_rng.standard_normal((self.n_features, d))
-        g = np.abs(g_rng.standard_normal(self.n_features))
-        self.W_ = z / (self.sigma * g[:, None])
-        self.b_ = b_rng.uniform(0, 2 * np.pi, self.n_features)
-
-    def _features(self, Xb: Data) -> np.ndarray:
-        type(self).mapped += 1
-        return np.sqrt(2.0) * np.cos(np.asarray(Xb @ self.W_.T) + self.b_)
-
-    def _prefix(self, n_features: int) -> None:
-        self.W_, self.b_ = self.W_[:n_features], self.b_[:n_features]
-
-
-class GaussianProjections(FeatureMap):
-    """``ψ_j(x) = g_jᵀx``, ``g_j ~ N(0, I)``: ``E ψ_j(x)ψ_j(x') = xᵀx'``, the linear kernel
-    (no parameter besides ``n_features``)."""
-
-    def _draw(self, d: int, rng: np.random.Generator) -> None:
-        self.G_ = np.random.default_rng(rng.integers(2**63)).standard_normal((self.n_features, d))
-
-    def _features(self, Xb: Data) -> np.ndarray:
-        return np.asarray(Xb @ self.G_.T, dtype=np.float64)
-
-    def _prefix(self, n_features: int) -> None:
-        self.G_ = self.G_[:n_features]
-
 
 LAPLACE = FeatureMapSpec(name="toy_laplace_rff", feature_map=LaplacianFourierFeatures,
                          kernel="laplacian", schema={"sigma": POSITIVE}, summary="a toy")
