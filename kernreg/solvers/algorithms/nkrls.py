@@ -128,7 +128,8 @@ class NystromKRLS(LambdaPathEstimator):
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
         setup = self._nystrom_setup(X, self.penalty)
-        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor))
+        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor),
+                             rows=X.shape[0])
 
     def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
@@ -148,7 +149,11 @@ class NystromKRLS(LambdaPathEstimator):
                           record={"cholesky_fallbacks": fallbacks})
 
     def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
-        refit = NystromSystem(state.factor, *self._products(X, y, self.centers_, state.factor))
+        # the refit rows are the fit rows followed by the validation rows (refit_rows): AᵀA
+        # and Aᵀy are sums over rows, so only the validation rows' terms are new
+        H_val, Aty_val = self._products(X[state.rows:], y[state.rows:], self.centers_,
+                                        state.factor)
+        refit = NystromSystem(state.factor, state.H + H_val, state.Aty + Aty_val, X.shape[0])
         self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
                                   self.path_method)[0][:, 0]
 
