@@ -29,7 +29,7 @@ class NystromKRLS(LambdaPathEstimator):
 
     Predictions are ``K(X, centers) @ α``. ``K_nm`` is never stored: ``AᵀA`` and ``Aᵀy`` are
     accumulated block-wise from ``A_b = K_b R⁻¹`` (memory ``O(m² + block·m)``, time
-    ``O(nm(m + d))``).
+    ``O(nm(m + d))``); the refit adds the validation rows' terms to the fit rows'.
     With validation data every λ of the grid is solved from the same ``m × m`` problem and the
     validation predictions of all λ come from one blocked product ``K(X_val, C) @ [α(λ_j)]_j``.
 
@@ -46,7 +46,8 @@ class NystromKRLS(LambdaPathEstimator):
         λ grid searched with validation data; default 100 values log-spaced in ``[1e-15, 1]``.
     path_method : {"eigh", "cholesky"}, default "eigh"
         Shared eigendecomposition for all λ, or a fresh Cholesky per λ (see
-        :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`).
+        :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`). A single λ (the fit at
+        ``lam``, a one-point grid, the refit) takes one Cholesky either way.
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI``; increased ×10 until Cholesky succeeds (recorded in
         ``factor_info_``).
