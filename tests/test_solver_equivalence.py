@@ -123,6 +123,75 @@ def test_nkrls_shared_path_equals_fresh_per_lambda_solves(problem):
     assert est.best_lambda_ == lambdas[best]
 
 
+def test_nkrls_single_lambda_cholesky_equals_the_shared_eigendecomposition(problem):
+    """A single λ is solved by one Cholesky of AᵀA + λnI: the same coefficients as the shared
+    eigendecomposition (and as a direct solve) at every λ of a wide grid."""
+    X, y, _, _, _ = problem
+    n, m = X.shape[0], 60
+    kern = GaussianKernel(SIGMA)
+    C = X[np.random.default_rng(2).choice(n, m, replace=False)]
+    factor = nystrom_factor(kern(C), 1e-10)
+    H, Aty = nystrom_products(kern, X, C, y, factor)
+    lambdas = np.logspace(-9, 0, 10)
+    shared, _ = nkrls_path(H, Aty, factor, lambdas, n, "eigh")
+    G, b = kern.gram_products(X, C, y)
+    K_mm_eps = kern(C) + factor.epsilon * np.eye(m)
+    for j, lam in enumerate(lambdas):
+        single, fallbacks = nkrls_path(H, Aty, factor, np.array([lam]), n, "eigh")
+        assert single.shape == (m, 1) and fallbacks == []
+        assert _rel(single[:, 0], shared[:, j]) < 1e-6
+        if lam >= 1e-6:  # well conditioned: both equal the direct solve
+            assert _rel(single[:, 0], np.linalg.solve(G + lam * n * K_mm_eps, b)) < 1e-6
+
+
+def test_nkrls_single_lambda_falls_back_to_the_eigendecomposition():
+    """When AᵀA + λnI is not numerically positive definite (a rounding-negative eigenvalue
+    beyond λn), the single λ takes the eigendecomposition's answer, which clips it at 0."""
+    rng = np.random.default_rng(0)
+    m, n = 30, 100
+    Q = np.linalg.qr(rng.standard_normal((m, m)))[0]
+    s = np.linspace(1.0, 10.0, m)
+    s[:3] = -1e-9  # what rounding leaves of a rank-deficient AᵀA
+    H = (Q * s) @ Q.T
+    H = 0.5 * (H + H.T)
+    Aty = rng.standard_normal(m)
+    factor = nystrom_factor(np.eye(m), 0.0)
+    lam = 1e-13  # λn = 1e-11, below the negative eigenvalues
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(H + lam * n * np.eye(m))
+    single, fallbacks = nkrls_path(H, Aty, factor, np.array([lam]), n, "eigh")
+    w, V = np.linalg.eigh(H)
+    assert fallbacks == []  # the eigendecomposition is what "eigh" asks for, not a fallback
+    np.testing.assert_allclose(single[:, 0],
+                               eigen_path_coefs(w, V, Aty, np.array([lam * n]))[:, 0],
+                               rtol=1e-6)
+    chol, chol_fallbacks = nkrls_path(H, Aty, factor, np.array([lam]), n, "cholesky")
+    assert chol_fallbacks == [lam]
+    np.testing.assert_allclose(chol, single, rtol=1e-6)
+
+
+@pytest.mark.parametrize("penalty", ["kmm", "identity"])
+def test_nkrls_refit_equals_a_fresh_fit_on_fit_and_validation_rows(problem, penalty):
+    """The refit adds the validation rows' terms to the fit rows' AᵀA and Aᵀy: the same
+    coefficients as products over all rows at once, i.e. a direct solve on the stacked rows
+    with the same centers."""
+    X, y, X_val, y_val, _ = problem
+    lambdas = np.logspace(-6, -1, 6)
+    est = NystromKRLS(sigma=SIGMA, m=40, lambdas=lambdas, penalty=penalty, refit=True,
+                      random_state=4).fit(X, y, X_val, y_val)
+    X_all, y_all = np.vstack([X, X_val]), np.concatenate([y, y_val])
+    C, n, lam = est.centers_, X_all.shape[0], est.best_lambda_
+    K_nm = _gauss(X_all, C)
+    M = _gauss(C, C) + est.factor_info_["epsilon_used"] * np.eye(40) if penalty == "kmm" \
+        else np.eye(40)
+    direct = np.linalg.solve(K_nm.T @ K_nm + lam * n * M, K_nm.T @ y_all)
+    assert _rel(est.alpha_, direct) < 1e-6
+    # a sparse X takes the same row slicing
+    sparse = NystromKRLS(sigma=SIGMA, m=40, lambdas=lambdas, penalty=penalty, refit=True,
+                         random_state=4).fit(sp.csr_matrix(X), y, sp.csr_matrix(X_val), y_val)
+    assert _rel(sparse.alpha_, est.alpha_) < 1e-8
+
+
 def test_nkrls_predict_path_gives_every_lambdas_model(problem):
     X, y, X_val, y_val, X_test = problem
     lambdas = np.logspace(-6, -1, 6)

@@ -29,7 +29,7 @@ class NystromKRLS(LambdaPathEstimator):
 
     Predictions are ``K(X, centers) @ α``. ``K_nm`` is never stored: ``AᵀA`` and ``Aᵀy`` are
     accumulated block-wise from ``A_b = K_b R⁻¹`` (memory ``O(m² + block·m)``, time
-    ``O(nm(m + d))``).
+    ``O(nm(m + d))``); the refit adds the validation rows' terms to the fit rows'.
     With validation data every λ of the grid is solved from the same ``m × m`` problem and the
     validation predictions of all λ come from one blocked product ``K(X_val, C) @ [α(λ_j)]_j``.
 
@@ -46,7 +46,8 @@ class NystromKRLS(LambdaPathEstimator):
         λ grid searched with validation data; default 100 values log-spaced in ``[1e-15, 1]``.
     path_method : {"eigh", "cholesky"}, default "eigh"
         Shared eigendecomposition for all λ, or a fresh Cholesky per λ (see
-        :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`).
+        :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`). A single λ (the fit at
+        ``lam``, a one-point grid, the refit) takes one Cholesky either way.
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI``; increased ×10 until Cholesky succeeds (recorded in
         ``factor_info_``).
@@ -128,7 +129,8 @@ class NystromKRLS(LambdaPathEstimator):
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
         setup = self._nystrom_setup(X, self.penalty)
-        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor))
+        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor),
+                             rows=X.shape[0])
 
     def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
@@ -148,7 +150,11 @@ class NystromKRLS(LambdaPathEstimator):
                           record={"cholesky_fallbacks": fallbacks})
 
     def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
-        refit = NystromSystem(state.factor, *self._products(X, y, self.centers_, state.factor))
+        # the refit rows are the fit rows followed by the validation rows (refit_rows): AᵀA
+        # and Aᵀy are sums over rows, so only the validation rows' terms are new
+        H_val, Aty_val = self._products(X[state.rows:], y[state.rows:], self.centers_,
+                                        state.factor)
+        refit = NystromSystem(state.factor, state.H + H_val, state.Aty + Aty_val, X.shape[0])
         self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
                                   self.path_method)[0][:, 0]
 
