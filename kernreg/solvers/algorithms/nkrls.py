@@ -8,6 +8,7 @@ import numpy as np
 
 from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS
 from kernreg.solvers.blocks.dask_rows import BACKENDS, DistributedRows
 from kernreg.solvers.blocks.lambda_path import (
     PATH_METHODS,
@@ -17,6 +18,12 @@ from kernreg.solvers.blocks.lambda_path import (
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.mixed_precision import (
+    PRECISIONS,
+    check_precision,
+    mixed_system,
+    resolve_precision,
+)
 from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
 from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
@@ -68,6 +75,12 @@ class NystromKRLS(LambdaPathEstimator):
         Where ``AᵀA``, ``Aᵀy`` and the validation errors are computed: in this process, or
         over the rows spread on the running Dask client's workers (see
         :mod:`kernreg.solvers.blocks.dask_rows`; the same numbers up to the order of the sums).
+    precision : {"float64", "mixed", "auto"}, default "float64"
+        How ``AᵀA`` is formed: in float64, or by float32 products of the float64 blocks
+        ``K_b R⁻¹`` with every λ refined in float64 against ``K_nm`` until its predictions agree
+        with float64's to ~1e-9 relative (float64 again when one does not; see
+        :mod:`kernreg.solvers.blocks.mixed_precision`); ``"auto"``: the cost model's choice.
+        Mixed needs ``dtype="float64"`` and the local backend.
 
     Attributes
     ----------
@@ -82,6 +95,8 @@ class NystromKRLS(LambdaPathEstimator):
         ``{"lambdas", "val_rmse", "cholesky_fallbacks"}`` with validation data.
     path_coefs_ : ndarray of shape (m, L) or None
         α(λ) of every λ of the validated path (see :meth:`predict_path`).
+    precision_info_ : dict
+        ``precision`` (the one the path was solved in) and the refinement's record.
     """
 
     def __init__(
@@ -100,6 +115,7 @@ class NystromKRLS(LambdaPathEstimator):
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         backend: str = "local",
+        precision: str = "float64",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -115,9 +131,10 @@ class NystromKRLS(LambdaPathEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
         self.backend = backend
+        self.precision = precision
 
     def _fit_info(self) -> dict[str, Any]:
-        return self._factor_info()
+        return {**self._factor_info(), **self.precision_info_}
 
     def check_params(self) -> None:
         super().check_params()
@@ -125,10 +142,22 @@ class NystromKRLS(LambdaPathEstimator):
         check_choice(self.path_method, "path_method", PATH_METHODS)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
+        check_precision(self.precision, self.dtype, self.backend)
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
         setup = self._nystrom_setup(X, self.penalty)
-        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor))
+        grid = DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
+        self._precision = resolve_precision(self.precision, X.shape[0], setup.centers.shape[0],
+                                            X.shape[1], np.size(grid), self.kernel_.dtype,
+                                            self.backend)
+        system = self._system(X, y, setup.centers, setup.factor)
+        self.precision_info_ = system.info
+        return system
+
+    def _system(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor) -> NystromSystem:
+        if self._precision == "mixed":
+            return mixed_system(self.kernel_, X, C, y, factor)
+        return NystromSystem(factor, *self._products(X, y, C, factor))
 
     def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
@@ -148,9 +177,12 @@ class NystromKRLS(LambdaPathEstimator):
                           record={"cholesky_fallbacks": fallbacks})
 
     def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
-        refit = NystromSystem(state.factor, *self._products(X, y, self.centers_, state.factor))
-        self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
-                                  self.path_method)[0][:, 0]
+        refit = self._system(X, y, self.centers_, state.factor)
+        try:
+            self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
+                                      self.path_method)[0][:, 0]
+        finally:
+            refit.close()
 
     def _products(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -187,7 +219,8 @@ register(AlgorithmSpec(
     title="NKRLS",
     order=40,
     schema={"lambdas": LAMBDAS, "path_method": {"enum": list(PATH_METHODS)},
-            "backend": {"enum": list(BACKENDS)}, **PATH_NYSTROM},
+            "backend": {"enum": list(BACKENDS)}, "precision": {"enum": list(PRECISIONS)},
+            **PATH_NYSTROM},
     config_defaults=("lambdas", "path_method", "epsilon", "penalty", "sampler"),
     takes_centers=True,
     memory=nystrom_path_memory,
