@@ -37,7 +37,7 @@ never returns a solution it has not checked against float64 residuals.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,16 +46,16 @@ import psutil
 import scipy.linalg as la
 
 from kernreg._validation import check_choice
-from kernreg.kernels import Kernel
-from kernreg.solvers.blocks.knm import KnmOperator, knm_normal_product, make_knm
+from kernreg.kernels import Kernel, normal_pass
+from kernreg.solvers.blocks.buffers import release, take
 from kernreg.solvers.blocks.lambda_path import NystromSystem, eigen_path_coefs
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.nystrom import nystrom_products
 from kernreg.solvers.blocks.strategy import BANDWIDTH, F64, GEMM_FLOPS, _kernel_seconds
 
-__all__ = ["PRECISIONS", "REFINE_MAX_STEPS", "REFINE_TOL", "MixedNystromSystem",
-           "check_precision", "float32_gram_products", "mixed_system", "precision_costs",
-           "refine_path", "resolve_precision"]
+__all__ = ["PRECISIONS", "REFINE_ACCEPT", "REFINE_MAX_STEPS", "REFINE_TOL", "MixedNystromSystem",
+           "a_blocks", "a_fits", "check_fits", "check_precision", "float32_gram_products",
+           "mixed_system", "precision_costs", "refine_path", "resolve_precision"]
 
 #: How NKRLS forms ``AᵀA``: in float64, in mixed precision (float32 ``syrk`` refined in
 #: float64), or as the cost model chooses.
@@ -63,16 +63,18 @@ PRECISIONS = ("float64", "mixed", "auto")
 
 #: Refinement stops for a λ when its energy-norm error estimate is below ``REFINE_TOL·‖y‖``.
 REFINE_TOL = 1e-9
-#: CG steps after which an unconverged λ sends the path back to the float64 ``AᵀA``.
+#: CG steps at most; a λ whose estimate is then still above ``REFINE_ACCEPT·‖y‖`` sends the
+#: path back to the float64 ``AᵀA``.
 REFINE_MAX_STEPS = 8
+REFINE_ACCEPT = 1e-7
 #: Passes over ``K_nm`` the cost model expects (the first residual and one CG step: what Adult
 #: took for every λ of its grid).
 EXPECTED_PASSES = 2
 #: ``auto`` takes mixed precision only where the model expects it this much faster (the model's
 #: rates are nominal).
 AUTO_MARGIN = 0.85
-#: ``K_nm`` is kept for the refinement passes when it takes at most this share of the memory
-#: available when the fit starts (else it is re-evaluated block by block on every pass).
+#: Mixed precision keeps ``A = K_nm R⁻¹`` (float64) for its refinement passes: ``auto`` takes
+#: it only when ``A`` needs at most this share of the memory available when the fit starts.
 STORE_SHARE = 0.25
 
 
@@ -89,28 +91,38 @@ def check_precision(precision: Any, dtype: Any, backend: str) -> str:
     return precision
 
 
-def precision_costs(n: int, m: int, d: int, n_lambdas: int, itemsize: int = F64,
-                    stored: bool = True) -> dict[str, float]:
+def precision_costs(n: int, m: int, d: int, n_lambdas: int, itemsize: int = F64
+                    ) -> dict[str, float]:
     """Estimated seconds of forming and solving the λ path in each precision (nominal rates of
     :mod:`kernreg.solvers.blocks.strategy`; only their ratio is used).
 
     float64: the kernel blocks, ``A_b = K_b R⁻¹`` (``n·m²``) and ``AᵀA`` (``syrk``, ``n·m²``).
-    mixed: the same blocks and solve, the ``syrk`` in float32 (twice the rate) after a
-    float32 copy of each ``A_b``, and :data:`EXPECTED_PASSES` refinement passes over
-    ``K_nm`` with ``n_lambdas`` columns (``4·n·m·L`` flops each, plus a kernel evaluation per
-    pass when ``K_nm`` is not ``stored``).
+    mixed: the same blocks and solve, ``A`` written once (``8·n·m`` bytes) and copied to
+    float32, the ``syrk`` in float32 (twice the rate), and :data:`EXPECTED_PASSES` refinement
+    passes over ``A`` with ``n_lambdas`` columns (``4·n·m·L`` flops each).
     """
     kernel = _kernel_seconds(n, m, d, GEMM_FLOPS * F64 / itemsize)
     solve = n * m * m / GEMM_FLOPS
-    one_pass = 4.0 * n * m * n_lambdas / GEMM_FLOPS + (0.0 if stored else kernel)
+    one_pass = 4.0 * n * m * n_lambdas / GEMM_FLOPS
     return {"float64": kernel + solve + n * m * m / GEMM_FLOPS,
-            "mixed": (kernel + solve + n * m * m / (2 * GEMM_FLOPS) + 12.0 * n * m / BANDWIDTH
+            "mixed": (kernel + solve + n * m * m / (2 * GEMM_FLOPS) + 20.0 * n * m / BANDWIDTH
                       + EXPECTED_PASSES * one_pass)}
 
 
-def store_knm(n: int, m: int, itemsize: int) -> bool:
-    """Whether the refinement keeps ``K_nm`` (see :data:`STORE_SHARE`)."""
-    return n * m * itemsize <= STORE_SHARE * psutil.virtual_memory().available
+def a_fits(n: int, m: int) -> bool:
+    """Whether ``A`` (``n × m`` float64) fits the mixed path's share of the memory available
+    now (:data:`STORE_SHARE`)."""
+    return n * m * F64 <= STORE_SHARE * psutil.virtual_memory().available
+
+
+def check_fits(n: int, m: int) -> None:
+    """Refuse mixed precision where ``A`` does not fit (:func:`a_fits`): recomputing its blocks
+    for every refinement pass would cost a triangular solve (``n·m²``) per pass, more than the
+    float32 ``syrk`` saves."""
+    if not a_fits(n, m):
+        raise MemoryError(f"precision='mixed' keeps A = K_nm R⁻¹ ({n} × {m} float64, "
+                          f"{n * m * F64 / 2**30:.1f} GiB): more than {STORE_SHARE:.0%} of the "
+                          "memory available now; use precision='float64' (or 'auto')")
 
 
 def resolve_precision(precision: str, n: int, m: int, d: int, n_lambdas: int, dtype: Any,
@@ -124,33 +136,38 @@ def resolve_precision(precision: str, n: int, m: int, d: int, n_lambdas: int, dt
     itemsize = np.dtype(dtype).itemsize
     if backend != "local" or itemsize != F64:
         return "float64"
-    costs = precision_costs(n, m, d, n_lambdas, itemsize, store_knm(n, m, itemsize))
-    return "mixed" if costs["mixed"] <= AUTO_MARGIN * costs["float64"] else "float64"
+    costs = precision_costs(n, m, d, n_lambdas, itemsize)
+    cheaper = costs["mixed"] <= AUTO_MARGIN * costs["float64"]
+    return "mixed" if cheaper and a_fits(n, m) else "float64"
+
+
+def a_blocks(kernel: Kernel, X: Any, C: Any, factor: NystromFactor,
+             out: np.ndarray | None = None) -> Iterator[tuple[slice, np.ndarray]]:
+    """Row blocks ``(rows, A_b)`` of ``A = K(X, C) R⁻¹`` in float64 (each by a triangular solve
+    of the kernel block: backward stable, so ``A`` is as accurate as the float64 path's), also
+    written into ``out[rows]`` when ``out`` is given."""
+    for sl, Kb in kernel.blocks(X, C, reuse_buffer=True):
+        Ab = factor.right_solve(Kb)
+        if out is not None:
+            out[sl] = Ab
+        yield sl, Ab
 
 
 def float32_gram_products(
-    blocks: Any, factor: NystromFactor, y: np.ndarray, m: int
+    blocks: Iterable[tuple[slice, np.ndarray]], y: np.ndarray, m: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(Ĥ, Aᵀy)``: ``Ĥ`` the float32 Gram of ``A = K R⁻¹`` (float64 row blocks ``A_b``
-    rounded to float32, ``A_bᵀA_b`` by float32 ``syrk``, the blocks summed in float64) and
-    ``Aᵀy`` exact in float64. ``blocks`` yields ``(row_slice, K_b)``."""
+    """``(Ĥ, Aᵀy)`` from the float64 row blocks ``(rows, A_b)`` of ``A``: ``Ĥ`` the float32
+    Gram (each ``A_b`` rounded to float32, ``A_bᵀA_b`` by float32 ``syrk``, the blocks summed
+    in float64) and ``Aᵀy`` exact in float64."""
     H = np.zeros((m, m))
     Aty = np.zeros(m)
     tmp = np.empty((m, m), dtype=np.float32)
-    for sl, Kb in blocks:
-        Ab = factor.right_solve(Kb)
+    for sl, Ab in blocks:
         Aty += Ab.T @ y[sl]
         A32 = Ab.astype(np.float32)
         np.matmul(A32.T, A32, out=tmp)  # numpy dispatches AᵀA to ssyrk
         H += tmp
     return 0.5 * (H + H.T), Aty
-
-
-def _row_blocks(K: np.ndarray, block_bytes: int) -> Any:
-    rows = max(1, block_bytes // max(1, K.shape[1] * F64))
-    for start in range(0, K.shape[0], rows):
-        sl = slice(start, min(start + rows, K.shape[0]))
-        yield sl, K[sl]
 
 
 @dataclass
@@ -167,7 +184,7 @@ class RefineInfo:
 def refine_path(
     H_hat: np.ndarray, Aty: np.ndarray, lambdas: np.ndarray, n: int,
     normal: Callable[[np.ndarray], np.ndarray], y_norm: float, *,
-    tol: float = REFINE_TOL, max_steps: int = REFINE_MAX_STEPS,
+    tol: float = REFINE_TOL, max_steps: int = REFINE_MAX_STEPS, accept: float = REFINE_ACCEPT,
 ) -> tuple[np.ndarray, RefineInfo]:
     """``β(λ)`` solving ``(AᵀA + λnI)β = Aᵀy`` for every λ, by block PCG in float64 from the
     solutions of ``Ĥ`` with ``P_λ = Ĥ + λnI`` as preconditioner.
@@ -185,8 +202,9 @@ def refine_path(
         ``U ↦ AᵀA U`` in float64 for ``U`` of shape ``(m, k)``: one pass over ``K_nm``.
     y_norm : float
         ``‖y‖``, the scale of the stopping rule.
-    tol, max_steps : float, int
-        A λ stops when ``√(rᵀP_λ⁻¹r) <= tol·y_norm``; at most ``max_steps`` CG steps.
+    tol, max_steps, accept : float, int, float
+        A λ stops when ``√(rᵀP_λ⁻¹r) <= tol·y_norm``, all after ``max_steps`` CG steps at
+        most; those then above ``accept·y_norm`` are listed as unconverged.
 
     Returns
     -------
@@ -225,7 +243,7 @@ def refine_path(
         active[a] = ok & (np.sqrt(np.abs(rz_new)) > limit)
     final = np.sqrt(np.abs(rz)) / max(y_norm, np.finfo(np.float64).tiny)
     info.worst = float(final.max(initial=0.0))
-    info.unconverged = [float(lam) for lam in np.asarray(lambdas)[final > tol]]
+    info.unconverged = [float(lam) for lam in np.asarray(lambdas)[final > max(tol, accept)]]
     return B, info
 
 
@@ -234,20 +252,21 @@ class MixedNystromSystem(NystromSystem):
     Gram ``Ĥ``; :meth:`solve` refines every λ in float64 against ``K_nm`` and falls back to the
     float64 ``AᵀA`` when a λ does not converge. ``info`` records what happened."""
 
-    def __init__(self, factor: NystromFactor, H: np.ndarray, Aty: np.ndarray,
-                 knm: KnmOperator, y_norm: float,
-                 exact: Callable[[], tuple[np.ndarray, np.ndarray]],
+    def __init__(self, factor: NystromFactor, H: np.ndarray, Aty: np.ndarray, A: np.ndarray,
+                 y_norm: float, exact: Callable[[], tuple[np.ndarray, np.ndarray]],
                  tol: float = REFINE_TOL, max_steps: int = REFINE_MAX_STEPS) -> None:
         super().__init__(factor, H, Aty, {"precision": "mixed"})
-        self.knm, self.y_norm, self.exact = knm, y_norm, exact
+        self.A, self.y_norm, self.exact = A, y_norm, exact
         self.tol, self.max_steps = tol, max_steps
         self.float64: NystromSystem | None = None
-        product = knm_normal_product(knm)
-        # AᵀA U = R⁻ᵀ K_nmᵀ K_nm R⁻¹ U, one pass over K_nm for every column of U
-        self.normal = lambda U: factor.solve_t(product(factor.solve(U)))
+
+    def normal(self, U: np.ndarray) -> np.ndarray:
+        """``AᵀA U`` in float64: one pass over the stored ``A`` for every column of ``U``."""
+        return normal_pass(self.A, U)[0]
 
     def close(self) -> None:
-        self.knm.close()
+        release(self.A)
+        self.A = None  # type: ignore[assignment]
 
     def solve(self, lambdas: np.ndarray, n: int, method: str = "eigh"
               ) -> tuple[np.ndarray, list[float]]:
@@ -270,21 +289,14 @@ class MixedNystromSystem(NystromSystem):
 def mixed_system(kernel: Kernel, X: Any, C: Any, y: np.ndarray, factor: NystromFactor, *,
                  tol: float = REFINE_TOL, max_steps: int = REFINE_MAX_STEPS
                  ) -> MixedNystromSystem:
-    """The mixed-precision NKRLS system of the rows ``(X, y)``: ``K_nm`` stored when it fits
-    (:func:`store_knm`; one evaluation serves the Gram and every refinement pass) or
-    re-evaluated per pass. Close the system when done with it (a stored ``K_nm`` goes to the
-    next fit of its shape)."""
+    """The mixed-precision NKRLS system of the rows ``(X, y)``, holding ``A = K_nm R⁻¹`` in
+    float64 for the refinement (see the module's docstring for why ``A`` and not ``K_nm``).
+    Close the system when done with it: ``A`` goes to the next fit of its shape."""
     n, m = X.shape[0], C.shape[0]
-    stored = store_knm(n, m, np.dtype(kernel.dtype).itemsize)
-    knm = make_knm("memory" if stored else "blocked", kernel, X, C)
-    if stored:
-        blocks = _row_blocks(knm.K, kernel.memory_budget)  # type: ignore[attr-defined]
-    else:
-        blocks = kernel.blocks(X, C, reuse_buffer=True)
+    check_fits(n, m)
+    A = take((n, m), np.float64)
     y = np.asarray(y, dtype=np.float64)
-    H, Aty = float32_gram_products(blocks, factor, y, m)
-    system = MixedNystromSystem(
-        factor, H, Aty, knm, float(np.linalg.norm(y)),
-        lambda: nystrom_products(kernel, X, C, y, factor), tol=tol, max_steps=max_steps)
-    system.info["knm_stored"] = stored
-    return system
+    H, Aty = float32_gram_products(a_blocks(kernel, X, C, factor, out=A), y, m)
+    return MixedNystromSystem(factor, H, Aty, A, float(np.linalg.norm(y)),
+                              lambda: nystrom_products(kernel, X, C, y, factor),
+                              tol=tol, max_steps=max_steps)
