@@ -21,10 +21,10 @@ from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.mixed_precision import (
     PRECISIONS,
     check_precision,
-    mixed_system,
+    nkrls_system,
     resolve_precision,
 )
-from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
+from kernreg.solvers.blocks.nystrom import PENALTIES
 from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -76,11 +76,9 @@ class NystromKRLS(LambdaPathEstimator):
         over the rows spread on the running Dask client's workers (see
         :mod:`kernreg.solvers.blocks.dask_rows`; the same numbers up to the order of the sums).
     precision : {"float64", "mixed", "auto"}, default "float64"
-        How ``AᵀA`` is formed: in float64, or by float32 products of the float64 blocks
-        ``K_b R⁻¹`` with every λ refined in float64 against ``K_nm`` until its predictions agree
-        with float64's to ~1e-9 relative (float64 again when one does not; see
-        :mod:`kernreg.solvers.blocks.mixed_precision`); ``"auto"``: the cost model's choice.
-        Mixed needs ``dtype="float64"`` and the local backend.
+        ``AᵀA`` in float64, or by float32 products of the float64 ``K_b R⁻¹`` with every λ
+        refined in float64 (see :mod:`kernreg.solvers.blocks.mixed_precision`; float64 dtype,
+        local backend); ``"auto"``: the cost model's choice.
 
     Attributes
     ----------
@@ -155,9 +153,7 @@ class NystromKRLS(LambdaPathEstimator):
         return system
 
     def _system(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor) -> NystromSystem:
-        if self._precision == "mixed":
-            return mixed_system(self.kernel_, X, C, y, factor)
-        return NystromSystem(factor, *self._products(X, y, C, factor))
+        return nkrls_system(self.kernel_, X, y, C, factor, self._precision, self.backend)
 
     def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
@@ -184,17 +180,6 @@ class NystromKRLS(LambdaPathEstimator):
         finally:
             refit.close()
 
-    def _products(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor
-                  ) -> tuple[np.ndarray, np.ndarray]:
-        """``(AᵀA, Aᵀy)`` here, or summed over the parts of the rows on a Dask cluster."""
-        if self.backend == "dask":
-            rows = DistributedRows(self.kernel_, X, y, C, "blocked")
-            try:
-                return rows.gram_products(factor)
-            finally:
-                rows.close()
-        return nystrom_products(self.kernel_, X, C, y, factor)
-
     def predict_path(self, X: Any) -> np.ndarray:
         """Predictions of every λ of the validated path, ``(n_samples, L)`` (before any refit):
         e.g. a test error curve beside ``path_["val_rmse"]``."""
@@ -208,9 +193,12 @@ def nystrom_path_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[
     """NKRLS: AᵀA, its eigenvectors, K_mm, R and a product buffer; coefficients and validation
     predictions per λ; each kernel block's float64 copy and A_b = K_b R⁻¹."""
     m, lambdas = params["m"], len(lambda_grid(params["lambdas"]))
-    return {"m×m matrices": 5 * m * m * F64,
-            "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
-            "path": (m + problem.n_val) * lambdas * F64}
+    out = {"m×m matrices": 5 * m * m * F64,
+           "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
+           "path": (m + problem.n_val) * lambdas * F64}
+    if params.get("precision") == "mixed":  # A = K_nm R⁻¹ kept for the refinement
+        out["A (mixed precision)"] = problem.n_fit * m * F64
+    return out
 
 
 register(AlgorithmSpec(

@@ -15,24 +15,32 @@ Where the float32 may go, measured (Adult, m = 1000, trial 0: ``‖Ĥ − AᵀA�
   solve (``n·m²``) does not.
 
 ``Ĥ`` alone is not enough: below ``λn ≈ ‖Ĥ − AᵀA‖`` it perturbs exactly the small eigenvalues
-that a small λ lets through (the failure of the explicit Gram, now at float32's rounding). So
+that a small λ lets through (the failure of the explicit Gram, now at float32's rounding: on an
+ill-conditioned test case the plain float32 path's predictions are 1e-5 off at λ = 1e-8). So
 every λ's solution is refined in float64 by preconditioned conjugate gradients on the exact
 system ``(AᵀA + λnI)β = Aᵀy``, with ``P_λ = Ĥ + λnI`` as preconditioner — applied exactly
 through ``Ĥ``'s eigendecomposition, which also gives the starting point of every λ (the float64
-path's ``eigh`` scheme on ``Ĥ``). Products with the exact ``AᵀA`` are passes over ``K_nm`` in
-float64 carrying every unconverged λ as one column (``R⁻ᵀK_nmᵀK_nm R⁻¹ B``: a GEMM of
-``4·n·m·L`` flops, ``K_nm`` stored when it fits or re-evaluated block-wise). Why CG rather
-than plain iterative refinement: its error contracts by the spread of ``P_λ⁻¹(AᵀA + λnI)``
-around 1, not by ``‖Ĥ − AᵀA‖/λn`` (which exceeds 1 for the grid's smallest λ), and it
-minimises the error in the energy norm ``‖e‖² = ‖A e‖² + λn‖e‖²``, whose first term is the
-error of the training predictions. A λ is done when ``√(rᵀP_λ⁻¹r)`` — that energy-norm error
-when ``P_λ ≈ AᵀA + λnI`` — is below ``tol·‖y‖``: its predictions then agree with the float64
-solution's to about ``tol`` relative. Measured on Adult (``scripts/bench_nkrls_precision.py``):
-every λ of the grid 1e-15…1 converged after the first step.
+path's ``eigh`` scheme on ``Ĥ``). Products with the exact ``AᵀA`` are float64 passes over
+``A`` itself, kept from the Gram's pass (``n·m`` float64), every unconverged λ one column of
+the same pass (``4·n·m·L`` flops). Not over ``K_nm`` and ``R⁻¹``: ``R⁻¹u`` of a search
+direction reaches ``‖R⁻¹‖·‖u‖`` and ``K_nm`` then cancels it back, so those residuals carry
+rounding magnified by up to ``κ(R)`` — measured on the test case, predictions 8e-5 off an 80-bit
+reference at λ = 1e-12 where float64's are 2e-7 off (through the stored ``A``: 2e-7).
 
-A λ still above the tolerance after ``max_steps`` makes the whole path fall back to the
-float64 ``AᵀA`` (:func:`~kernreg.solvers.blocks.nystrom.nystrom_products`): the mixed path
-never returns a solution it has not checked against float64 residuals.
+Why CG rather than plain iterative refinement: its error contracts by the spread of
+``P_λ⁻¹(AᵀA + λnI)`` around 1, not by ``‖Ĥ − AᵀA‖/λn`` (above 1 for the grid's smallest λ),
+and it minimises the error in the energy norm ``‖e‖² = ‖Ae‖² + λn‖e‖²``, whose first term is
+the error of the training predictions. A λ is done when ``√(rᵀP_λ⁻¹r)`` — that energy-norm
+error when ``P_λ ≈ AᵀA + λnI`` — is below ``tol·‖y‖`` (predictions within about ``tol`` of
+float64's, relative); after ``max_steps`` CG steps a λ still above ``accept·‖y‖`` makes the
+whole path fall back to the float64 ``AᵀA``
+(:func:`~kernreg.solvers.blocks.nystrom.nystrom_products`): the mixed path never returns a
+solution it has not checked against float64 residuals.
+
+Cost: the float64 path's ``2·n·m²`` flops become ``n·m²`` in float64 and ``n·m²`` in float32,
+plus ``A``'s ``n·m`` float64 entries in memory and one pass of ``4·n·m·L`` flops per CG step
+(and one for the first residual): a gain only for ``m`` well above ``8·L`` (L = 100 λ). The cost
+model (:func:`precision_costs`) decides for ``precision="auto"``.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ import scipy.linalg as la
 from kernreg._validation import check_choice
 from kernreg.kernels import Kernel, normal_pass
 from kernreg.solvers.blocks.buffers import release, take
+from kernreg.solvers.blocks.dask_rows import DistributedRows
 from kernreg.solvers.blocks.lambda_path import NystromSystem, eigen_path_coefs
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.nystrom import nystrom_products
@@ -55,7 +64,7 @@ from kernreg.solvers.blocks.strategy import BANDWIDTH, F64, GEMM_FLOPS, _kernel_
 
 __all__ = ["PRECISIONS", "REFINE_ACCEPT", "REFINE_MAX_STEPS", "REFINE_TOL", "MixedNystromSystem",
            "a_blocks", "a_fits", "check_fits", "check_precision", "float32_gram_products",
-           "mixed_system", "precision_costs", "refine_path", "resolve_precision"]
+           "mixed_system", "nkrls_system", "precision_costs", "refine_path", "resolve_precision"]
 
 #: How NKRLS forms ``AᵀA``: in float64, in mixed precision (float32 ``syrk`` refined in
 #: float64), or as the cost model chooses.
@@ -300,3 +309,19 @@ def mixed_system(kernel: Kernel, X: Any, C: Any, y: np.ndarray, factor: NystromF
     return MixedNystromSystem(factor, H, Aty, A, float(np.linalg.norm(y)),
                               lambda: nystrom_products(kernel, X, C, y, factor),
                               tol=tol, max_steps=max_steps)
+
+
+def nkrls_system(kernel: Kernel, X: Any, y: np.ndarray, C: Any, factor: NystromFactor,
+                 precision: str, backend: str = "local") -> NystromSystem:
+    """NKRLS's system of the rows ``(X, y)`` in ``precision`` (``"float64"`` or ``"mixed"``):
+    :func:`mixed_system`, or ``(AᵀA, Aᵀy)`` in float64 here or summed over the parts of the
+    rows on a Dask cluster (``backend="dask"``)."""
+    if precision == "mixed":
+        return mixed_system(kernel, X, C, y, factor)
+    if backend == "dask":
+        rows = DistributedRows(kernel, X, y, C, "blocked")
+        try:
+            return NystromSystem(factor, *rows.gram_products(factor))
+        finally:
+            rows.close()
+    return NystromSystem(factor, *nystrom_products(kernel, X, C, y, factor))
