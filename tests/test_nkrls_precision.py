@@ -248,3 +248,14 @@ def test_config_schema_takes_precision(tmp_path: Path) -> None:
     bad.write_text(body % "half")
     with pytest.raises(ConfigError, match=r"algorithms\[0\]\.precision"):
         load_experiment(bad)
+
+
+def test_mixed_needs_room_for_A(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernreg.solvers.blocks.mixed_precision as mp
+
+    monkeypatch.setattr(mp, "STORE_SHARE", 1e-12)  # no room for A = K_nm R⁻¹
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((400, 2)), rng.standard_normal(400)
+    assert mp.resolve_precision("auto", 4000, 2000, 10, 10, np.float64) == "float64"
+    with pytest.raises(MemoryError, match=r"precision='mixed' keeps A = K_nm R⁻¹ \(400 × 50"):
+        NystromKRLS(m=50, precision="mixed").fit(X, y)
