@@ -76,8 +76,8 @@ REFINE_TOL = 1e-9
 #: path back to the float64 ``AᵀA``.
 REFINE_MAX_STEPS = 8
 REFINE_ACCEPT = 1e-7
-#: Passes over ``K_nm`` the cost model expects (the first residual and one CG step: what Adult
-#: took for every λ of its grid).
+#: Passes over ``A`` (all λ as columns) the cost model expects: the first residual and the CG
+#: steps (Adult, trial 0: 2 steps for every λ of its grid).
 EXPECTED_PASSES = 2
 #: ``auto`` takes mixed precision only where the model expects it this much faster (the model's
 #: rates are nominal).
@@ -89,12 +89,13 @@ STORE_SHARE = 0.25
 
 def check_precision(precision: Any, dtype: Any, backend: str) -> str:
     """``precision`` must be one of :data:`PRECISIONS`; ``"mixed"`` needs float64 kernel values
-    (the refinement's residuals are float64 products with ``K_nm``; a float32 ``K_nm`` is
-    rounded before ``R⁻¹`` magnifies it, which no refinement undoes) and the local backend."""
+    (float32 rounding of ``K_nm`` comes out of ``R⁻¹`` magnified up to ``1/√ε``, which no
+    refinement of ``A = K_nm R⁻¹`` undoes: float64's answer is the one to reproduce) and the
+    local backend."""
     check_choice(precision, "precision", PRECISIONS)
     if precision == "mixed" and np.dtype(dtype) != np.float64:
-        raise ValueError("precision='mixed' needs dtype='float64' (its float64 refinement "
-                         f"reads K_nm in the kernel's dtype), got dtype={dtype!r}")
+        raise ValueError("precision='mixed' needs dtype='float64' (float32 kernel values are "
+                         f"rounded before R⁻¹ magnifies them), got dtype={dtype!r}")
     if precision == "mixed" and backend != "local":
         raise ValueError(f"precision='mixed' needs backend='local', got backend={backend!r}")
     return precision
