@@ -9,7 +9,10 @@ on a shared host: both measured in the same run); λ* of each, the largest diffe
 validation RMSE over the whole λ path, the test RMSE of each (and whether they agree to 4
 significant digits), the largest relative difference of the test predictions, and what the
 refinement did (CG steps, the worst final estimate, whether it fell back to float64, and
-whether ``K_nm`` was kept). ``auto`` is reported as the cost model's choice for the cell.
+whether it fell back to float64). ``auto`` is reported as the cost model's choice for the cell.
+Every measured cell is also written to ``--csv`` (default results/bench_nkrls_precision.csv,
+rendered into docs/solvers.md by ``make docs``), replacing the row of the same dataset and
+trial.
 
     python scripts/bench_nkrls_precision.py adult ijcnn1 --trials 0 --repeats 3
 """
@@ -27,25 +30,37 @@ from threadpoolctl import threadpool_limits
 from kernreg.config import load_experiment
 from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
 from kernreg.experiment.resources import gemm_gflops
+from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.mixed_precision import precision_costs, resolve_precision
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CSV = Path(__file__).resolve().parents[1] / "results" / "bench_nkrls_precision.csv"
+CSV_KEY = ["dataset", "trial"]
+CSV_COLUMNS = [*CSV_KEY, "n", "m", "lambdas", "repeats", "float64_s", "mixed_s",
+               "mixed_over_float64", "gemm64_gflops_min", "gemm64_gflops_max",
+               "gemm32_gflops_min", "gemm32_gflops_max", "lambda_float64", "lambda_mixed",
+               "val_rmse_max_diff", "test_rmse_float64", "test_rmse_mixed",
+               "test_pred_max_rel_diff", "refine_steps", "precision_used", "auto_choice",
+               "source"]
 DATASETS = {"adult": "adult_all.yaml", "ijcnn1": "ijcnn1_nkrls.yaml",
             "insurance": "insurance_all.yaml"}
 
 
-def rates(threads: int) -> str:
+def rates(threads: int) -> tuple[float, float]:
+    """This host's float64 and float32 GEMM rates (GF/s, 4096²), printed."""
     with threadpool_limits(limits=threads):
         g64, g32 = gemm_gflops(4096, 3, "float64"), gemm_gflops(4096, 3, "float32")
-    return f"host GEMM float64 {g64:.0f} GF/s, float32 {g32:.0f} GF/s ({threads} BLAS threads)"
+    print(f"  host GEMM float64 {g64:.0f} GF/s, float32 {g32:.0f} GF/s ({threads} BLAS "
+          "threads)", flush=True)
+    return g64, g32
 
 
 def four_digits(a: float, b: float) -> bool:
     return f"{a:.4g}" == f"{b:.4g}"
 
 
-def bench(name: str, trials: list[int], repeats: int) -> None:
+def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
     exp = load_experiment(CONFIGS / DATASETS[name])
     algo = next(a for a in exp.algorithms if a.name == "nkrls")
     threads = resolve_blas_threads(exp.budget["blas_threads"])
@@ -58,7 +73,7 @@ def bench(name: str, trials: list[int], repeats: int) -> None:
         print(f"{name} trial {trial}: n={n} m={m} d={d} L={L}; cost model float64 "
               f"{costs['float64']:.3g} s, mixed {costs['mixed']:.3g} s (nominal rates): auto "
               f"picks {auto}", flush=True)
-        print(f"  before: {rates(threads)}", flush=True)
+        before = rates(threads)
         times: dict[str, list[float]] = {"float64": [], "mixed": []}
         fitted = {}
         with threadpool_limits(limits=threads), reuse_buffers():
@@ -69,7 +84,7 @@ def bench(name: str, trials: list[int], repeats: int) -> None:
                     est.fit(X, y, Xv, yv)
                     times[precision].append(time.perf_counter() - start)
                     fitted[precision] = est
-        print(f"  after:  {rates(threads)}", flush=True)
+        after = rates(threads)
         e64, emx = fitted["float64"], fitted["mixed"]
         med = {k: statistics.median(v) for k, v in times.items()}
         p64, pmx = e64.predict(data.X_test), emx.predict(data.X_test)
@@ -86,6 +101,23 @@ def bench(name: str, trials: list[int], repeats: int) -> None:
               f"{tmx:.6f} ({'equal' if four_digits(t64, tmx) else 'NOT equal'} to 4 digits); "
               f"test predictions max rel diff {rel:.2e}", flush=True)
         print(f"  refinement: {info}", flush=True)
+        if csv is not None:
+            record_row(csv, {
+                "dataset": name, "trial": trial, "n": n, "m": m, "lambdas": L,
+                "repeats": repeats, "float64_s": round(med["float64"], 3),
+                "mixed_s": round(med["mixed"], 3),
+                "mixed_over_float64": round(med["mixed"] / med["float64"], 4),
+                "gemm64_gflops_min": round(min(before[0], after[0]), 1),
+                "gemm64_gflops_max": round(max(before[0], after[0]), 1),
+                "gemm32_gflops_min": round(min(before[1], after[1]), 1),
+                "gemm32_gflops_max": round(max(before[1], after[1]), 1),
+                "lambda_float64": f"{e64.best_lambda_:.6g}",
+                "lambda_mixed": f"{emx.best_lambda_:.6g}", "val_rmse_max_diff": f"{val_diff:.3g}",
+                "test_rmse_float64": round(t64, 6), "test_rmse_mixed": round(tmx, 6),
+                "test_pred_max_rel_diff": f"{rel:.3g}",
+                "refine_steps": info.get("refine_steps"), "precision_used": info["precision"],
+                "auto_choice": auto, "source": today_source("scripts/bench_nkrls_precision.py")},
+                CSV_KEY, CSV_COLUMNS)
 
 
 def main() -> None:
@@ -94,9 +126,13 @@ def main() -> None:
                         choices=list(DATASETS))
     parser.add_argument("--trials", type=int, nargs="+", default=[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--csv", type=Path, default=CSV,
+                        help="the CSV the measured cells go to (default: %(default)s)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
     args = parser.parse_args()
     for name in args.datasets:
-        bench(name, args.trials, args.repeats)
+        bench(name, args.trials, args.repeats, args.csv)
 
 
 if __name__ == "__main__":
