@@ -15,6 +15,12 @@ rendered into docs/solvers.md by ``make docs``), replacing the row of the same d
 trial.
 
     python scripts/bench_nkrls_precision.py adult ijcnn1 --trials 0 --repeats 3
+
+``--parts ROWS`` instead times the parts that differ, on ``ROWS`` random rows at each dataset's
+m (best of 3, side by side, the GEMM rates printed): the float64 path's triangular solve and
+float64 ``syrk``, against mixed precision's float32 copy and ``syrk`` and two refinement
+passes with L columns (the fits' other parts — kernel blocks, K_mm's factor, ``eigh`` of the
+m × m Gram, validation — are the same work in both).
 """
 
 from __future__ import annotations
@@ -120,6 +126,47 @@ def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
                 CSV_KEY, CSV_COLUMNS)
 
 
+def parts(name: str, rows: int) -> None:
+    """Best-of-3 seconds of the parts that differ between the precisions (see the docstring)."""
+    import scipy.linalg as la
+
+    exp = load_experiment(CONFIGS / DATASETS[name])
+    algo = next(a for a in exp.algorithms if a.name == "nkrls")
+    threads = resolve_blas_threads(exp.budget["blas_threads"])
+    m, L = algo.params["m"], len(algo.lambdas())
+    rng = np.random.default_rng(0)
+    K = rng.random((rows, m))
+    R = np.asfortranarray(np.triu(rng.random((m, m))) + m * np.eye(m))
+    B = rng.standard_normal((m, L))
+
+    def best(f) -> float:
+        out = []
+        for _ in range(3):
+            start = time.perf_counter()
+            f()
+            out.append(time.perf_counter() - start)
+        return min(out)
+
+    def syrk32() -> None:
+        A32 = A.astype(np.float32)
+        A32.T @ A32
+
+    print(f"{name} parts: {rows} rows, m={m}, L={L}", flush=True)
+    before = rates(threads)
+    with threadpool_limits(limits=threads):
+        A = la.solve_triangular(R, K.T, trans="T", lower=False).T
+        solve = best(lambda: la.solve_triangular(R, K.T, trans="T", lower=False))
+        s64, s32 = best(lambda: A.T @ A), best(syrk32)
+        one_pass = best(lambda: A.T @ (A @ B))
+    after = rates(threads)
+    f64, mixed = solve + s64, solve + s32 + 2 * one_pass
+    print(f"  triangular solve {solve:.2f} s, float64 syrk {s64:.2f} s, float32 copy + syrk "
+          f"{s32:.2f} s, one pass with {L} columns {one_pass:.2f} s: float64 {f64:.2f} s, "
+          f"mixed (2 passes) {mixed:.2f} s, mixed / float64 {mixed / f64:.3f} (GEMM float64 "
+          f"{min(before[0], after[0]):.0f}–{max(before[0], after[0]):.0f} GF/s, float32 "
+          f"{min(before[1], after[1]):.0f}–{max(before[1], after[1]):.0f} GF/s)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", default=["adult", "ijcnn1"],
@@ -130,9 +177,14 @@ def main() -> None:
                         help="the CSV the measured cells go to (default: %(default)s)")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
                         help="print only")
+    parser.add_argument("--parts", type=int, metavar="ROWS",
+                        help="time only the parts that differ, on ROWS random rows")
     args = parser.parse_args()
     for name in args.datasets:
-        bench(name, args.trials, args.repeats, args.csv)
+        if args.parts:
+            parts(name, args.parts)
+        else:
+            bench(name, args.trials, args.repeats, args.csv)
 
 
 if __name__ == "__main__":
