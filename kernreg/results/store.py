@@ -110,6 +110,7 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["peak_rss_mb"] = record.peak_rss / 2**20
     row["strategy"] = record.info.get("strategy", "")
     row["validation_strategy"] = record.info.get("validation_strategy", "")
+    row["precision"] = record.info.get("precision", "")  # NKRLS's AᵀA: float64 or mixed
     del row["peak_rss"]
     # one column per measure of the task (test_rmse and test_error keep their place)
     row.update({f"test_{name}": value for name, value in record.measures.items()})

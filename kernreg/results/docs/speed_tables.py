@@ -1,6 +1,6 @@
 """Docs tables of the speed benchmarks: results/bench_table2.csv, bench_table2_default_rule.csv,
-bench_load.csv, bench_rlsc_update.csv (scripts/bench_table2.py, scripts/bench_load.py,
-scripts/bench_rlsc_update.py)."""
+bench_load.csv, bench_rlsc_update.csv, bench_nkrls_precision.csv (scripts/bench_table2.py,
+scripts/bench_load.py, scripts/bench_rlsc_update.py, scripts/bench_nkrls_precision.py)."""
 
 from __future__ import annotations
 
@@ -278,6 +278,41 @@ def render_bench_rlsc_update(path: Path) -> str:
                                         "RB refit (ms)", "RB / (update + W)"], rows)
 
 
+def render_nkrls_precision(path: Path) -> str:
+    """docs/solvers.md: NKRLS float64 against mixed precision, per dataset and trial: λ*, the
+    validation path's and the test set's agreement, CG steps and the time ratio."""
+    bench = read_csv(path)
+    need = {"dataset", "trial", "m", "repeats", "mixed_over_float64", "gemm64_gflops_min",
+            "gemm64_gflops_max", "gemm32_gflops_min", "gemm32_gflops_max", "lambda_float64",
+            "lambda_mixed", "val_rmse_max_diff", "test_rmse_float64", "test_rmse_mixed",
+            "test_pred_max_rel_diff", "refine_steps", "precision_used", "auto_choice", "source"}
+    missing = need - set(bench.columns)
+    if missing:
+        raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
+                           "re-run scripts/bench_nkrls_precision.py")
+
+    def span(r: pd.Series, low: str, high: str) -> str:
+        a, b = f"{r[low]:.0f}", f"{r[high]:.0f}"
+        return a if a == b else f"{a}–{b}"
+
+    rows = [[SHORT_TITLES.get(r["dataset"], r["dataset"]), str(int(r["trial"])),
+             str(int(r["m"])), f"{r['lambda_float64']:.4g} / {r['lambda_mixed']:.4g}",
+             f"{r['val_rmse_max_diff']:.1e}",
+             f"{r['test_rmse_float64']:.6f} / {r['test_rmse_mixed']:.6f}",
+             f"{r['test_pred_max_rel_diff']:.1e}", f"{int(r['refine_steps'])}",
+             str(r["precision_used"]), str(r["auto_choice"]),
+             f"{r['mixed_over_float64']:.3f} ({int(r['repeats'])}; "
+             f"{span(r, 'gemm64_gflops_min', 'gemm64_gflops_max')}, "
+             f"{span(r, 'gemm32_gflops_min', 'gemm32_gflops_max')})"]
+            for _, r in bench.sort_values(["dataset", "trial"]).iterrows()]
+    caption = f"Measured by: {', '.join(sorted(set(bench['source'])))}:"
+    return f"{caption}\n\n" + rows_md(
+        ["dataset", "trial", "m", "λ\\* float64 / mixed", "max \\|Δ val RMSE\\| (path)",
+         "test RMSE float64 / mixed", "test predictions, max rel. diff", "CG steps",
+         "solved in", "`auto`", "time mixed / float64 (fits each; host GEMM f64, f32 GF/s)"],
+        rows)
+
+
 register_doc_table(DocTable(
     "speed_summary", ("bench_table2.csv",), render_speed_summary,
     "README: NKRLS/NYTRO times against the paper and the floor"))
@@ -297,3 +332,6 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "bench_rlsc_update", ("bench_rlsc_update.csv",), render_bench_rlsc_update,
     "docs/incremental_classification.md: RLSC update time per example against n, beside RB"))
+register_doc_table(DocTable(
+    "nkrls_precision", ("bench_nkrls_precision.csv",), render_nkrls_precision,
+    "docs/solvers.md: NKRLS float64 against mixed precision (λ*, RMSE, CG steps, time ratio)"))

@@ -8,6 +8,7 @@ import numpy as np
 
 from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS
 from kernreg.solvers.blocks.dask_rows import BACKENDS, DistributedRows
 from kernreg.solvers.blocks.lambda_path import (
     PATH_METHODS,
@@ -17,7 +18,13 @@ from kernreg.solvers.blocks.lambda_path import (
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.metrics import rmse
-from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
+from kernreg.solvers.blocks.mixed_precision import (
+    PRECISIONS,
+    check_precision,
+    nkrls_system,
+    resolve_precision,
+)
+from kernreg.solvers.blocks.nystrom import PENALTIES
 from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -69,6 +76,10 @@ class NystromKRLS(LambdaPathEstimator):
         Where ``AᵀA``, ``Aᵀy`` and the validation errors are computed: in this process, or
         over the rows spread on the running Dask client's workers (see
         :mod:`kernreg.solvers.blocks.dask_rows`; the same numbers up to the order of the sums).
+    precision : {"float64", "mixed", "auto"}, default "float64"
+        ``AᵀA`` in float64, or by float32 products of the float64 ``K_b R⁻¹`` with every λ
+        refined in float64 (see :mod:`kernreg.solvers.blocks.mixed_precision`; float64 dtype,
+        local backend); ``"auto"``: the cost model's choice.
 
     Attributes
     ----------
@@ -83,6 +94,8 @@ class NystromKRLS(LambdaPathEstimator):
         ``{"lambdas", "val_rmse", "cholesky_fallbacks"}`` with validation data.
     path_coefs_ : ndarray of shape (m, L) or None
         α(λ) of every λ of the validated path (see :meth:`predict_path`).
+    precision_info_ : dict
+        ``precision`` (the one the path was solved in) and the refinement's record.
     """
 
     def __init__(
@@ -101,6 +114,7 @@ class NystromKRLS(LambdaPathEstimator):
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         backend: str = "local",
+        precision: str = "float64",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -116,9 +130,10 @@ class NystromKRLS(LambdaPathEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
         self.backend = backend
+        self.precision = precision
 
     def _fit_info(self) -> dict[str, Any]:
-        return self._factor_info()
+        return {**self._factor_info(), **self.precision_info_}
 
     def check_params(self) -> None:
         super().check_params()
@@ -126,11 +141,20 @@ class NystromKRLS(LambdaPathEstimator):
         check_choice(self.path_method, "path_method", PATH_METHODS)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
+        check_precision(self.precision, self.dtype, self.backend)
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
         setup = self._nystrom_setup(X, self.penalty)
-        return NystromSystem(setup.factor, *self._products(X, y, setup.centers, setup.factor),
-                             rows=X.shape[0])
+        grid = DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
+        self._precision = resolve_precision(self.precision, X.shape[0], setup.centers.shape[0],
+                                            X.shape[1], np.size(grid), self.kernel_.dtype,
+                                            self.backend)
+        system = self._system(X, y, setup.centers, setup.factor)
+        self.precision_info_ = system.info
+        return system
+
+    def _system(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor) -> NystromSystem:
+        return nkrls_system(self.kernel_, X, y, C, factor, self._precision, self.backend)
 
     def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
@@ -150,24 +174,19 @@ class NystromKRLS(LambdaPathEstimator):
                           record={"cholesky_fallbacks": fallbacks})
 
     def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
-        # the refit rows are the fit rows followed by the validation rows (refit_rows): AᵀA
-        # and Aᵀy are sums over rows, so only the validation rows' terms are new
-        H_val, Aty_val = self._products(X[state.rows:], y[state.rows:], self.centers_,
-                                        state.factor)
-        refit = NystromSystem(state.factor, state.H + H_val, state.Aty + Aty_val, X.shape[0])
-        self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
-                                  self.path_method)[0][:, 0]
-
-    def _products(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor
-                  ) -> tuple[np.ndarray, np.ndarray]:
-        """``(AᵀA, Aᵀy)`` here, or summed over the parts of the rows on a Dask cluster."""
-        if self.backend == "dask":
-            rows = DistributedRows(self.kernel_, X, y, C, "blocked")
-            try:
-                return rows.gram_products(factor)
-            finally:
-                rows.close()
-        return nystrom_products(self.kernel_, X, C, y, factor)
+        if state.info.get("precision") == "float64" and state.rows:
+            # the refit rows are the fit rows followed by the validation rows (refit_rows): AᵀA
+            # and Aᵀy are sums over rows, so only the validation rows' terms are new
+            val = self._system(X[state.rows:], y[state.rows:], self.centers_, state.factor)
+            refit = NystromSystem(state.factor, state.H + val.H, state.Aty + val.Aty,
+                                  X.shape[0])
+        else:  # mixed precision refines against the stored A of every refit row
+            refit = self._system(X, y, self.centers_, state.factor)
+        try:
+            self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
+                                      self.path_method)[0][:, 0]
+        finally:
+            refit.close()
 
     def predict_path(self, X: Any) -> np.ndarray:
         """Predictions of every λ of the validated path, ``(n_samples, L)`` (before any refit):
@@ -182,9 +201,12 @@ def nystrom_path_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[
     """NKRLS: AᵀA, its eigenvectors, K_mm, R and a product buffer; coefficients and validation
     predictions per λ; each kernel block's float64 copy and A_b = K_b R⁻¹."""
     m, lambdas = params["m"], len(lambda_grid(params["lambdas"]))
-    return {"m×m matrices": 5 * m * m * F64,
-            "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
-            "path": (m + problem.n_val) * lambdas * F64}
+    out = {"m×m matrices": 5 * m * m * F64,
+           "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
+           "path": (m + problem.n_val) * lambdas * F64}
+    if params.get("precision") == "mixed":  # A = K_nm R⁻¹ kept for the refinement
+        out["A (mixed precision)"] = problem.n_fit * m * F64
+    return out
 
 
 register(AlgorithmSpec(
@@ -193,7 +215,8 @@ register(AlgorithmSpec(
     title="NKRLS",
     order=40,
     schema={"lambdas": LAMBDAS, "path_method": {"enum": list(PATH_METHODS)},
-            "backend": {"enum": list(BACKENDS)}, **PATH_NYSTROM},
+            "backend": {"enum": list(BACKENDS)}, "precision": {"enum": list(PRECISIONS)},
+            **PATH_NYSTROM},
     config_defaults=("lambdas", "path_method", "epsilon", "penalty", "sampler"),
     takes_centers=True,
     memory=nystrom_path_memory,

@@ -138,6 +138,11 @@ class NystromSystem:
     H: np.ndarray
     Aty: np.ndarray
     rows: int = 0
+    #: How the system was formed and solved, for the fit's record.
+    info: dict[str, Any] = field(default_factory=lambda: {"precision": "float64"})
+
+    def close(self) -> None:
+        """End of use (a system holding kernel arrays hands them on)."""
 
     def solve(self, lambdas: np.ndarray, n: int, method: str = "eigh"
               ) -> tuple[np.ndarray, list[float]]:
@@ -272,19 +277,24 @@ class LambdaPathEstimator(KernelEstimator):
         refit = self._check_refit()
         lam = self._check_lam(self.lam)  # checked even when the grid is used
         state = self._prepare(X, y)
-        if X_val is None:
-            self._fit_at(state, X, y, lam)
-            self.path_ = None
-            return self
-        lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
-        path = self._path(state, X, y, X_val, y_val, lambdas)
-        j, k = path.select()
-        self.path_ = path.as_dict()
-        if X_eval is not None:
-            start = time.perf_counter()
-            self.eval_outputs_ = self._eval_path(state, path, X_eval)
-            self.eval_seconds_ = time.perf_counter() - start
-        self._choose(state, path, j, k)
+        try:
+            if X_val is None:
+                self._fit_at(state, X, y, lam)
+                self.path_ = None
+                return self
+            lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
+            path = self._path(state, X, y, X_val, y_val, lambdas)
+            j, k = path.select()
+            self.path_ = path.as_dict()
+            if X_eval is not None:
+                start = time.perf_counter()
+                self.eval_outputs_ = self._eval_path(state, path, X_eval)
+                self.eval_seconds_ = time.perf_counter() - start
+            self._choose(state, path, j, k)
+        finally:
+            close = getattr(state, "close", None)  # kernel arrays held for the path go now
+            if close is not None:
+                close()
         if refit:
             self._refit(state, *refit_rows(X, y, X_val, y_val))
         return self
