@@ -22,6 +22,7 @@ from kernreg.solvers.blocks.mixed_precision import (
     PRECISIONS,
     check_precision,
     nkrls_system,
+    refit_system,
     resolve_precision,
 )
 from kernreg.solvers.blocks.nystrom import PENALTIES
@@ -174,14 +175,8 @@ class NystromKRLS(LambdaPathEstimator):
                           record={"cholesky_fallbacks": fallbacks})
 
     def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
-        if state.info.get("precision") == "float64" and state.rows:
-            # the refit rows are the fit rows followed by the validation rows (refit_rows): AᵀA
-            # and Aᵀy are sums over rows, so only the validation rows' terms are new
-            val = self._system(X[state.rows:], y[state.rows:], self.centers_, state.factor)
-            refit = NystromSystem(state.factor, state.H + val.H, state.Aty + val.Aty,
-                                  X.shape[0])
-        else:  # mixed precision refines against the stored A of every refit row
-            refit = self._system(X, y, self.centers_, state.factor)
+        refit = refit_system(self.kernel_, X, y, self.centers_, state, self._precision,
+                             self.backend)
         try:
             self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
                                       self.path_method)[0][:, 0]

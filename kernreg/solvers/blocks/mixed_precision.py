@@ -64,7 +64,8 @@ from kernreg.solvers.blocks.strategy import BANDWIDTH, F64, GEMM_FLOPS, _kernel_
 
 __all__ = ["PRECISIONS", "REFINE_ACCEPT", "REFINE_MAX_STEPS", "REFINE_TOL", "MixedNystromSystem",
            "a_blocks", "a_fits", "check_fits", "check_precision", "float32_gram_products",
-           "mixed_system", "nkrls_system", "precision_costs", "refine_path", "resolve_precision"]
+           "mixed_system", "nkrls_system", "precision_costs", "refine_path", "refit_system",
+           "resolve_precision"]
 
 #: How NKRLS forms ``AᵀA``: in float64, in mixed precision (float32 ``syrk`` refined in
 #: float64), or as the cost model chooses.
@@ -265,7 +266,7 @@ class MixedNystromSystem(NystromSystem):
     def __init__(self, factor: NystromFactor, H: np.ndarray, Aty: np.ndarray, A: np.ndarray,
                  y_norm: float, exact: Callable[[], tuple[np.ndarray, np.ndarray]],
                  tol: float = REFINE_TOL, max_steps: int = REFINE_MAX_STEPS) -> None:
-        super().__init__(factor, H, Aty, {"precision": "mixed"})
+        super().__init__(factor, H, Aty, info={"precision": "mixed"})
         self.A, self.y_norm, self.exact = A, y_norm, exact
         self.tol, self.max_steps = tol, max_steps
         self.float64: NystromSystem | None = None
@@ -328,3 +329,16 @@ def nkrls_system(kernel: Kernel, X: Any, y: np.ndarray, C: Any, factor: NystromF
         finally:
             rows.close()
     return NystromSystem(factor, *nystrom_products(kernel, X, C, y, factor), rows=X.shape[0])
+
+
+def refit_system(kernel: Kernel, X: Any, y: np.ndarray, C: Any, state: NystromSystem,
+                 precision: str, backend: str = "local") -> NystromSystem:
+    """The system of the refit rows ``(X, y)`` — the fit rows of ``state`` followed by the
+    validation rows (``refit_rows``). ``AᵀA`` and ``Aᵀy`` are sums over rows, so a float64
+    system adds only the validation rows' terms to ``state``'s; a mixed one is formed anew (its
+    refinement needs the stored ``A`` of every row)."""
+    if isinstance(state, MixedNystromSystem) or not state.rows:
+        return nkrls_system(kernel, X, y, C, state.factor, precision, backend)
+    val = nkrls_system(kernel, X[state.rows:], y[state.rows:], C, state.factor, "float64",
+                       backend)
+    return NystromSystem(state.factor, state.H + val.H, state.Aty + val.Aty, X.shape[0])
