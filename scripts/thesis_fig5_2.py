@@ -38,25 +38,35 @@ from kernreg.theory.spline_rf import THESIS_FIG5_2_SETTINGS, SplineRFModel
 LAMBDAS = np.logspace(-7, 0, 281)
 
 
-def repetition(model: SplineRFModel, n: int, rng: np.random.Generator, draws: int
-               ) -> tuple[float, ...]:
+def repetition(model: SplineRFModel, n: int, rng: np.random.Generator, draws: int,
+               modes: int) -> tuple[float, ...]:
     x = rng.uniform(size=n)
     risks = model.krls_risk(x, LAMBDAS)
     j = int(np.argmin(risks))
     lam, best = float(LAMBDAS[j]), float(risks[j])
-    limit = 64
-    while True:
-        ms = rank_grid(limit, 1.08)
-        curve = np.mean([model.rf_risk(x, rng.uniform(size=limit), lam, ms)
-                         for _ in range(draws)], axis=0)
-        above = np.flatnonzero(curve > 1.05 * best)
-        # the smallest m from which on the risk stays within 5% (up to 2× beyond it)
-        if above.size == 0 or (above[-1] + 1 < ms.size and ms[-1] >= 2 * ms[above[-1] + 1]):
-            m = ms[0] if above.size == 0 else ms[above[-1] + 1]
-            return lam, best, float(m)
-        if limit >= 4 * n:
-            return lam, best, float("nan")
-        limit *= 2
+    ms = rank_grid(4 * n, 1.08)
+    paths = [model.rf_risk_prefixes(x, rng.uniform(size=4 * n), lam, ms, modes)
+             for _ in range(draws)]
+    start = None  # grid index from which on the mean risk has stayed within 5%
+    for i, risks_m in enumerate(zip(*paths, strict=True)):
+        if np.mean(risks_m) > 1.05 * best:
+            start = None
+        elif start is None:
+            start = i
+        if start is not None and ms[i] >= 2 * ms[start]:  # within 5% from m up to 2m
+            return lam, best, float(ms[start])
+    return lam, best, float("nan")
+
+
+def check_truncation(model: SplineRFModel, n: int, modes: int, rng: np.random.Generator
+                     ) -> float:
+    """Largest relative gap between the risks of truncated and exact features along a grid
+    of m up to 3000, at KRLS's λ_n."""
+    x, omegas = rng.uniform(size=n), rng.uniform(size=3000)
+    lam = float(LAMBDAS[int(np.argmin(model.krls_risk(x, LAMBDAS)))])
+    ms = rank_grid(3000, 1.25)
+    exact = model.rf_risk(x, omegas, lam, ms)
+    return float(np.max(np.abs(model.rf_risk_truncated(x, omegas, lam, ms, modes) / exact - 1)))
 
 
 def fitted_line(n: np.ndarray, values: np.ndarray, slope: float) -> np.ndarray:
@@ -68,8 +78,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--out", type=Path,
                         default=Path("results/figures/thesis_fig5_2.png"))
-    parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--feature-draws", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=100)
+    parser.add_argument("--feature-draws", type=int, default=2)
+    parser.add_argument("--feature-modes", type=int, default=96,
+                        help="frequencies kept in each random feature (see --check-truncation)")
+    parser.add_argument("--check-truncation", action="store_true",
+                        help="print the risk gap between truncated and exact features and exit")
     parser.add_argument("--noise", type=float, default=0.5)
     parser.add_argument("--eps", type=float, default=0.05)
     parser.add_argument("--n-max", type=float, default=1e4)
@@ -85,20 +99,32 @@ def main() -> None:
                    for line in path.read_text().splitlines() if line.startswith("{")]
         draw(summary, args.out)
         return
+    if args.check_truncation:
+        for row in args.rows:
+            model = SplineRFModel(*THESIS_FIG5_2_SETTINGS[row], eps=args.eps, noise=args.noise)
+            rng = np.random.default_rng(args.seed)
+            for n in (1000, 3162):
+                for _ in range(2):
+                    gap = check_truncation(model, n, args.feature_modes, rng)
+                    print(f"row {row} n = {n} modes = {args.feature_modes}: largest relative "
+                          f"risk gap {gap:.1e}", flush=True)
+        return
     ns = np.unique(np.round(np.logspace(3, np.log10(args.n_max), 5)).astype(int))
     summary = []
     for row in args.rows:
         r, gamma = THESIS_FIG5_2_SETTINGS[row]
         model = SplineRFModel(r, gamma, eps=args.eps, noise=args.noise)
         rng = np.random.default_rng(args.seed + row)
-        runs = np.array([[repetition(model, int(n), rng, args.feature_draws)
+        runs = np.array([[repetition(model, int(n), rng, args.feature_draws, args.feature_modes)
                           for _ in range(args.reps)]
                          for n in ns])  # (n, reps, 3): λ, risk, m
         means, stds = np.nanmean(runs, axis=1), np.nanstd(runs, axis=1)
         summary.append({"r": r, "gamma": gamma, "n": ns.tolist(), "reps": args.reps,
                         "feature_draws": args.feature_draws, "noise": args.noise,
+                        "feature_modes": args.feature_modes, "seed": args.seed,
                         "eps": args.eps, "predicted": model.predicted_exponents(),
-                        "mean": means.tolist(), "std": stds.tolist()})
+                        "mean": means.tolist(), "std": stds.tolist(),
+                        "runs": runs.tolist()})
         print(json.dumps(summary[-1]), flush=True)
     draw(summary, args.out)
 

@@ -35,9 +35,10 @@ class NystromKRLS(LambdaPathEstimator):
 
     Parameters
     ----------
-    kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
+    kernel : str, default "gaussian"
+        A registered kernel (:func:`kernreg.kernels.kernel_names`).
     sigma : float, default 1.0
-        Kernel bandwidth (ignored by the linear kernel).
+        Kernel bandwidth (ignored by the kernels without one: linear, the periodic ones).
     m : int, default 100
         Number of Nyström centers, drawn from the training rows (``m <= n``).
     lam : float, default 1e-6
@@ -68,6 +69,10 @@ class NystromKRLS(LambdaPathEstimator):
         Where ``AᵀA``, ``Aᵀy`` and the validation errors are computed: in this process, or
         over the rows spread on the running Dask client's workers (see
         :mod:`kernreg.solvers.blocks.dask_rows`; the same numbers up to the order of the sums).
+    kernel_params : dict, optional
+        The kernel's parameters besides σ (scikit-learn's ``KernelRidge`` convention), e.g.
+        ``{"beta": 2}`` for ``periodic_spline``; left out, the registered defaults. A config's
+        ``kernel:`` keys besides ``name`` and ``sigma`` arrive here.
 
     Attributes
     ----------
@@ -100,6 +105,8 @@ class NystromKRLS(LambdaPathEstimator):
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         backend: str = "local",
+
+        kernel_params: dict[str, Any] | None = None,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -115,6 +122,7 @@ class NystromKRLS(LambdaPathEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
         self.backend = backend
+        self.kernel_params = kernel_params
 
     def _fit_info(self) -> dict[str, Any]:
         return self._factor_info()
