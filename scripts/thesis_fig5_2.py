@@ -129,13 +129,38 @@ def main() -> None:
     draw(summary, args.out)
 
 
+def slope(ns: np.ndarray, values: np.ndarray) -> float:
+    return float(np.polyfit(np.log(ns), np.log(values), 1)[0])
+
+
+def bootstrap_slopes(ns: np.ndarray, runs: np.ndarray, statistic: str, resamples: int = 2000,
+                     seed: int = 0) -> np.ndarray:
+    """Slopes of ``statistic`` (``nanmean`` or ``nanmedian`` over repetitions) against n for
+    ``resamples`` resamplings of the repetitions at each n: (resamples, 3) for λ, risk, m."""
+    rng = np.random.default_rng(seed)
+    reduce = getattr(np, statistic)
+    reps = runs.shape[1]
+    out = np.empty((resamples, 3))
+    for b in range(resamples):
+        picked = np.stack([runs[i, rng.integers(0, reps, reps)] for i in range(len(ns))])
+        values = reduce(picked, axis=1)
+        out[b] = [slope(ns, values[:, k]) for k in range(3)]
+    return out
+
+
 def draw(summary: list[dict], out: Path) -> None:
-    """One row per setting: excess risk, λ_n, m_n against n, measured and predicted."""
-    fig, axes = plt.subplots(len(summary), 3, figsize=(14, 4 * len(summary)), squeeze=False)
+    """One row per setting: excess risk, λ_n, m_n against n, measured and predicted; the
+    slopes of the means (the thesis's statistic) and of the medians, with 95% bootstrap
+    intervals over the repetitions when the runs are recorded."""
+    fig, axes = plt.subplots(len(summary), 3, figsize=(15, 4 * len(summary)), squeeze=False)
     for row, res in enumerate(summary):
         ns, pred = np.array(res["n"]), res["predicted"]
         means, stds = np.array(res["mean"]), np.array(res["std"])
-        res["measured_slope"] = {}
+        runs = np.array(res["runs"], dtype=float) if "runs" in res else None
+        res["measured_slope"], res["slope_interval"] = {}, {}
+        res["median_slope"], res["median_slope_interval"] = {}, {}
+        boot = ({stat: bootstrap_slopes(ns, runs, stat) for stat in ("nanmean", "nanmedian")}
+                if runs is not None else {})
         for ax, k, key, label in ((axes[row, 0], 1, "risk", "excess risk"),
                                   (axes[row, 1], 0, "lambda", "λ_n"),
                                   (axes[row, 2], 2, "m", "m_n (5% of KRLS)")):
@@ -143,18 +168,30 @@ def draw(summary: list[dict], out: Path) -> None:
                         label=f"simulated (mean ± std, {res.get('reps', '?')} reps)")
             ax.loglog(ns, fitted_line(ns, means[:, k], pred[key]), "k:",
                       label=f"theory: n^({pred[key]:+.3f})")
-            slope = float(np.polyfit(np.log(ns), np.log(means[:, k]), 1)[0])
-            res["measured_slope"][key] = slope
+            res["measured_slope"][key] = slope(ns, means[:, k])
+            title = f"slope {res['measured_slope'][key]:+.3f}"
+            if runs is not None:
+                medians = np.nanmedian(runs[:, :, k], axis=1)
+                ax.plot(ns, medians, "s--", ms=4, color="tab:green", label="median")
+                res["median_slope"][key] = slope(ns, medians)
+                res["slope_interval"][key] = np.percentile(boot["nanmean"][:, k],
+                                                           [2.5, 97.5]).tolist()
+                res["median_slope_interval"][key] = np.percentile(boot["nanmedian"][:, k],
+                                                                  [2.5, 97.5]).tolist()
+                low, high = res["slope_interval"][key]
+                title += f" [{low:+.2f}, {high:+.2f}]"
             ax.set(xscale="log", yscale="log", xlabel="n", ylabel=label,
-                   title=f"r = {res['r']:g}, γ = {res['gamma']:g}: {label}\nmeasured slope "
-                         f"{slope:+.3f}, predicted {pred[key]:+.3f}")
+                   title=f"r = {res['r']:g}, γ = {res['gamma']:g}: {label}\nmeans' {title} "
+                         f"(theory {pred[key]:+.3f})")
             ax.legend(fontsize=8)
     fig.suptitle(f"Thesis Figure 5.2: RF-KRLS on the spline model (noise σ = "
-                 f"{summary[0].get('noise', 0.5):g}, ε = {summary[0].get('eps', 0.05):g})")
+                 f"{summary[0].get('noise', 0.5):g}, ε = {summary[0].get('eps', 0.05):g}; "
+                 f"[95% bootstrap interval of the slope over repetitions])")
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
     out.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
+
 
 if __name__ == "__main__":
     main()
