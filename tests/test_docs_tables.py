@@ -400,7 +400,7 @@ def test_theory_tables_read_their_figures_json(tmp_path: Path) -> None:
         "slope_interval": {"m": [0.75, 1.25]}}]))
     lines = DOC_TABLES["thesis_fig5_2"].render(fig5).splitlines()
     assert lines[2] == "| (7/8, 1/4) | excess risk | −1.000 | — | −7/8 = −0.875 | no (0.125) | 7 |"
-    assert lines[4] == ("| | m_n (std 0.20–0.50 × mean) | +1.000 [+0.750, +1.250] | — "
+    assert lines[4] == ("|  | m_n (std 0.20–0.50 × mean) | +1.000 [+0.750, +1.250] | — "
                         "| +1/2 = +0.500 | no (0.500) | |")
     assert "| (11/16, 1/8) | excess risk / λ_n / m_n | not measured" in lines[5]
     fig5.write_text("{not json")
