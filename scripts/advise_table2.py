@@ -12,8 +12,10 @@ map), two winners:
   regularization; an iterative solver stopped at the 500-iteration cap with a clearly worse
   RMSE has not done the same job.
 
-Writes a Markdown table and the hit rates; a dataset without advice (not in the mirror) is NA
-and not counted.
+Also the map's verdict at the paper's own λ* (its NKRLS λ of Table 2: SNR = 1/λ*) with our
+d_eff and d̃, the column docs/theory.md's NYTRO Figure 1 table is rendered from. Writes a
+Markdown table and the hit rates; a dataset without advice (not in the mirror) is NA and not
+counted.
 
     python scripts/advise_table2.py --advice-dir results/advise -o results/advise_table2.md
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kernreg.advise import REGIMES
+from kernreg.advise import REGIMES, predict_fastest
 from kernreg.atomic import write_text
 from kernreg.results.tables import paper_file
 
@@ -75,8 +77,9 @@ def main() -> None:
         "| dataset | n | σ | m (path) | λ* | SNR | d_eff | d̃ | c1 | c2 | t (NYTRO) "
         "| predicted: (SNR, d_eff) / (SNR, d̃) / (t, d_eff) "
         "| measured here: fastest / at equal accuracy (s / test RMSE) "
-        "| paper: fastest / at equal accuracy |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| paper: fastest / at equal accuracy "
+        "| paper's λ* (SNR): map at d_eff / d̃ |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     hits: dict[str, dict[str, list[bool]]] = {p: {} for p in PREDICTIONS.values()}
     for name in DATASETS:
@@ -91,7 +94,7 @@ def main() -> None:
         path = args.advice_dir / f"{name}.json"
         if not path.is_file():
             lines.append(f"| {name} | NA: no advice ({path} missing: data not in the mirror) "
-                         f"|||||||||| | {here_cell} | {paper_cell} |")
+                         f"|||||||||| | {here_cell} | {paper_cell} | NA |")
             continue
         a = json.loads(path.read_text())
         eff_bound = "" if a["d_eff_converged"] else "≥ "
@@ -99,11 +102,15 @@ def main() -> None:
         t = a["nytro_iterations"] if a["nytro_iterations"] is not None else \
             f"> {a['max_iter']}"
         predicted = " / ".join(a[key].upper() for key in PREDICTIONS)
+        lam_paper = float(paper.loc[(name, "nkrls"), "par"])
+        at_paper = f"{lam_paper:.2g} ({1 / lam_paper:.2g}): " + " / ".join(
+            str(predict_fastest(1 / lam_paper, a[d], a["n"])).upper()
+            for d in ("d_eff", "d_max"))
         lines.append(
             f"| {name} | {a['n']} | {a['sigma']:g} | {a['m']} | {a['lam_star']:.2g} "
             f"| {a['snr']:.2g} | {eff_bound}{a['d_eff']:.3g} | {max_bound}{a['d_max']:.3g} "
             f"| {a['c1']:.3g} | {a['c2']:.3g} | {t} | {predicted} | {here_cell} "
-            f"| {paper_cell} |")
+            f"| {paper_cell} | {at_paper} |")
         for key, prediction in PREDICTIONS.items():
             for source, (fast, fast_equal) in measured.items():
                 hit = hits[prediction]

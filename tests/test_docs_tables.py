@@ -32,6 +32,7 @@ from kernreg.results.docs import (
     render_text,
     split_row,
 )
+from kernreg.results.docs.read import md_table
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
@@ -51,10 +52,6 @@ NOT_MEASURED = {
         "protocol.md: the authors' hyperparameters, read from their scripts",
     "| piece | where |": "incremental_classification.md: what is implemented, and in which files",
     "| piece | where | tested by |": "theory.md: what is implemented, in which files, tested how",
-    "| dataset (n) | SNR = 1/λ* | d_eff / d̃ | map at d_eff / d̃ | d̃ at the paper's λ* "
-    "| paper's fastest |": "theory.md: hand-typed, to be rendered from results/advise_table2.md "
-    "once that file carries the map's verdict at the paper's λ* (kernreg.advise, floor 7, is "
-    "not callable from kernreg.results)",
 }
 
 
@@ -391,7 +388,21 @@ def test_theory_tables_read_their_figures_json(tmp_path: Path) -> None:
     fig5.write_text("[]")
     text = DOC_TABLES["thesis_fig5_2"].render(fig5)
     assert "| (11/16, 1/8) | excess risk / λ_n / m_n | not measured" in text
-    assert text.endswith("| −7/8, −1/2, +1/2 |")
+    assert text.endswith("| −7/8, −1/2, +1/2 | — | — |")
+    # a run: the means' slope against Theorem 11, its interval, and the ±0.1 verdict
+    ns = [1000, 10000]
+    fig5.write_text(json.dumps([{
+        "r": 0.875, "gamma": 0.25, "n": ns, "reps": 7,
+        "predicted": {"lambda": -0.5, "m": 0.5, "risk": -0.875},
+        "mean": [[1e-2, 1e-3, 10.0], [1e-3, 1e-4, 100.0]],
+        "std": [[0, 0, 5.0], [0, 0, 20.0]],
+        "measured_slope": {"lambda": -1.0, "risk": -1.0, "m": 1.0},
+        "slope_interval": {"m": [0.75, 1.25]}}]))
+    lines = DOC_TABLES["thesis_fig5_2"].render(fig5).splitlines()
+    assert lines[2] == "| (7/8, 1/4) | excess risk | −1.000 | — | −7/8 = −0.875 | no (0.125) | 7 |"
+    assert lines[4] == ("|  | m_n (std 0.20–0.50 × mean) | +1.000 [+0.750, +1.250] | — "
+                        "| +1/2 = +0.500 | no (0.500) | |")
+    assert "| (11/16, 1/8) | excess risk / λ_n / m_n | not measured" in lines[5]
     fig5.write_text("{not json")
     with pytest.raises(ResultsError, match="thesis_fig5_2.json: not readable JSON"):
         DOC_TABLES["thesis_fig5_2"].render(fig5)
@@ -400,3 +411,25 @@ def test_theory_tables_read_their_figures_json(tmp_path: Path) -> None:
         DOC_TABLES["bach_fig3"].render(fig3)
     ranks = DOC_TABLES["sampler_ranks"].render(RESULTS / "sampler_ranks.md")
     assert "| cpusmall (0.1) |" in ranks and "| 1288 |" in ranks and "1288 (" not in ranks
+
+
+def test_nytro_fig1_datasets_table_reads_the_advice_comparison(tmp_path: Path) -> None:
+    """docs/theory.md's Table 2 datasets on NYTRO Figure 1 come from results/advise_table2.md:
+    the map's verdicts there (at our SNR and at the paper's λ*) and the paper's winners."""
+    source = tmp_path / "advise_table2.md"
+    text = (RESULTS / "advise_table2.md").read_text()
+    source.write_text(text)
+    rendered = DOC_TABLES["nytro_fig1_datasets"].render(source).splitlines()
+    header, rows = md_table(RESULTS / "advise_table2.md")
+    assert len(rendered) == 2 + len(rows)
+    insurance = split_row(next(r for r in rendered if r.startswith("| Insurance (")))
+    cells = dict(zip(header, next(r for r in rows if r[0] == "insurance"), strict=True))
+    verdict = cells["paper's λ* (SNR): map at d_eff / d̃"]
+    assert insurance[1] == cells["SNR"] and insurance[4].endswith(verdict.partition(": ")[2])
+    assert insurance[5] == "ES / ES"  # the paper's fastest / at equal accuracy
+    # a changed verdict in the source changes the docs; a missing column is named
+    source.write_text(text.replace(verdict, verdict.partition(": ")[0] + ": KRLS / KRLS"))
+    assert "KRLS / KRLS" in DOC_TABLES["nytro_fig1_datasets"].render(source)
+    source.write_text(text.replace("paper's λ* (SNR)", "paper λ"))
+    with pytest.raises(ResultsError, match="advise_table2.md: no column"):
+        DOC_TABLES["nytro_fig1_datasets"].render(source)

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.gaussian_process.kernels import Matern
 
-from kernreg.config import load_experiment
+from kernreg.config import load_experiment, make_estimator
 from kernreg.errors import ConfigError
 from kernreg.kernels import (
     Matern12Kernel,
@@ -103,16 +103,17 @@ protocol: {trials: 1}
 """
 
 
-def test_config_takes_the_fixed_nu_kernels_and_refuses_nu_for_builtin_estimators(
+def test_config_takes_the_fixed_nu_kernels_and_nu_only_for_estimators_taking_it(
         tmp_path: Path) -> None:
     path = tmp_path / "a.yaml"
     path.write_text(CONFIG.replace("KERNEL", "{name: matern32, sigma: 2.0}"))
     exp = load_experiment(path)
     assert exp.kernel == {"name": "matern32", "sigma": 2.0}
+    # NKRLS takes the kernel's parameters (kernel_params): ν reaches its kernel
     path.write_text(CONFIG.replace("KERNEL", "{name: matern, nu: 2.5}"))
-    with pytest.raises(ConfigError, match=r"kernel.nu: the nkrls estimator takes no kernel "
-                                          r"parameter 'nu'"):
-        load_experiment(path)
+    exp = load_experiment(path)
+    estimator = make_estimator(exp.algorithms[0], exp, random_state=0)
+    assert estimator.kernel_params == {"nu": 2.5} and estimator._make_kernel().nu == 2.5
     # NYTRO's own `nu` (the ν-method) is not the kernel's: the kernel's ν never reaches it
     path.write_text(CONFIG.replace("KERNEL", "{name: matern, nu: 2.5}")
                     .replace("{name: nkrls, m: 20, lambdas: {logspace: [1e-6, 1e-1, 6]}}",

@@ -122,3 +122,38 @@ def test_spline_rf_excess_risks_match_monte_carlo_of_the_estimators() -> None:
     exact = model.rf_risk(x, omegas, lam, [12])[0]
     assert abs(errors.mean() - exact) < 4 * errors.std() / np.sqrt(draws)
     assert model.rf_risk(x, omegas, lam, [3])[0] > exact  # fewer features, worse here
+
+
+def test_spline_rf_truncated_features_risk_is_the_direct_formula_and_near_the_exact_one() -> None:
+    from scipy.special import zeta
+
+    from kernreg.theory.spline_rf import SplineRFModel
+
+    model = SplineRFModel(7 / 8, 1 / 4, noise=0.5)
+    rng = np.random.default_rng(3)
+    n, lam, modes = 300, 2e-3, 20
+    x, omegas = rng.uniform(size=n), rng.uniform(size=90)
+    ms = [1, 2, 7, 30, 90]
+    fast = model.rf_risk_truncated(x, omegas, lam, ms, modes=modes)
+    # direct: features truncated to `modes` frequencies, Z = Φ_x C, risk from the m × m system
+    k = np.arange(1, modes + 1)
+
+    def basis(p: np.ndarray) -> np.ndarray:
+        a = 2 * np.pi * np.outer(p, k)
+        return np.hstack([np.ones((p.size, 1)), np.sqrt(2) * np.cos(a), np.sqrt(2) * np.sin(a)])
+
+    w = np.concatenate([[1.0], k ** -2.0, k ** -2.0])
+    C = w[:, None] * basis(omegas).T
+    Z, z = basis(x) @ C, model.target(x)
+    t = np.concatenate([[1.0], k ** -model.a, k ** -model.a]) * basis(np.zeros(1))[0]
+    for m, value in zip(ms, fast, strict=True):
+        smoother = C[:, :m] @ np.linalg.solve(Z[:, :m].T @ Z[:, :m] / m + n * lam * np.eye(m),
+                                              Z[:, :m].T) / m  # coordinates of f̂ per y
+        direct = (np.sum((smoother @ z - t) ** 2) + 2 * zeta(2 * model.a, modes + 1)
+                  + model.noise ** 2 * np.sum(smoother ** 2))
+        assert value == pytest.approx(direct, rel=1e-9)
+    # the frequencies cut change the risk of the exact features little (the figure's budget)
+    exact = model.rf_risk(x, omegas, lam, ms)
+    near = model.rf_risk_truncated(x, omegas, lam, ms, modes=96)
+    assert np.max(np.abs(near / exact - 1)) < 2e-3
+    assert np.max(np.abs(fast / exact - 1)) > np.max(np.abs(near / exact - 1))

@@ -36,13 +36,15 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
     kwargs.update(params)
     estimator_class = get_algorithm(algo.name)
     accepted = estimator_class().get_params()
-    # the kernel's parameters besides σ reach only estimators that declare them as kernel
-    # parameters (a same-named estimator parameter, e.g. NYTRO's ν-method `nu`, is another
-    # thing); a kernel parameter an estimator would drop is a config problem, not a default
+    # the kernel's parameters besides σ reach only estimators that take them: all of them as
+    # `kernel_params` (KRLS, NKRLS), or those declared as kernel parameters by name (a
+    # same-named estimator parameter, e.g. NYTRO's ν-method `nu`, is another thing); a kernel
+    # parameter an estimator would drop is a config problem, not a default
     kernel_parameters = getattr(estimator_class, "kernel_parameters", ())
-    for key, value in exp.kernel.items():
-        if key in ("name", "sigma"):
-            continue
+    own = {k: v for k, v in exp.kernel.items() if k not in ("name", "sigma")}
+    if "kernel_params" in accepted:
+        kwargs["kernel_params"], own = own, {}
+    for key, value in own.items():
         if key not in kernel_parameters or key not in accepted:
             raise ValueError(f"kernel.{key}: the {algo.name} estimator takes no kernel "
                              f"parameter {key!r} (it builds its kernel from name and sigma)")

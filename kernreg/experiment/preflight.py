@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from kernreg.config import Algorithm, Experiment, expand_m
 from kernreg.errors import ConfigError, KernregError
+from kernreg.kernels import make_kernel
 from kernreg.solvers import MemoryProblem, get_algorithm_spec
 from kernreg.solvers.blocks.sigma_search import sigma_grid
 
@@ -81,12 +82,24 @@ def _max_row_norm_sq(X: Any) -> float:
     return peak
 
 
+def _kernel_data_problems(exp: Experiment, X: Any, sigma: float | None) -> list[str]:
+    """The configured kernel evaluated on two training rows: a kernel that cannot take these
+    data (the periodic kernels on [0, 1] take one column) says so before any trial does."""
+    name = exp.kernel["name"]
+    params = {k: v for k, v in exp.kernel.items() if k not in ("name", "sigma")}
+    try:
+        make_kernel(name, sigma, dtype=exp.dataset["dtype"], **params)(X[:2])
+    except ValueError as err:
+        return [f"kernel.name: the {name} kernel cannot take these data: {err}"]
+    return []
+
+
 def check_numerics(exp: Experiment, algorithms: tuple[Algorithm, ...], X_train: Any,
                    X_test: Any, n_fit: int) -> None:
     """Refuse, before anything is written, what the data make impossible: an m above the rows
-    left for fitting by the hold-out split (its own rounding: ``n_fit``), and a σ so small that
+    left for fitting by the hold-out split (its own rounding: ``n_fit``), a σ so small that
     the kernel's scaled products ``‖x‖²/σ²`` overflow the data's dtype (then NaN reaches every
-    factorization).
+    factorization), and data the kernel cannot take (a periodic kernel on several columns).
 
     Raises
     ------
@@ -112,6 +125,7 @@ def check_numerics(exp: Experiment, algorithms: tuple[Algorithm, ...], X_train: 
             problems.append(f"kernel.sigma: {sigma!r} is too small for these data in "
                             f"{exp.dataset['dtype']} (‖x‖²/σ² = {scale:.3g} overflows); σ must "
                             f"be at least {smallest:.3g} here")
+    problems += _kernel_data_problems(exp, X_train, sigma)
     if problems:
         where = f"{exp.path}: " if exp.path else ""
         raise ConfigError(where + "cannot run on these data:\n  " + "\n  ".join(problems))

@@ -7,8 +7,8 @@
 * :mod:`~kernreg.kernels.compiled` — the compiled layer (numba, with a numpy fallback): the
   fused distance/exp pass of the distance kernels' blocks and the one-read gradient pass
   :func:`normal_pass` (``Kᵀ(Kβ − y)`` for several right-hand sides);
-* one module per kernel (``gaussian``, ``laplacian``, ``linear``, ``matern``), each ending with its
-  ``register(KernelSpec(...))``.
+* one module per kernel (``gaussian``, ``laplacian``, ``linear``, ``matern``, ``spline``: the
+  periodic kernels on [0, 1]), each ending with its ``register(KernelSpec(...))``.
 
 To add a kernel: write ``kernreg/kernels/<name>.py`` (class + registration) and import it
 below (docs/architecture.md, "How to add a kernel").
@@ -36,6 +36,7 @@ from kernreg.kernels.registry import (
     register,
     unregister,
 )
+from kernreg.kernels.spline import PeriodicExponentialKernel, PeriodicSplineKernel
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -50,6 +51,8 @@ __all__ = [
     "Matern32Kernel",
     "Matern52Kernel",
     "MaternKernel",
+    "PeriodicExponentialKernel",
+    "PeriodicSplineKernel",
     "active_path",
     "get_kernel_spec",
     "jit_enabled",

@@ -16,6 +16,11 @@ and the sine), plus ``c₀`` for the constant function.
   ``Σ_{i≥1} 2 e^(−ρi) cos 2πit = 2(e^ρ cos 2πt − 1) / (e^(2ρ) − 2e^ρ cos 2πt + 1)``.
 
 Inputs are one-column arrays of points (any real values: the kernels are 1-periodic).
+
+Registered as ``periodic_spline`` (parameters ``beta``, ``constant``) and
+``periodic_exponential`` (``rho``, ``constant``): no bandwidth σ. Estimators that take
+``kernel_params`` (KRLS, NKRLS) receive a config's values; the others refuse them at config
+time.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from scipy.special import zeta
 
 from kernreg._validation import check_int, check_positive
 from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Kernel
+from kernreg.kernels.registry import POSITIVE, KernelSpec, register
 
 __all__ = ["PeriodicExponentialKernel", "PeriodicKernel", "PeriodicSplineKernel",
            "bernoulli_polynomial"]
@@ -164,3 +170,25 @@ class PeriodicExponentialKernel(PeriodicKernel):
 
     def _params(self) -> dict[str, Any]:
         return {"rho": self.rho, **super()._params()}
+
+
+#: Schema fragment of the constant mode's weight ``c₀ ≥ 0``.
+_CONSTANT: dict[str, Any] = {"type": "number", "minimum": 0}
+
+# no σ: a config sets β (or ρ) and c₀, and only estimators taking ``kernel_params`` get them
+register(KernelSpec(
+    name="periodic_spline",
+    kernel=PeriodicSplineKernel,
+    schema={"beta": {"type": "integer", "minimum": 1}, "constant": _CONSTANT},
+    defaults={"beta": 1, "constant": 0.0},
+    summary="periodic spline on [0, 1] (one input column), eigenvalues i^(−2β) plus c₀ for "
+            "the constant; β (default 1) and constant, no σ",
+))
+register(KernelSpec(
+    name="periodic_exponential",
+    kernel=PeriodicExponentialKernel,
+    schema={"rho": POSITIVE, "constant": _CONSTANT},
+    defaults={"rho": 1.0, "constant": 0.0},
+    summary="periodic kernel on [0, 1] (one input column), eigenvalues e^(−ρi) plus c₀ for "
+            "the constant; ρ (default 1) and constant, no σ",
+))

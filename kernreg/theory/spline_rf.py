@@ -19,6 +19,7 @@ the neglected terms are below ``1e-9`` relative, plus ``f_ρ``'s tail summed exa
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +145,53 @@ class SplineRFModel:
             out[j] = self._risk((C_all[:, :m] / math.sqrt(m)) @ W, uz, s, x.size,
                                 np.array([lam]))[0]
         return out
+
+    def rf_risk_truncated(self, x: Any, omegas: Any, lam: float, ms: Any,
+                          modes: int | None = None) -> np.ndarray:
+        """:meth:`rf_risk` with every feature truncated to its first ``modes`` frequencies
+        (default :attr:`modes`): the values of :meth:`rf_risk_prefixes` for ``ms``."""
+        return np.fromiter(self.rf_risk_prefixes(x, omegas, lam, ms, modes), float, len(ms))
+
+    def rf_risk_prefixes(self, x: Any, omegas: Any, lam: float, ms: Iterable[int],
+                         modes: int | None = None) -> Iterator[float]:
+        """Excess risk of RF-KRLS at λ with the first ``m`` features, for each increasing ``m``
+        in ``ms`` in turn (lazily: a caller may stop early), every feature truncated to its first
+        ``modes`` frequencies.
+
+        Truncated, ``Z = Φ_x C`` exactly (``C``: the features' coordinates), so the estimator
+        lives in the ``D = 2·modes + 1`` basis coordinates and, by the push-through identity,
+        ``f̂ = (P S + nλ)⁻¹ P Φ_xᵀ y`` with ``S = Φ_xᵀΦ_x = LLᵀ`` and ``P = C_m C_mᵀ/m`` (a
+        running sum over the features): each prefix costs ``D × D`` products and one solve,
+        whatever ``m`` and ``n``, instead of an ``m × m`` eigendecomposition. The frequencies cut
+        weigh ``k^(−q)`` in each feature; their effect on the risk is measured against
+        :meth:`rf_risk` in ``scripts/thesis_fig5_2.py --check-truncation``."""
+        x = np.asarray(x, dtype=np.float64)
+        omegas = np.asarray(omegas, dtype=np.float64)
+        modes = self.modes if modes is None else int(modes)
+        k = np.arange(1, modes + 1, dtype=np.float64)
+        w = np.concatenate([[1.0], k ** -self.q, k ** -self.q])
+
+        def basis(points: np.ndarray) -> np.ndarray:
+            arg = 2 * np.pi * np.outer(points, k)
+            return np.hstack([np.ones((points.size, 1)), math.sqrt(2) * np.cos(arg),
+                              math.sqrt(2) * np.sin(arg)])
+
+        B = basis(x)
+        S, bz = B.T @ B, B.T @ self.target(x)
+        rhs = np.hstack([bz[:, None], la.cholesky(S, lower=True, check_finite=False)])
+        t = np.concatenate([[1.0], k ** -self.a, k ** -self.a]) * basis(np.array([self.x0]))[0]
+        tail = 2.0 * float(zeta(2 * self.a, modes + 1))
+        n, D = x.size, w.size
+        CC, done = np.zeros((D, D)), 0
+        for m in ms:
+            C = w[:, None] * basis(omegas[done:m]).T  # the new features' coordinates
+            CC += C @ C.T
+            done = m
+            P = CC / m
+            sol = np.linalg.solve(P @ S + n * lam * np.eye(D), P @ rhs)
+            bias = sol[:, 0] - t
+            # noise term: ‖H Φ_xᵀ‖_F² = ‖H L‖_F² with H = (PS + nλ)⁻¹P
+            yield float(bias @ bias + tail + self.noise ** 2 * np.sum(sol[:, 1:] ** 2))
 
     # ------------------------------------------------------------------ predictions
     def predicted_exponents(self, alpha: float | None = None) -> dict[str, float]:

@@ -148,7 +148,7 @@ def render_advise(path: Path) -> str:
             reason = row[1] if len(row) > 1 else ""
             why = re.search(r"\((.*?)\)", reason)
             out.append([row[0], f"NA ({why.group(1) if why else reason})", "", "", "", "",
-                        "NA", winners(row[-1])])
+                        "NA", winners(row[paper] if len(row) > paper else row[-1])])
             continue
         out.append([row[col["dataset"]], _compact(float(row[col["SNR"]])),
                     f"{short(row[col['d_eff']])} / {short(row[col['d̃']])}",

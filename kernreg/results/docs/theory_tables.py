@@ -2,13 +2,16 @@
 
 The figures' tables read the JSON their scripts write next to the plots
 (``results/figures/*.json``: scripts/bach_fig2.py, bach_fig3.py, thesis_fig5_2.py); the
-samplers' table reads ``results/sampler_ranks.md`` (scripts/sampler_ranks.py).
+samplers' table reads ``results/sampler_ranks.md`` (scripts/sampler_ranks.py), NYTRO Figure 1's
+datasets ``results/advise_table2.md`` (scripts/advise_table2.py: ``kernreg advise``'s numbers
+and the map's verdicts, computed there since kernreg.advise sits above this floor).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -107,14 +110,28 @@ def _theory(predicted: dict, key: str) -> str:
     return f"{_fraction(value)} = {value:+.3f}".replace("-", "−")
 
 
+def _slope_cell(run: dict, slopes: str, intervals: str, key: str) -> str:
+    value = run.get(slopes, {}).get(key)
+    if value is None:
+        return "—"
+    cell = f"{value:+.3f}"
+    interval = run.get(intervals, {}).get(key)
+    if interval:
+        cell += f" [{interval[0]:+.3f}, {interval[1]:+.3f}]"
+    return cell.replace("-", "−")
+
+
 def render_thesis_fig5_2(path: Path) -> str:
-    """Measured slopes of λ_n, m_n and the excess risk against Theorem 11's exponents; the
-    thesis's settings the file has no run of are listed as not measured."""
+    """Measured slopes of the excess risk, λ_n and m_n against Theorem 11's exponents: of the
+    means over repetitions (the thesis's statistic) and of the medians, with 95% bootstrap
+    intervals over the repetitions; whether the means' slope is within ±0.1 of the theory.
+    The thesis's settings the file has no run of are listed as not measured."""
     runs = _json(path)
     if not isinstance(runs, list):
         raise ResultsError(f"{path}: expected a list of settings; re-run its script")
     rows = []
     done = set()
+    names = (("risk", "excess risk"), ("lambda", "λ_n"), ("m", "m_n"))
     for run in runs:
         r, gamma = _field(run, "r", path), _field(run, "gamma", path)
         done.add((round(r, 9), round(gamma, 9)))
@@ -122,15 +139,15 @@ def render_thesis_fig5_2(path: Path) -> str:
         m_over = [s[2] / m[2] for m, s in zip(_field(run, "mean", path),
                                               _field(run, "std", path), strict=True)]
         setting = f"({Fraction(r).limit_denominator(64)}, {Fraction(gamma).limit_denominator(64)})"
-        rows += [[setting, "excess risk", f"{slope['risk']:+.3f}".replace("-", "−"),
-                  _theory(pred, "risk")],
-                 ["", "λ_n", f"{slope['lambda']:+.3f}".replace("-", "−"),
-                  _theory(pred, "lambda")],
-                 ["", "m_n", f"{slope['m']:+.2f} (std {min(m_over):.2f}–{max(m_over):.2f} "
-                  f"× mean over n, {run.get('reps', '?')} reps)".replace("-", "−", 1),
-                  _theory(pred, "m")]]
-    run = (f" ({runs[0].get('reps', '?')} repetitions, n up to {max(runs[0]['n']):.0e})"
-           .replace("e+0", "e") if runs else "")
+        for i, (key, label) in enumerate(names):
+            if key == "m":
+                label += f" (std {min(m_over):.2f}–{max(m_over):.2f} × mean)"
+            gap = abs(slope[key] - pred[key])
+            rows.append([setting if i == 0 else "", label,
+                         _slope_cell(run, "measured_slope", "slope_interval", key),
+                         _slope_cell(run, "median_slope", "median_slope_interval", key),
+                         _theory(pred, key), f"{'yes' if gap <= 0.1 else 'no'} ({gap:.3f})",
+                         str(run.get("reps", "?")) if i == 0 else ""])
     for row, (r, gamma) in enumerate(THESIS_FIG5_2_SETTINGS):
         if (round(r, 9), round(gamma, 9)) in done:
             continue
@@ -138,10 +155,12 @@ def render_thesis_fig5_2(path: Path) -> str:
         rows.append([f"({Fraction(r).limit_denominator(64)}, "
                      f"{Fraction(gamma).limit_denominator(64)})",
                      "excess risk / λ_n / m_n",
-                     f"not measured: the run{run} did not finish on the shared machine; "
-                     f"`python scripts/thesis_fig5_2.py --rows {row}` draws it",
-                     ", ".join(_fraction(pred[k]) for k in ("risk", "lambda", "m"))])
-    return rows_md(["(r, γ)", "quantity", "measured slope", "Theorem 11 (α = γ)"], rows)
+                     f"not measured: `python scripts/thesis_fig5_2.py --rows {row}` draws it",
+                     "—", ", ".join(_fraction(pred[k]) for k in ("risk", "lambda", "m")), "—",
+                     "—"])
+    return rows_md(["(r, γ)", "quantity", "slope of the means [95%]",
+                    "slope of the medians [95%]", "Theorem 11 (α = γ)",
+                    "means within ±0.1 (gap)", "reps"], rows)
 
 
 _SAMPLERS = {"uniform": "uniform", "leverage": "leverage scores",
@@ -166,6 +185,43 @@ def render_sampler_ranks(path: Path) -> str:
                     for (name, sigma), v in by.items()])
 
 
+_MAP_TITLES = {"insurance": "Insurance", "adult": "Adult", "ijcnn1": "Ijcnn1",
+               "covtype_binary": "CovertypeBinary", "yearprediction": "YearPrediction"}
+
+
+def _winners(cell: str) -> str:
+    """``**ES** / **NKRLS** (times...)`` → ``ES / NKRLS``."""
+    names = re.findall(r"\*\*([A-Z]+)\*\*", cell)
+    return " / ".join(names[:2]) if names else "—"
+
+
+def render_nytro_fig1_datasets(path: Path) -> str:
+    """The Table 2 datasets on NYTRO Figure 1's map (results/advise_table2.md, written by
+    scripts/advise_table2.py): our SNR = 1/λ*, d_eff and d̃, the map's verdicts at them and at
+    the paper's λ*, and the paper's measured winners."""
+    header, table = md_table(path)
+    at = {name: column(header, name, path) for name in (
+        "dataset", "n", "SNR", "d_eff", "d̃", "predicted: (SNR, d_eff) / (SNR, d̃) / (t, d_eff)",
+        "paper: fastest / at equal accuracy", "paper's λ* (SNR): map at d_eff / d̃")}
+    rows = []
+    for row in table:
+        name = row[at["dataset"]]
+        title = _MAP_TITLES.get(name, name)
+        paper = _winners(row[at["paper: fastest / at equal accuracy"]])
+        if row[at["n"]].startswith("NA"):
+            rows.append([title, "— (no advice: data not in the mirror)", "—", "—", "—", paper])
+            continue
+        predicted = row[at["predicted: (SNR, d_eff) / (SNR, d̃) / (t, d_eff)"]].split(" / ")
+        lam, _, verdict = row[at["paper's λ* (SNR): map at d_eff / d̃"]].partition(": ")
+        snr_paper = lam.partition(" (")[2].rstrip(")")
+        rows.append([f"{title} ({row[at['n']]})", row[at["SNR"]],
+                     f"{row[at['d_eff']]} / {row[at['d̃']]}", " / ".join(predicted[:2]),
+                     f"{snr_paper}: {verdict}", paper])
+    return rows_md(["dataset (n)", "SNR = 1/λ*", "d_eff / d̃", "map at d_eff / d̃",
+                    "paper's SNR: map at d_eff / d̃", "paper's fastest / at equal accuracy"],
+                   rows)
+
+
 register_doc_table(DocTable(
     "bach_fig2_ratios", ("figures/bach_fig2.json", "figures/bach_fig2_sigma1.json"),
     render_bach_fig2, "docs/theory.md: Bach 2013 Figure 2, sufficient rank over d and d_ave"))
@@ -178,3 +234,6 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "sampler_ranks", ("sampler_ranks.md",), render_sampler_ranks,
     "docs/theory.md: the rank each center sampler needs"))
+register_doc_table(DocTable(
+    "nytro_fig1_datasets", ("advise_table2.md",), render_nytro_fig1_datasets,
+    "docs/theory.md: NYTRO Figure 1, the Table 2 datasets on the map (kernreg advise)"))

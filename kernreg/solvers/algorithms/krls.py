@@ -38,9 +38,10 @@ class KRLS(LambdaPathEstimator):
 
     Parameters
     ----------
-    kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
+    kernel : str, default "gaussian"
+        A registered kernel (:func:`kernreg.kernels.kernel_names`).
     sigma : float, default 1.0
-        Kernel bandwidth (ignored by the linear kernel).
+        Kernel bandwidth (ignored by the kernels without one: linear, the periodic ones).
     lam : float, default 1e-6
         λ used when ``fit`` gets no validation data.
     lambdas : array-like, optional
@@ -53,6 +54,10 @@ class KRLS(LambdaPathEstimator):
         Kernel evaluation precision (the linear algebra runs in float64).
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
+    kernel_params : dict, optional
+        The kernel's parameters besides σ (scikit-learn's ``KernelRidge`` convention), e.g.
+        ``{"beta": 2}`` for ``periodic_spline``; left out, the registered defaults. A config's
+        ``kernel:`` keys besides ``name`` and ``sigma`` arrive here.
 
     Attributes
     ----------
@@ -73,6 +78,8 @@ class KRLS(LambdaPathEstimator):
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+
+        kernel_params: dict[str, Any] | None = None,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -81,6 +88,7 @@ class KRLS(LambdaPathEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.kernel_params = kernel_params
 
     def _kernel(self, X: Any) -> np.ndarray:
         return sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))

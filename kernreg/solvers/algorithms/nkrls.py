@@ -43,9 +43,10 @@ class NystromKRLS(LambdaPathEstimator):
 
     Parameters
     ----------
-    kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
+    kernel : str, default "gaussian"
+        A registered kernel (:func:`kernreg.kernels.kernel_names`).
     sigma : float, default 1.0
-        Kernel bandwidth (ignored by the linear kernel).
+        Kernel bandwidth (ignored by the kernels without one: linear, the periodic ones).
     m : int, default 100
         Number of Nyström centers, drawn from the training rows (``m <= n``).
     lam : float, default 1e-6
@@ -81,6 +82,10 @@ class NystromKRLS(LambdaPathEstimator):
         ``AᵀA`` in float64, or by float32 products of the float64 ``K_b R⁻¹`` with every λ
         refined in float64 (see :mod:`kernreg.solvers.blocks.mixed_precision`; float64 dtype,
         local backend); ``"auto"``: the cost model's choice.
+    kernel_params : dict, optional
+        The kernel's parameters besides σ (scikit-learn's ``KernelRidge`` convention), e.g.
+        ``{"beta": 2}`` for ``periodic_spline``; left out, the registered defaults. A config's
+        ``kernel:`` keys besides ``name`` and ``sigma`` arrive here.
 
     Attributes
     ----------
@@ -116,6 +121,7 @@ class NystromKRLS(LambdaPathEstimator):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         backend: str = "local",
         precision: str = "float64",
+        kernel_params: dict[str, Any] | None = None,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -132,6 +138,7 @@ class NystromKRLS(LambdaPathEstimator):
         self.memory_budget = memory_budget
         self.backend = backend
         self.precision = precision
+        self.kernel_params = kernel_params
 
     def _fit_info(self) -> dict[str, Any]:
         return {**self._factor_info(), **self.precision_info_}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -124,7 +125,23 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
 
     def _make_kernel(self) -> Kernel:
         sigma = self.sigma if self.kernel != "linear" else None
-        return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget)
+        return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget,
+                           **self._kernel_params())
+
+    def _kernel_params(self) -> dict[str, Any]:
+        """The kernel's parameters besides σ: ``kernel_params`` for the estimators that take it
+        (scikit-learn's ``KernelRidge`` convention; e.g. ``{"beta": 2}`` for ``periodic_spline``),
+        none for the others. :func:`~kernreg.kernels.make_kernel` checks names and values."""
+        params = getattr(self, "kernel_params", None)
+        if params is None:
+            return {}
+        if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
+            raise ValueError(f"kernel_params must be a dict of the kernel's parameters, got "
+                             f"{params!r}")
+        if "sigma" in params:
+            raise ValueError("kernel_params: sigma is the estimator's own parameter, not one of "
+                             "kernel_params")
+        return dict(params)
 
     def check_params(self) -> None:
         """Check every constructor parameter that can be checked without data.
