@@ -77,9 +77,10 @@ def test_both_gram_branches_of_the_range_solve() -> None:
         K = G @ G.T
         y = rng.normal(size=n)
         expected = np.linalg.pinv(K) @ y
-        solution = pivoted_cholesky_min_norm(K.copy(), y, default_rcond(n))
-        assert solution.certified and solution.rank == r
-        assert _rel(solution.alpha, expected) < 1e-10
+        for layout in (K.copy(), np.asfortranarray(K)):  # factored in place, or a copy
+            solution = pivoted_cholesky_min_norm(layout, y, default_rcond(n))
+            assert solution.certified and solution.rank == r
+            assert _rel(solution.alpha, expected) < 1e-10
 
 
 def test_float32_kernel_input() -> None:

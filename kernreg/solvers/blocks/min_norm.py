@@ -150,13 +150,12 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
         z = blas.dtrsv(c, yp, lower=1)
         ap = blas.dtrsv(c, z, lower=1, trans=1)
     else:
-        L11 = np.asfortranarray(c[:rank, :rank])  # BLAS wants contiguous operands
-        M = np.asfortranarray(c[rank:, :rank])    # L₂₁, turned into M = L₂₁ L₁₁⁻¹ below
+        M = np.asfortranarray(c[rank:, :rank])  # L₂₁, turned into M = L₂₁ L₁₁⁻¹ below
+        L11 = _leading_block(c.T, rank)
         residual = np.clip(diag[piv[rank:]] - np.einsum("ij,ij->i", M, M), 0.0, None)
         certified = bool(residual.sum() <= cutoff) and _inverse_bound(L11) > cutoff
         if not (certified or solve_uncertified):
             return MinNormSolution(None, rank, cutoff, "pivoted_cholesky", False)
-        del c, K  # freed unless the caller still holds K
         M = blas.dtrsm(1.0, L11, M, side=1, lower=1, overwrite_b=1)
         gram_inv = _inverse_of_btb(M)
         u = gram_inv(yp[:rank] + M.T @ yp[rank:])
@@ -166,6 +165,17 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
     alpha = np.empty(n)
     alpha[piv] = ap
     return MinNormSolution(alpha, int(rank), cutoff, "pivoted_cholesky", bool(certified))
+
+
+def _leading_block(A: np.ndarray, r: int) -> np.ndarray:
+    """``Aᵀ[:r, :r]`` of a C-ordered ``A`` moved to the start of ``A``'s own memory as a
+    Fortran-ordered ``r × r`` array (what BLAS takes without a copy; a copy would cost 3.4 GB
+    on Adult). ``A`` is destroyed."""
+    n = A.shape[0]
+    flat = A.reshape(-1)  # a view: A is C-contiguous
+    for j in range(1, r):  # column j of Kᵀ is row j of K; targets never pass unread sources
+        flat[j * r:(j + 1) * r] = flat[j * n:j * n + r]  # numpy buffers an overlap
+    return flat[:r * r].reshape(r, r).T
 
 
 def _inverse_bound(L: np.ndarray) -> float:
