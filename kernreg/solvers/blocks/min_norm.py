@@ -40,8 +40,9 @@ then falls back to the eigendecomposition.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as la
@@ -72,13 +73,17 @@ class MinNormSolution:
     certified : bool
         The eigenvalue rule keeps the same ``rank`` (always true for ``eigh``; for the pivoted
         Cholesky, the gap test of the module docstring).
+    seconds : dict
+        Wall time of each step (``lambda_max``, ``factor``, ``gap_test``, ``solve``), for the
+        benchmark's profile.
     """
 
-    alpha: np.ndarray
+    alpha: np.ndarray | None
     rank: int
     cutoff: float
     factorization: str
     certified: bool
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def default_rcond(n: int) -> float:
@@ -95,12 +100,16 @@ def check_solver(solver: object) -> None:
 def eigh_min_norm(K: np.ndarray, y: np.ndarray, rcond: float) -> MinNormSolution:
     """``α = U_k S_k⁻¹ U_kᵀ y`` over the eigenvalues ``|s| > rcond · max|s|``; destroys ``K``
     (symmetric, C-ordered float64)."""
+    clock = _Clock()
     s, U = eigh_inplace(K)
+    clock.lap("factor")
     cutoff = rcond * float(np.max(np.abs(s), initial=0.0))
     keep = np.abs(s) > cutoff
     # zero weights instead of U[:, keep], which would copy the n × n eigenvectors twice
     weights = np.divide(U.T @ y, s, out=np.zeros_like(s), where=keep)
-    return MinNormSolution(U @ weights, int(keep.sum()), cutoff, "eigh", True)
+    alpha = U @ weights
+    clock.lap("solve")
+    return MinNormSolution(alpha, int(keep.sum()), cutoff, "eigh", True, clock.seconds)
 
 
 def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
@@ -128,25 +137,29 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
     """
     n = K.shape[0]
     y = np.asarray(y, dtype=np.float64)
+    clock = _Clock()
     if not np.isfinite(K.sum()):  # one pass, no n × n temporary
         raise np.linalg.LinAlgError("the kernel matrix has non-finite entries")
     if lambda_max is None:
         lambda_max = top_eigenvalue(K, tol=1e-8) if n else 0.0
+    clock.lap("lambda_max")
     cutoff = rcond * max(float(lambda_max), 0.0)
     diag = K.diagonal().copy()
     # Kᵀ = K is Fortran-ordered: LAPACK factors K's own memory (its lower triangle is Kᵀ's)
     c, piv, rank, info = lapack.dpstrf(K.T, tol=cutoff, lower=1, overwrite_a=1)
+    clock.lap("factor")
     if info < 0:  # pragma: no cover - an argument error would be a bug here
         raise ValueError(f"dpstrf: illegal argument {-info}")
     if rank == 0:  # every diagonal entry at most τ: certified when even their sum is
         return MinNormSolution(np.zeros(n), 0, cutoff, "pivoted_cholesky",
-                               bool(diag.sum() <= cutoff))
+                               bool(diag.sum() <= cutoff), clock.seconds)
     piv = piv.astype(np.int64) - 1
     yp = y[piv]
     if rank == n:
         certified = _inverse_bound(c) > cutoff
+        clock.lap("gap_test")
         if not (certified or solve_uncertified):
-            return MinNormSolution(None, rank, cutoff, "pivoted_cholesky", False)
+            return MinNormSolution(None, rank, cutoff, "pivoted_cholesky", False, clock.seconds)
         z = blas.dtrsv(c, yp, lower=1)
         ap = blas.dtrsv(c, z, lower=1, trans=1)
     else:
@@ -154,8 +167,9 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
         L11 = _leading_block(c.T, rank)
         residual = np.clip(diag[piv[rank:]] - np.einsum("ij,ij->i", M, M), 0.0, None)
         certified = bool(residual.sum() <= cutoff) and _inverse_bound(L11) > cutoff
+        clock.lap("gap_test")
         if not (certified or solve_uncertified):
-            return MinNormSolution(None, rank, cutoff, "pivoted_cholesky", False)
+            return MinNormSolution(None, rank, cutoff, "pivoted_cholesky", False, clock.seconds)
         M = blas.dtrsm(1.0, L11, M, side=1, lower=1, overwrite_b=1)
         gram_inv = _inverse_of_btb(M)
         u = gram_inv(yp[:rank] + M.T @ yp[rank:])
@@ -164,7 +178,22 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
         ap = np.concatenate([w, M @ w])
     alpha = np.empty(n)
     alpha[piv] = ap
-    return MinNormSolution(alpha, int(rank), cutoff, "pivoted_cholesky", bool(certified))
+    clock.lap("solve")
+    return MinNormSolution(alpha, int(rank), cutoff, "pivoted_cholesky", bool(certified),
+                           clock.seconds)
+
+
+class _Clock:
+    """Wall time between successive laps, by name."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = now - self._last
+        self._last = now
 
 
 def _leading_block(A: np.ndarray, r: int) -> np.ndarray:
