@@ -126,6 +126,8 @@ def test_a_certified_rank_is_the_eigenvalue_rules_rank(seed: int) -> None:
     s = np.linalg.eigvalsh(K)
     rcond = default_rcond(n)
     solution = pivoted_cholesky_min_norm(K.copy(), rng.normal(size=n), rcond)
+    assert solution.certified == (solution.residual_trace <= solution.cutoff
+                                  < solution.lambda_min_bound)
     if solution.certified:
         assert solution.rank == int((s > rcond * s[-1]).sum())
     np.testing.assert_allclose(solution.cutoff, rcond * s[-1], rtol=1e-6)
