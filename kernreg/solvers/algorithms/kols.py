@@ -33,7 +33,7 @@ class KOLS(KernelEstimator):
 
     ``solver="pivoted_cholesky"`` (default) factors ``K`` by LAPACK's pivoted Cholesky stopped at
     the same cut-off and takes the minimum-norm solution on the factor's range (``n³/3`` flops
-    instead of the eigendecomposition's ``≈ 9n³``); when it cannot certify that the eigenvalue
+    instead of the eigendecomposition's ``≈ 3n³``); when it cannot certify that the eigenvalue
     rule keeps the same rank (a spectrum without a gap at the cut-off) it falls back to the
     eigendecomposition, so both solvers give the same model to rounding
     (:mod:`kernreg.solvers.blocks.min_norm`).

@@ -5,8 +5,8 @@ Both keep the eigen-directions of ``K`` whose eigenvalue exceeds ``τ = rcond ·
 (``rcond = n · eps`` by default, MATLAB ``pinv``'s tolerance).
 
 - :func:`eigh_min_norm`: ``K = U S Uᵀ``, ``α = U_k S_k⁻¹ U_kᵀ y`` over the kept eigenvalues (a
-  full symmetric eigendecomposition with vectors, about ``9 n³`` flops, a third of them in
-  the matrix-vector products of the tridiagonal reduction).
+  full symmetric eigendecomposition with vectors: ``4n³/3`` flops of tridiagonal reduction,
+  half of them matrix–vector products, and about ``2n³`` more for the eigenvectors).
 - :func:`pivoted_cholesky_min_norm`: LAPACK's blocked pivoted Cholesky (``dpstrf``) stopped
   once the largest residual diagonal is at most ``τ``, ``Pᵀ K P ≈ L Lᵀ`` with
   ``L = [L₁₁; L₂₁]`` of ``r`` columns (``n³/3 − (n − r)³/3`` flops), then the minimum-norm
@@ -35,7 +35,7 @@ estimate from the factor (``dpocon``: an estimate from below, usually exact or w
 factor, so the test is not a proof; the 1-norm itself overestimates ``‖K₁₁⁻¹‖₂`` by at most
 ``√r``, measured 1.6–4× on Adult, Insurance and cpuSmall). Without the
 gap — a spectrum that decays smoothly through ``τ`` — the two rules keep different
-directions and the predictions differ at order one (docs/algorithms.md): :func:`min_norm_solve`
+directions and the predictions differ at order one (docs/solvers.md): :func:`min_norm_solve`
 then falls back to the eigendecomposition.
 """
 
