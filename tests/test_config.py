@@ -148,6 +148,13 @@ BAD_CONFIGS = {
     "task of another kind": (GOOD + "task: binary\n",
                              "task: 'binary' does not apply to cpusmall, a regression dataset; "
                              "allowed values: regression"),
+    "unknown kols solver": (GOOD.replace("algorithms:\n",
+                                         "algorithms:\n  - {name: kols, solver: qr}\n"),
+                            "algorithms[0].solver: 'qr' is not allowed; allowed values: "
+                            "pivoted_cholesky, eigh"),
+    "negative kols rcond": (GOOD.replace("algorithms:\n",
+                                         "algorithms:\n  - {name: kols, rcond: -1}\n"),
+                            "algorithms[0].rcond: must be >= 0, got -1"),
     "unknown penalty": (GOOD.replace("lambdas: {", "penalty: ridge, lambdas: {"),
                         "algorithms[0].penalty: 'ridge' is not allowed; allowed values: kmm, "
                         "identity"),

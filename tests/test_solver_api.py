@@ -223,6 +223,7 @@ BAD_PARAMS = [
     (KOLS, {"memory_budget": 0}, "memory_budget"),
     (KOLS, {"rcond": -1.0}, "rcond"),
     (KOLS, {"rcond": "tiny"}, "rcond"),
+    (KOLS, {"solver": "qr"}, "solver"),
     (KRLS, {"refit": "yes"}, "refit"),
     (NystromKRLS, {"sampler": "kmeans"}, "sampler"),
     (NystromKRLS, {"sampler": {"name": "leverage", "lam": -1.0}}, "lam"),
