@@ -9,15 +9,13 @@ import numpy as np
 from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS
-from kernreg.solvers.blocks.dask_rows import BACKENDS, DistributedRows
+from kernreg.solvers.blocks.dask_rows import BACKENDS, path_rmse
 from kernreg.solvers.blocks.lambda_path import (
     PATH_METHODS,
     LambdaPath,
     LambdaPathEstimator,
     NystromSystem,
 )
-from kernreg.solvers.blocks.linalg import NystromFactor
-from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.mixed_precision import (
     PRECISIONS,
     check_precision,
@@ -157,12 +155,10 @@ class NystromKRLS(LambdaPathEstimator):
         self._precision = resolve_precision(self.precision, X.shape[0], setup.centers.shape[0],
                                             X.shape[1], np.size(grid), self.kernel_.dtype,
                                             self.backend)
-        system = self._system(X, y, setup.centers, setup.factor)
+        system = nkrls_system(self.kernel_, X, y, setup.centers, setup.factor,
+                              self._precision, self.backend)
         self.precision_info_ = system.info
         return system
-
-    def _system(self, X: Any, y: np.ndarray, C: Any, factor: NystromFactor) -> NystromSystem:
-        return nkrls_system(self.kernel_, X, y, C, factor, self._precision, self.backend)
 
     def _fit_at(self, state: NystromSystem, X: Any, y: np.ndarray, lam: float) -> None:
         alphas, _ = state.solve(np.array([lam]), X.shape[0], self.path_method)
@@ -172,12 +168,7 @@ class NystromKRLS(LambdaPathEstimator):
               lambdas: np.ndarray) -> LambdaPath:
         alphas, fallbacks = state.solve(lambdas, X.shape[0], self.path_method)
         self.path_coefs_ = alphas
-        if self.backend == "dask":
-            val_rows = DistributedRows(self.kernel_, X_val, y_val, self.centers_, "blocked")
-            val_rmse = val_rows.rmse(alphas)
-            val_rows.close()
-        else:
-            val_rmse = rmse(y_val, self.kernel_.matvec(X_val, self.centers_, alphas))
+        val_rmse = path_rmse(self.kernel_, X_val, y_val, self.centers_, alphas, self.backend)
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy(),
                           record={"cholesky_fallbacks": fallbacks})
 

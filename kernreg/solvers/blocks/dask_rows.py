@@ -22,8 +22,9 @@ import numpy as np
 from kernreg.kernels import Kernel
 from kernreg.solvers.blocks.knm import KnmOperator, knm_normal_product, make_knm
 from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.metrics import rmse
 
-__all__ = ["BACKENDS", "DistributedRows", "current_client", "worker_memory_limit"]
+__all__ = ["BACKENDS", "DistributedRows", "current_client", "path_rmse", "worker_memory_limit"]
 
 #: Where a data-parallel solver computes its products.
 BACKENDS = ("local", "dask")
@@ -184,3 +185,16 @@ class DistributedRows:
         """Release the parts on the workers."""
         self.client.cancel(self._parts)
         self._parts = []
+
+
+def path_rmse(kernel: Kernel, X: Any, y: np.ndarray, C: Any, alphas: np.ndarray,
+              backend: str = "local") -> np.ndarray:
+    """RMSE on ``(X, y)`` of every column of ``alphas`` (coefficients on the centers ``C``):
+    one blocked product here, or summed over the rows spread on the Dask workers."""
+    if backend != "dask":
+        return rmse(y, kernel.matvec(X, C, alphas))
+    rows = DistributedRows(kernel, X, y, C, "blocked")
+    try:
+        return rows.rmse(alphas)
+    finally:
+        rows.close()
