@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_int, check_positive, check_random_state
+from kernreg._validation import (
+    check_choice,
+    check_data,
+    check_int,
+    check_positive,
+    check_random_state,
+)
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.base import KernelEstimator
@@ -18,6 +24,7 @@ from kernreg.solvers.blocks.stochastic import (
     SCHEDULES,
     VALIDATION_MEASURES,
     KernelRows,
+    PathOutputs,
     check_stochastic,
     column_scorer,
     dual_pass,
@@ -141,7 +148,8 @@ class OnePassSGM(KernelEstimator):
             return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
         return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> OnePassSGM:
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> OnePassSGM:
         """Run the pass for every guess (with validation data) and keep the best.
 
         Parameters
@@ -150,12 +158,19 @@ class OnePassSGM(KernelEstimator):
         y : array-like of shape (n,)
             Targets (±1 for the hinge loss).
         X_val, y_val : optional validation data (given together)
+        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
+            Rows (a test set) on which every guess' model is evaluated: with validation data,
+            ``eval_outputs_`` ``(n_guesses, 1, n_eval)`` holds their outputs, in the order of
+            ``path_["values"]``; they take no part in the selection. ``eval_seconds_`` is the
+            time this took (inside ``fit``'s).
 
         Returns
         -------
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        if X_eval is not None:
+            X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
         n = X.shape[0]
         passes = check_int(self.passes, "passes", minimum=1)
         rng = check_random_state(self.random_state)
@@ -184,6 +199,10 @@ class OnePassSGM(KernelEstimator):
         self.alpha_ = A[:, best].copy()
         self.best_param_, self.best_pass_ = float(self._grid()[best]), int(passes[best])
         self.path_ = {"values": self._grid(), "val_rmse": scores}
+        if X_eval is not None:
+            outputs = PathOutputs.of_kernel(self.kernel_, X_eval, X, store // 2)
+            outputs.record(A)
+            self.eval_outputs_, self.eval_seconds_ = outputs.stacked(A.shape[1]), outputs.seconds
         return self
 
     def _fit_info(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_positive, check_random_state
+from kernreg._validation import check_choice, check_data, check_positive, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
@@ -16,6 +16,7 @@ from kernreg.solvers.blocks.stochastic import (
     ORDERINGS,
     VALIDATION_MEASURES,
     KernelRows,
+    PathOutputs,
     check_stochastic,
     column_scorer,
     dual_pass,
@@ -113,6 +114,36 @@ class MultiPassSGM(IterativeEstimator):
         check_positive(self.max_memory, "max_memory", allow_none=True)
         check_random_state(self.random_state)
 
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> MultiPassSGM:
+        """Run the epochs; with validation data select the epoch by the stopping rule.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n,), ±1 for the hinge loss
+        X_val, y_val : optional validation data (given together)
+        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
+            Rows (a test set) on which every epoch's iterate is evaluated as it is scored on
+            the validation rows: with validation data, ``eval_outputs_``
+            ``(n_iter_, 1, n_eval)`` holds their outputs; they take no part in the selection
+            (the models are those of the fit rows, before any refit). ``eval_seconds_`` is the
+            time this took (inside ``fit``'s).
+
+        Returns
+        -------
+        self
+        """
+        self._eval_rows, self._eval = X_eval, None
+        try:
+            super().fit(X, y, X_val, y_val)
+            if self._eval is not None:
+                self.eval_outputs_ = self._eval.stacked(self.n_iter_)
+                self.eval_seconds_ = self._eval.seconds
+        finally:  # the stored test kernel goes with the fit
+            del self._eval_rows, self._eval
+        return self
+
     def _store(self) -> int:
         return (_STORE_DEFAULT if self.max_memory is None else int(self.max_memory)) // 2
 
@@ -146,7 +177,16 @@ class MultiPassSGM(IterativeEstimator):
             return Iterations(step)
         predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, self._store())
         score = column_scorer(self.validation_measure, y_val)
-        return Iterations(step, lambda coefs: score(predict_val(coefs)), 1, self._refit_step)
+        if self._eval_rows is not None:
+            X_eval = check_data(self._eval_rows, "X_eval", estimator=self, reset=False)
+            self._eval = PathOutputs.of_kernel(self.kernel_, X_eval, X, self._store())
+
+        def scored(coefs: np.ndarray) -> np.ndarray:
+            if self._eval is not None:  # chunk 1: every iterate scored is on the path
+                self._eval.record(coefs)
+            return score(predict_val(coefs))
+
+        return Iterations(step, scored, 1, self._refit_step)
 
     def _refit_step(self, X: Any, y: np.ndarray) -> Any:
         step, self.refit_step_size_ = self._epochs(X, y)

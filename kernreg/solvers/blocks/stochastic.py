@@ -12,6 +12,7 @@ over step sizes reads each row once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "SCHEDULES",
     "VALIDATION_MEASURES",
     "KernelRows",
+    "PathOutputs",
     "check_stochastic",
     "column_scorer",
     "dual_pass",
@@ -148,6 +150,37 @@ def stored_or_blocked(kernel: Kernel, X_val: Any, X: Any, store_bytes: int
         K_val = np.asarray(kernel(X_val, X), dtype=np.float64)
         return (lambda A: K_val @ A), True
     return (lambda A: kernel.matvec(X_val, X, A)), False
+
+
+class PathOutputs:
+    """Outputs on extra rows (a test set: ``X_eval``) of the models a validated path scores,
+    and the seconds they took (kept apart from the fit's time).
+
+    ``predict(coefs)`` maps coefficient columns ``(n_coef, c)`` to outputs ``(n_eval, c)``;
+    ``record(coefs)`` evaluates and keeps them, in the order the path scores its models.
+    """
+
+    def __init__(self, predict: Callable[[np.ndarray], np.ndarray], seconds: float = 0.0):
+        self.predict, self.seconds = predict, float(seconds)
+        self._outputs: list[np.ndarray] = []
+
+    @classmethod
+    def of_kernel(cls, kernel: Kernel, X_eval: Any, X: Any, store_bytes: int) -> PathOutputs:
+        """Dual models on the fit rows ``X``: ``K(X_eval, X) @ coefs``, the kernel stored when
+        it fits ``store_bytes`` (see :func:`stored_or_blocked`; its evaluation is timed)."""
+        start = time.perf_counter()
+        predict, _ = stored_or_blocked(kernel, X_eval, X, store_bytes)
+        return cls(predict, time.perf_counter() - start)
+
+    def record(self, coefs: np.ndarray) -> None:
+        start = time.perf_counter()
+        self._outputs.append(np.asarray(self.predict(coefs), dtype=np.float64).T)
+        self.seconds += time.perf_counter() - start
+
+    def stacked(self, count: int) -> np.ndarray:
+        """The first ``count`` recorded models' outputs as ``(count, 1, n_eval)``: the
+        one-parameter layout of a trial's test path."""
+        return np.concatenate(self._outputs, axis=0)[:count, None, :]
 
 
 def guess_grid(values: Any, default: np.ndarray, name: str, theta: bool) -> np.ndarray:
