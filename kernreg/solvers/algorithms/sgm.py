@@ -31,6 +31,7 @@ from kernreg.solvers.blocks.stochastic import (
     guess_grid,
     guess_passes,
     guess_steps,
+    kernel_memory,
     loss_step,
     stored_or_blocked,
 )
@@ -214,9 +215,9 @@ class OnePassSGM(KernelEstimator):
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     guesses = len(params.get("etas") or DEFAULT_ETAS)
-    return {"K (stored when it fits)": problem.n_fit**2 * F64,
-            "coefficients (one column per guess)": problem.n_fit * guesses * F64,
-            "validation kernel": problem.n_val * problem.n_fit * F64}
+    store = (params.get("max_memory") or problem.memory_limit) // 2
+    return {**kernel_memory(problem.n_fit, problem.n_val, store),
+            "coefficients (one column per guess)": problem.n_fit * guesses * F64}
 
 
 register(AlgorithmSpec(

@@ -21,12 +21,13 @@ from kernreg.solvers.blocks.stochastic import (
     column_scorer,
     dual_pass,
     epoch_indices,
+    kernel_memory,
     loss_step,
     step_sizes,
     stored_or_blocked,
 )
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
-from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
+from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["MultiPassSGM"]
 
@@ -199,8 +200,8 @@ class MultiPassSGM(IterativeEstimator):
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
-    return {"K (stored when it fits)": problem.n_fit**2 * F64,
-            "validation kernel": problem.n_val * problem.n_fit * F64}
+    store = (params.get("max_memory") or problem.memory_limit) // 2
+    return kernel_memory(problem.n_fit, problem.n_val, store)
 
 
 register(AlgorithmSpec(

@@ -38,6 +38,7 @@ __all__ = [
     "guess_grid",
     "guess_passes",
     "guess_steps",
+    "kernel_memory",
     "loss_step",
     "primal_pass",
     "step_sizes",
@@ -181,6 +182,18 @@ class PathOutputs:
         """The first ``count`` recorded models' outputs as ``(count, 1, n_eval)``: the
         one-parameter layout of a trial's test path."""
         return np.concatenate(self._outputs, axis=0)[:count, None, :]
+
+
+def kernel_memory(n_fit: int, n_val: int, store_bytes: int) -> dict[str, int]:
+    """Peak-memory parts of a dual pass' kernels, as :class:`KernelRows` and
+    :func:`stored_or_blocked` decide them: ``K`` (``8 n_fit²`` bytes) and the validation kernel
+    (``8 n_val n_fit``) when they fit ``store_bytes``, else nothing beyond the evaluated block
+    (counted with the kernel's budget)."""
+    full, val = 8 * n_fit**2, 8 * n_val * n_fit
+    return {"K (stored)" if full <= store_bytes else "K (rows re-evaluated, not stored)":
+            full if full <= store_bytes else 0,
+            "validation kernel" if val <= store_bytes else "validation kernel (blocked)":
+            val if val <= store_bytes else 0}
 
 
 def guess_grid(values: Any, default: np.ndarray, name: str, theta: bool) -> np.ndarray:
