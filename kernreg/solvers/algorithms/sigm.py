@@ -125,11 +125,9 @@ class MultiPassSGM(IterativeEstimator):
         y : array-like of shape (n,), ±1 for the hinge loss
         X_val, y_val : optional validation data (given together)
         X_eval : array-like or sparse matrix of shape (n_eval, d), optional
-            Rows (a test set) on which every epoch's iterate is evaluated as it is scored on
-            the validation rows: with validation data, ``eval_outputs_``
-            ``(n_iter_, 1, n_eval)`` holds their outputs; they take no part in the selection
-            (the models are those of the fit rows, before any refit). ``eval_seconds_`` is the
-            time this took (inside ``fit``'s).
+            Rows (a test set) on which every epoch's iterate scored on validation data is
+            evaluated (before any refit): ``eval_outputs_`` ``(n_iter_, 1, n_eval)``; no part
+            in the selection. ``eval_seconds_``: the time this took (inside ``fit``'s).
 
         Returns
         -------
