@@ -9,7 +9,6 @@ import numpy as np
 
 from kernreg._validation import (
     check_choice,
-    check_data,
     check_int,
     check_positive,
     check_random_state,
@@ -25,6 +24,7 @@ from kernreg.solvers.blocks.stochastic import (
     VALIDATION_MEASURES,
     KernelRows,
     PathOutputs,
+    check_eval_rows,
     check_stochastic,
     column_scorer,
     dual_pass,
@@ -96,10 +96,8 @@ class OnePassSGM(KernelEstimator):
     Attributes
     ----------
     alpha_, centers_ : coefficients on the fit rows
-    best_param_ : float
-        The selected η (constant) or θ (decaying).
-    coef_path_ : ndarray of shape (n, n_guesses)
-        Every guess' iterate at its best pass (the last iterate with one pass).
+    best_param_ : float, the selected η (constant) or θ (decaying)
+    coef_path_ : (n, n_guesses), every guess' iterate at its best pass (the last with one)
     path_ : dict or None
         ``{"values": guesses, "val_rmse": validation measure per guess (at its best pass)}``.
     best_pass_, kernel_stored_ : the selected guess' pass; whether K was stored
@@ -159,19 +157,15 @@ class OnePassSGM(KernelEstimator):
         y : array-like of shape (n,)
             Targets (±1 for the hinge loss).
         X_val, y_val : optional validation data (given together)
-        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
-            Rows (a test set) on which every guess' model is evaluated: with validation data,
-            ``eval_outputs_`` ``(n_guesses, 1, n_eval)`` holds their outputs, in the order of
-            ``path_["values"]``; they take no part in the selection. ``eval_seconds_`` is the
-            time this took (inside ``fit``'s).
+        X_eval : optional rows (a test set) on which every guess' model is evaluated (with
+            validation data): ``eval_outputs_`` (guesses, 1, n_eval), ``eval_seconds_``.
 
         Returns
         -------
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        if X_eval is not None:
-            X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
+        X_eval = check_eval_rows(self, X_eval)
         n = X.shape[0]
         passes = check_int(self.passes, "passes", minimum=1)
         rng = check_random_state(self.random_state)
@@ -200,10 +194,9 @@ class OnePassSGM(KernelEstimator):
         self.alpha_ = A[:, best].copy()
         self.best_param_, self.best_pass_ = float(self._grid()[best]), int(passes[best])
         self.path_ = {"values": self._grid(), "val_rmse": scores}
-        if X_eval is not None:
-            outputs = PathOutputs.of_kernel(self.kernel_, X_eval, X, store // 2)
-            outputs.record(A)
-            self.eval_outputs_, self.eval_seconds_ = outputs.stacked(A.shape[1]), outputs.seconds
+        if X_eval is not None:  # every guess' model on the test rows, timed apart
+            self.eval_outputs_, self.eval_seconds_ = PathOutputs.of_kernel(
+                self.kernel_, X_eval, X, store // 2).of_columns(A)
         return self
 
     def _fit_info(self) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import numpy as np
 
 from kernreg._validation import (
     check_choice,
-    check_data,
     check_int,
     check_positive,
     check_random_state,
@@ -25,6 +24,7 @@ from kernreg.solvers.blocks.stochastic import (
     SCHEDULES,
     VALIDATION_MEASURES,
     PathOutputs,
+    check_eval_rows,
     check_stochastic,
     column_scorer,
     guess_grid,
@@ -130,8 +130,7 @@ class FeatureSGM(KernelEstimator):
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        if X_eval is not None:
-            X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
+        X_eval = check_eval_rows(self, X_eval)
         n, D = X.shape[0], int(self.n_features)
         rng = check_random_state(self.random_state)
         self.feature_map_ = RandomFourierFeatures(D, self.sigma, random_state=rng).draw(X.shape[1])
@@ -154,9 +153,8 @@ class FeatureSGM(KernelEstimator):
                             float(self.eta if self.schedule == "constant" else self.theta))
         self.path_ = None if X_val is None else {"values": self._grid(), "val_rmse": scores}
         if X_eval is not None and X_val is not None:
-            outputs = PathOutputs(lambda W: self._z(X_eval) @ W)
-            outputs.record(W)
-            self.eval_outputs_, self.eval_seconds_ = outputs.stacked(W.shape[1]), outputs.seconds
+            self.eval_outputs_, self.eval_seconds_ = PathOutputs(
+                lambda W: self._z(X_eval) @ W).of_columns(W)
         return self
 
     def predict(self, X: Any) -> np.ndarray:

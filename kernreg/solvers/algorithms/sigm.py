@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_data, check_positive, check_random_state
+from kernreg._validation import check_choice, check_positive, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
@@ -17,6 +17,7 @@ from kernreg.solvers.blocks.stochastic import (
     VALIDATION_MEASURES,
     KernelRows,
     PathOutputs,
+    check_eval_rows,
     check_stochastic,
     column_scorer,
     dual_pass,
@@ -177,8 +178,8 @@ class MultiPassSGM(IterativeEstimator):
         predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, self._store())
         score = column_scorer(self.validation_measure, y_val)
         if self._eval_rows is not None:
-            X_eval = check_data(self._eval_rows, "X_eval", estimator=self, reset=False)
-            self._eval = PathOutputs.of_kernel(self.kernel_, X_eval, X, self._store())
+            self._eval = PathOutputs.of_kernel(self.kernel_, check_eval_rows(self, self._eval_rows),
+                                               X, self._store())
 
         def scored(coefs: np.ndarray) -> np.ndarray:
             if self._eval is not None:  # chunk 1: every iterate scored is on the path

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice
+from kernreg._validation import check_choice, check_data
 from kernreg.kernels import Kernel
 from kernreg.losses import Loss, get_loss
 
@@ -31,6 +31,7 @@ __all__ = [
     "VALIDATION_MEASURES",
     "KernelRows",
     "PathOutputs",
+    "check_eval_rows",
     "check_stochastic",
     "column_scorer",
     "dual_pass",
@@ -178,6 +179,12 @@ class PathOutputs:
         self._outputs.append(np.asarray(self.predict(coefs), dtype=np.float64).T)
         self.seconds += time.perf_counter() - start
 
+    def of_columns(self, coefs: np.ndarray) -> tuple[np.ndarray, float]:
+        """Every column of ``coefs`` (one model each) evaluated: ``(outputs, seconds)`` with
+        outputs ``(c, 1, n_eval)``."""
+        self.record(coefs)
+        return self.stacked(coefs.shape[1]), self.seconds
+
     def stacked(self, count: int) -> np.ndarray:
         """The first ``count`` recorded models' outputs as ``(count, 1, n_eval)``: the
         one-parameter layout of a trial's test path."""
@@ -260,6 +267,13 @@ def guess_steps(schedule: str, grid: np.ndarray | None, eta: float, theta: float
     if schedule == "constant":
         return grid, np.zeros(1)
     return np.array([float(eta)]), grid
+
+
+def check_eval_rows(estimator: Any, X_eval: Any) -> Any:
+    """``X_eval`` (rows to evaluate the path's models on) checked like the fit rows (None
+    stays None); after ``_start_fit``."""
+    return None if X_eval is None else check_data(X_eval, "X_eval", estimator=estimator,
+                                                  reset=False)
 
 
 def check_stochastic(loss: str, kink: str, validation_measure: str) -> None:
