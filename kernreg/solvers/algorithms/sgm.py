@@ -7,12 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import (
-    check_choice,
-    check_int,
-    check_positive,
-    check_random_state,
-)
+from kernreg._validation import check_choice, check_int, check_positive, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.base import KernelEstimator
