@@ -4,7 +4,8 @@ where the whole trial does not fit the session: on trial 0's split of
 
 * ``libsvm``: one SVM per C of the LIBSVM cell's grid
   (:data:`kernreg.solvers.algorithms.libsvm.DEFAULT_CS`, 13 values), in ascending order, each
-  with its fit time, validation error and support vectors; no new fit starts once
+  with its fit time, validation error and support vectors (``--test``: and its test error,
+  untimed); no new fit starts once
   ``--budget-s`` seconds are spent (one trial is the sum over the grid);
 * ``sigm``: the first ``--epochs`` epochs of a SIGM cell (``--label SIGM_C`` or ``SIGM_D``, the
   cell's own parameters and kernel storage), each epoch's wall and CPU seconds (a trial runs up
@@ -49,8 +50,8 @@ class Clock:
         self.cpu = time.process_time() - self._cpu
 
 
-def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s: float
-                ) -> list[dict]:
+def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s: float,
+                test: tuple | None = None) -> list[dict]:
     X, y, X_val, y_val = split
     rows, spent = [], 0.0
     for C in sorted(cs):
@@ -66,6 +67,9 @@ def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s:
                      "cpu_s": fit.cpu + val.cpu, "n_support": int(svc.n_support_.sum()),
                      "val_error": float(np.mean(np.where(f >= 0, 1.0, -1.0) != y_val)),
                      "val_hinge": float(np.mean(np.maximum(0.0, 1.0 - y_val * f)))})
+        if test is not None:  # what each C gives on the test rows (outside the timings)
+            f_test = svc.decision_function(test[0])
+            rows[-1]["test_error"] = float(np.mean(np.where(f_test >= 0, 1.0, -1.0) != test[1]))
         print(f"C = {C:g}: fit {fit.wall:.1f} s wall / {fit.cpu:.1f} s CPU (+ validation "
               f"{val.wall:.1f} s), {rows[-1]['n_support']} support vectors, validation error "
               f"{rows[-1]['val_error']:.4f}, hinge {rows[-1]['val_hinge']:.4f}", flush=True)
@@ -108,7 +112,10 @@ def main() -> None:
     parser.add_argument("--cs", type=float, nargs="*", default=list(DEFAULT_CS))
     parser.add_argument("--label", default="SIGM_C", help="sigm: the cell's label")
     parser.add_argument("--epochs", type=int, default=2, help="sigm: epochs timed")
-    parser.add_argument("--csv", type=Path, default=None, help="append the rows here")
+    parser.add_argument("--test", action="store_true",
+                        help="libsvm: also the test error of every C (untimed)")
+    parser.add_argument("--csv", type=Path, default=None,
+                        help="append the rows here (replacing earlier rows of the same part)")
     args = parser.parse_args()
     exp = load_experiment(CONFIGS / f"thesis_table6_{args.row}.yaml")
     data = prepare_data(exp)
@@ -118,14 +125,18 @@ def main() -> None:
     print(f"{args.row}: {split[0].shape[0]} fit rows, {split[2].shape[0]} validation, "
           f"σ = {sigma}; host GEMM {rate:.1f} GF/s (1 thread; a loaded host)", flush=True)
     if args.what == "libsvm":
-        rows = libsvm_rows(args.row, sigma, split, args.cs, args.budget_s)
+        rows = libsvm_rows(args.row, sigma, split, args.cs, args.budget_s,
+                           (data.X_test, data.y_test) if args.test else None)
     else:
         rows = sigm_rows(exp, args.label, seed, split, args.epochs)
     if args.csv is not None and rows:
         table = pd.DataFrame(rows).assign(row=args.row, n_fit=split[0].shape[0],
                                           host_gemm_gflops=rate)
         if args.csv.exists():
-            table = pd.concat([pd.read_csv(args.csv), table], ignore_index=True)
+            old = pd.read_csv(args.csv)
+            again = old.set_index(["row", "part"]).index.isin(
+                table.set_index(["row", "part"]).index)
+            table = pd.concat([old[~again], table], ignore_index=True)
         table.to_csv(args.csv, index=False, float_format="%.6g")
 
 

@@ -281,6 +281,8 @@ def render_thesis_table6_costs(path: Path) -> str:
     for _, r in costs.iterrows():
         found = ("" if pd.isna(r.get("val_error")) else
                  f"validation error {100 * r['val_error']:.2f} %, {int(r['n_support'])} SVs")
+        if not pd.isna(r.get("test_error", float("nan"))):
+            found += f"; test error {100 * r['test_error']:.2f} %"
         rows.append([f"{r['row']} ({int(r['n_fit'])} fit rows)", r["part"],
                      f"{r['wall_s']:.1f}", f"{r['cpu_s']:.1f}", found,
                      f"{r['host_gemm_gflops']:.0f}"])
