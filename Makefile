@@ -9,7 +9,7 @@ export KERNREG_CACHE  ?= $(CURDIR)/datasets
 
 .PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full \
         lim-fig1-points figures theory-figures beyond samplers sampler-ranks advise bench-table2 \
-        thesis-table6 thesis-table6-full thesis-table7 bench-rlsc \
+        thesis-table6 thesis-table6-full thesis-table6-full-costs thesis-table7 bench-rlsc \
         bench-acceleration bench-data bench-load bench-dask clean
 
 # The runs behind the paper figures (LiM Figure 1 has three panels, thesis Figure 5.3 two).
@@ -26,6 +26,8 @@ help:
 	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
 	@echo "make thesis-table6 thesis Table 6.2 small rows + Figures 6.1, 6.2 (~10 min)"
 	@echo "make thesis-table6-full thesis Table 6.2, full adult and ijcnn1 rows (many hours)"
+	@echo "                 -> results/thesis_table6_full.md"
+	@echo "make thesis-table6-full-costs  LIBSVM per C, SIGM per epoch on the full rows (~1 h)"
 	@echo "make lim-table1  LiM Table 1, the authors' code and the paper's reading (~40 min)"
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make lim-table1-full  every column of LiM Table 1 / thesis Table 5.1 that runs here"
@@ -92,13 +94,24 @@ THESIS6_SMALL := breast_cancer adult_1000 ijcnn1_1000
 thesis-table6:
 	for row in $(THESIS6_SMALL); do $(BIN)/kernreg run configs/thesis_table6_$$row.yaml --no-progress --resume || exit 1; done
 	$(BIN)/kernreg table configs/thesis_table6.table.yaml -o results/thesis_table6.md
-	$(BIN)/python scripts/thesis_ch6_figures.py --out results/figures
+	$(BIN)/kernreg run configs/thesis_fig6_adult_1000.yaml --no-progress --resume
+	$(BIN)/python scripts/thesis_ch6_figures.py --run results/thesis_fig6_adult_1000 --out results/figures
 	$(MAKE) --no-print-directory docs
 
 thesis-table6-full:
 	$(BIN)/kernreg run configs/thesis_table6_adult.yaml --no-progress --resume
 	$(BIN)/kernreg run configs/thesis_table6_ijcnn1.yaml --no-progress --resume
-	$(BIN)/kernreg table configs/thesis_table6.table.yaml -o results/thesis_table6.md
+	$(BIN)/kernreg table configs/thesis_table6_full.table.yaml -o results/thesis_table6_full.md
+	$(MAKE) --no-print-directory docs
+
+# The parts of a full-row trial, where the whole trial does not fit a session: LIBSVM per C
+# (20 min budget each, with each C's test error), SIGM per epoch (2 epochs)
+# -> results/thesis_table6_full_costs.csv.
+thesis-table6-full-costs:
+	rm -f results/thesis_table6_full_costs.csv
+	for row in adult ijcnn1; do \
+	  $(BIN)/python scripts/thesis_ch6_full_costs.py $$row sigm --label SIGM_C --epochs 2 --csv results/thesis_table6_full_costs.csv || exit 1; \
+	  $(BIN)/python scripts/thesis_ch6_full_costs.py $$row libsvm --budget-s 1200 --test --csv results/thesis_table6_full_costs.csv || exit 1; done
 	$(MAKE) --no-print-directory docs
 
 lim-table1:

@@ -1,71 +1,70 @@
 """Thesis Figures 6.1 and 6.2 (adult, n = 1000): the regularization paths of SIGM (test hinge
 loss per epoch, fixed and decaying step) and of one-pass SGM (test error against η and θ).
 
-One run each, on trial 0 of ``configs/thesis_table6_adult_1000.yaml`` (the runner's subsample
-and its 80 % fit rows, σ = 4): the test set is scored along the path (the estimators' validation
-scoring pointed at the test rows, nothing selected). Writes ``<out>/thesis_fig6_1.png``,
-``<out>/thesis_fig6_2.png`` and the curves as ``<out>/thesis_fig6_curves.csv``::
+Drawn from one run's records: ``configs/thesis_fig6_adult_1000.yaml`` (the subsample and trial
+0's 80 % fit rows of the Table 6.2 adult-1000 row, σ = 4) records every path's test hinge loss
+and test classification error (``protocol.record_test_path``); this script only reads them.
+Writes ``<out>/thesis_fig6_1.png``, ``<out>/thesis_fig6_2.png`` and the curves as
+``<out>/thesis_fig6_curves.csv``::
 
-    .venv/bin/python scripts/thesis_ch6_figures.py --out results/figures
+    .venv/bin/kernreg run configs/thesis_fig6_adult_1000.yaml
+    .venv/bin/python scripts/thesis_ch6_figures.py --run results/thesis_fig6_adult_1000 \
+        --out results/figures
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
-from kernreg.config import load_experiment
-from kernreg.experiment import prepare_data, trial_split
-from kernreg.kernels import make_kernel
-from kernreg.solvers import MultiPassSGM, OnePassSGM
+from kernreg.errors import ResultsError
+from kernreg.results.record import TrialRecord
+from kernreg.results.store import load_run
 
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "thesis_table6_adult_1000.yaml"
-EPOCHS = 100
+RUN = Path("results") / "thesis_fig6_adult_1000"
 
 
-def curves(config: Path) -> pd.DataFrame:
-    """Rows (figure, panel, x, test_hinge, test_error)."""
-    exp = load_experiment(config)
-    sigma = float(exp.kernel["sigma"])
-    data = prepare_data(exp)
-    seed, (X, y, _, _) = trial_split(exp, data, 0)
-    Xt, yt = data.X_test, data.y_test
-    K_test = make_kernel("gaussian", sigma)(Xt, X)
+def panel_of(record: TrialRecord) -> tuple[str, str] | None:
+    """(figure, panel) of a record: SIGM's epochs are Figure 6.1 (a: θ = 0, b: decaying),
+    one-pass SGM's guesses Figure 6.2 (a: η over θ = 0, b: θ at η = 1/4); None otherwise."""
+    if record.algorithm == "sigm":
+        eta = record.info["step_size"]
+        if record.info["theta"] == 0.0:
+            return "6.1", f"a: η = {eta:.3g} (1/√n), θ = 0"
+        return "6.1", f"b: η = {eta:.3g}, θ = {record.info['theta']:g}"
+    if record.algorithm == "sgm" and record.info.get("passes", 1.0) == 1.0:
+        if record.info["schedule"] == "constant":
+            return "6.2", "a: θ = 0, η"
+        return "6.2", f"b: η = {record.info['fixed_eta']:g}, θ"
+    return None
 
-    def measures(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        F = K_test @ A
-        return (np.maximum(0.0, 1.0 - yt[:, None] * F).mean(axis=0),
-                (np.where(F >= 0, 1.0, -1.0) != yt[:, None]).mean(axis=0))
 
+def curves(run_dir: Path, trial: int = 0) -> pd.DataFrame:
+    """Rows (figure, panel, label, x, test_hinge, test_error) of trial ``trial``'s recorded
+    test paths. Raises :class:`ResultsError` when the run recorded none."""
+    run = load_run(run_dir)
     rows = []
-    n = X.shape[0]
-    for panel, eta, theta in (("a: η = 1/√n, θ = 0", 1.0 / np.sqrt(n), 0.0),
-                              ("b: η = 1/4, θ = 1/2", 0.25, 0.5)):
-        for measure in ("hinge", "error"):
-            est = MultiPassSGM(sigma=sigma, step_size=eta, theta=theta, max_iter=EPOCHS,
-                               stopping_rule="none", validation_measure=measure,
-                               random_state=seed).fit(X, y, Xt, yt)
-            path = est.path_["val_rmse"]
-            if measure == "hinge":
-                hinge = path
-            else:
-                error = path
-        rows.append(pd.DataFrame({"figure": "6.1", "panel": panel, "x": np.arange(1, EPOCHS + 1),
-                                  "test_hinge": hinge, "test_error": error}))
-    for panel, kwargs in (("a: θ = 0, η", {"schedule": "constant"}),
-                          ("b: η = 1/4, θ", {"schedule": "decaying", "eta": 0.25})):
-        est = OnePassSGM(sigma=sigma, random_state=seed, **kwargs).fit(X, y, Xt, yt)
-        hinge, error = measures(est.coef_path_)
-        rows.append(pd.DataFrame({"figure": "6.2", "panel": panel, "x": est.path_["values"],
-                                  "test_hinge": hinge, "test_error": error}))
-    return pd.concat(rows, ignore_index=True)
+    for record in run.records:
+        where = panel_of(record)
+        if record.trial != trial or where is None:
+            continue
+        if not {"hinge", "error"} <= set(record.test_path):
+            raise ResultsError(f"{run_dir}: {record.label} trial {trial} has no test hinge/error "
+                               f"path; run its config with protocol.record_test_path: true")
+        rows.append(pd.DataFrame({"figure": where[0], "panel": where[1], "label": record.label,
+                                  "x": record.path_values,
+                                  "test_hinge": record.test_path["hinge"],
+                                  "test_error": record.test_path["error"]}))
+    if not rows:
+        raise ResultsError(f"{run_dir}: no SIGM or one-pass SGM trial {trial} to draw")
+    return pd.concat(rows, ignore_index=True).sort_values(["figure", "panel"], kind="stable")
 
 
 def draw(table: pd.DataFrame, figure: str, xlabel: dict[str, str], logx: bool) -> plt.Figure:
@@ -92,11 +91,16 @@ def draw(table: pd.DataFrame, figure: str, xlabel: dict[str, str], logx: bool) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", type=Path, default=CONFIG)
+    parser.add_argument("--run", type=Path, default=RUN, help="the run's folder")
+    parser.add_argument("--trial", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results/figures"))
     args = parser.parse_args()
+    try:
+        table = curves(args.run, args.trial)
+    except ResultsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
     args.out.mkdir(parents=True, exist_ok=True)
-    table = curves(args.config)
     table.to_csv(args.out / "thesis_fig6_curves.csv", index=False, float_format="%.6g")
     draw(table, "6.1", {"a": "epoch", "b": "epoch"}, False).savefig(
         args.out / "thesis_fig6_1.png", dpi=110)

@@ -9,7 +9,7 @@ from sklearn.svm import SVC
 
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
-from kernreg.solvers import KernelLandweber, LibSVM, MultiPassSGM, OnePassSGM
+from kernreg.solvers import KernelLandweber, LibSVM, MultiPassSGM, OnePassSGM, get_algorithm
 from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
 
 
@@ -220,3 +220,25 @@ def test_sgm_on_random_features_selects_and_predicts_with_its_features() -> None
     assert est.path_["val_rmse"].min() == pytest.approx(np.maximum(0, 1 - yv * f).mean())
     again = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
     np.testing.assert_array_equal(again.coef_, est.coef_)
+
+
+@pytest.mark.parametrize("name", ["sgm", "sigm"])
+def test_memory_estimate_counts_the_kernel_only_where_it_is_stored(name: str) -> None:
+    from kernreg.solvers import get_algorithm_spec
+    from kernreg.solvers.registry import MemoryProblem
+
+    spec = get_algorithm_spec(name)
+    gib = 2**30
+    # the full adult row (26050 fit rows) under 16 GiB stores K (5.1 GiB ≤ 8); ijcnn1's 39992
+    # (11.9 GiB) re-evaluates its rows
+    adult = spec.memory({}, MemoryProblem(26050, 6512, 16281, 123, 2**28, 16 * gib))
+    assert adult["K (stored)"] == 8 * 26050**2
+    ijcnn1 = spec.memory({}, MemoryProblem(39992, 9998, 91701, 22, 2**28, 16 * gib))
+    assert "K (stored)" not in ijcnn1 and ijcnn1["K (rows re-evaluated, not stored)"] == 0
+    assert ijcnn1["validation kernel"] == 8 * 9998 * 39992
+    # what the estimator does with the same allowance (max_memory = the budget)
+    X, y = _data(30)
+    cls = get_algorithm(name)
+    extra = {"max_iter": 1} if name == "sigm" else {}
+    assert cls(max_memory=2 * 8 * 30**2, **extra).fit(X, y).kernel_stored_
+    assert not cls(max_memory=2 * 8 * 30**2 - 2, **extra).fit(X, y).kernel_stored_

@@ -8,12 +8,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from kernreg.datasets import dataset_names, get_spec
 from kernreg.errors import ResultsError
 from kernreg.results.docs.read import (
     SHORT_TITLES,
     column,
     md_table,
+    read_csv,
     rows_md,
 )
 from kernreg.results.docs.registry import DocTable, register_doc_table
@@ -265,6 +268,31 @@ def render_thesis_table6(path: Path) -> str:
 register_doc_table(DocTable(
     "thesis_table6", ("thesis_table6.md",), render_thesis_table6,
     "docs/thesis_chapter6.md: thesis Table 6.2 (SGM / SIGM / LIBSVM), ours beside the paper's"))
+register_doc_table(DocTable(
+    "thesis_table6_full", ("thesis_table6_full.md",), render_thesis_table6,
+    "docs/thesis_chapter6.md: Table 6.2's full adult and ijcnn1 rows, the trials that ran"))
+
+
+def render_thesis_table6_costs(path: Path) -> str:
+    """docs/thesis_chapter6.md: the parts of a full-row trial measured where the whole trial
+    did not fit the session (LIBSVM per C, SIGM per epoch), wall and CPU seconds."""
+    costs = read_csv(path)
+    rows = []
+    for _, r in costs.iterrows():
+        found = ("" if pd.isna(r.get("val_error")) else
+                 f"validation error {100 * r['val_error']:.2f} %, {int(r['n_support'])} SVs")
+        if not pd.isna(r.get("test_error", float("nan"))):
+            found += f"; test error {100 * r['test_error']:.2f} %"
+        rows.append([f"{r['row']} ({int(r['n_fit'])} fit rows)", r["part"],
+                     f"{r['wall_s']:.1f}", f"{r['cpu_s']:.1f}", found,
+                     f"{r['host_gemm_gflops']:.0f}"])
+    return rows_md(["row", "part of one trial", "wall s", "CPU s", "found",
+                    "host GEMM GF/s"], rows)
+
+
+register_doc_table(DocTable(
+    "thesis_table6_full_costs", ("thesis_table6_full_costs.csv",), render_thesis_table6_costs,
+    "docs/thesis_chapter6.md: LIBSVM per C and SIGM per epoch on the full rows"))
 register_doc_table(DocTable(
     "lim_table1_full", ("lim_table1_full.md",), render_with_notes,
     "docs/reproduction.md: LiM Table 1 / thesis Table 5.1, every column, ours beside the paper"))

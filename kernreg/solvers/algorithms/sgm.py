@@ -18,12 +18,15 @@ from kernreg.solvers.blocks.stochastic import (
     SCHEDULES,
     VALIDATION_MEASURES,
     KernelRows,
+    PathOutputs,
+    check_eval_rows,
     check_stochastic,
     column_scorer,
     dual_pass,
     guess_grid,
     guess_passes,
     guess_steps,
+    kernel_memory,
     loss_step,
     stored_or_blocked,
 )
@@ -88,10 +91,8 @@ class OnePassSGM(KernelEstimator):
     Attributes
     ----------
     alpha_, centers_ : coefficients on the fit rows
-    best_param_ : float
-        The selected η (constant) or θ (decaying).
-    coef_path_ : ndarray of shape (n, n_guesses)
-        Every guess' iterate at its best pass (the last iterate with one pass).
+    best_param_ : float, the selected η (constant) or θ (decaying)
+    coef_path_ : (n, n_guesses), every guess' iterate at its best pass (the last with one)
     path_ : dict or None
         ``{"values": guesses, "val_rmse": validation measure per guess (at its best pass)}``.
     best_pass_, kernel_stored_ : the selected guess' pass; whether K was stored
@@ -141,7 +142,8 @@ class OnePassSGM(KernelEstimator):
             return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
         return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> OnePassSGM:
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> OnePassSGM:
         """Run the pass for every guess (with validation data) and keep the best.
 
         Parameters
@@ -150,12 +152,15 @@ class OnePassSGM(KernelEstimator):
         y : array-like of shape (n,)
             Targets (±1 for the hinge loss).
         X_val, y_val : optional validation data (given together)
+        X_eval : optional rows (a test set) on which every guess' model is evaluated (with
+            validation data): ``eval_outputs_`` (guesses, 1, n_eval), ``eval_seconds_``.
 
         Returns
         -------
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        X_eval = check_eval_rows(self, X_eval)
         n = X.shape[0]
         passes = check_int(self.passes, "passes", minimum=1)
         rng = check_random_state(self.random_state)
@@ -184,6 +189,9 @@ class OnePassSGM(KernelEstimator):
         self.alpha_ = A[:, best].copy()
         self.best_param_, self.best_pass_ = float(self._grid()[best]), int(passes[best])
         self.path_ = {"values": self._grid(), "val_rmse": scores}
+        if X_eval is not None:  # every guess' model on the test rows, timed apart
+            self.eval_outputs_, self.eval_seconds_ = PathOutputs.of_kernel(
+                self.kernel_, X_eval, X, store // 2).of_columns(A)
         return self
 
     def _fit_info(self) -> dict[str, Any]:
@@ -195,9 +203,9 @@ class OnePassSGM(KernelEstimator):
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     guesses = len(params.get("etas") or DEFAULT_ETAS)
-    return {"K (stored when it fits)": problem.n_fit**2 * F64,
-            "coefficients (one column per guess)": problem.n_fit * guesses * F64,
-            "validation kernel": problem.n_val * problem.n_fit * F64}
+    store = (params.get("max_memory") or problem.memory_limit) // 2
+    return {**kernel_memory(problem.n_fit, problem.n_val, store),
+            "coefficients (one column per guess)": problem.n_fit * guesses * F64}
 
 
 register(AlgorithmSpec(

@@ -18,6 +18,8 @@ from kernreg.solvers.blocks.stochastic import (
     KINKS,
     SCHEDULES,
     VALIDATION_MEASURES,
+    PathOutputs,
+    check_eval_rows,
     check_stochastic,
     column_scorer,
     guess_grid,
@@ -104,7 +106,8 @@ class FeatureSGM(KernelEstimator):
     def _z(self, X: Any) -> np.ndarray:
         return self.feature_map_.transform(X) * self.feature_map_.scale
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> FeatureSGM:
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> FeatureSGM:
         """Run the pass for every guess (with validation data) and keep the best.
 
         Parameters
@@ -112,12 +115,17 @@ class FeatureSGM(KernelEstimator):
         X : array-like or sparse matrix of shape (n, d)
         y : array-like of shape (n,), ±1 for the hinge loss
         X_val, y_val : optional validation data (given together)
+        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
+            Rows (a test set) on which every guess' model is evaluated: with validation data,
+            ``eval_outputs_`` ``(n_guesses, 1, n_eval)``, in the order of ``path_["values"]``;
+            no part in the selection. ``eval_seconds_``: the time this took (inside ``fit``'s).
 
         Returns
         -------
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        X_eval = check_eval_rows(self, X_eval)
         n, D = X.shape[0], int(self.n_features)
         rng = check_random_state(self.random_state)
         self.feature_map_ = RandomFourierFeatures(D, self.sigma, random_state=rng).draw(X.shape[1])
@@ -139,6 +147,9 @@ class FeatureSGM(KernelEstimator):
         self.best_param_ = (float(self._grid()[best]) if X_val is not None else
                             float(self.eta if self.schedule == "constant" else self.theta))
         self.path_ = None if X_val is None else {"values": self._grid(), "val_rmse": scores}
+        if X_eval is not None and X_val is not None:
+            self.eval_outputs_, self.eval_seconds_ = PathOutputs(
+                lambda W: self._z(X_eval) @ W).of_columns(W)
         return self
 
     def predict(self, X: Any) -> np.ndarray:

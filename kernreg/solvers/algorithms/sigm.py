@@ -16,16 +16,19 @@ from kernreg.solvers.blocks.stochastic import (
     ORDERINGS,
     VALIDATION_MEASURES,
     KernelRows,
+    PathOutputs,
+    check_eval_rows,
     check_stochastic,
     column_scorer,
     dual_pass,
     epoch_indices,
+    kernel_memory,
     loss_step,
     step_sizes,
     stored_or_blocked,
 )
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
-from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
+from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["MultiPassSGM"]
 
@@ -113,6 +116,34 @@ class MultiPassSGM(IterativeEstimator):
         check_positive(self.max_memory, "max_memory", allow_none=True)
         check_random_state(self.random_state)
 
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> MultiPassSGM:
+        """Run the epochs; with validation data select the epoch by the stopping rule.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n,), ±1 for the hinge loss
+        X_val, y_val : optional validation data (given together)
+        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
+            Rows (a test set) on which every epoch's iterate scored on validation data is
+            evaluated (before any refit): ``eval_outputs_`` ``(n_iter_, 1, n_eval)``; no part
+            in the selection. ``eval_seconds_``: the time this took (inside ``fit``'s).
+
+        Returns
+        -------
+        self
+        """
+        self._eval_rows, self._eval = X_eval, None
+        try:
+            super().fit(X, y, X_val, y_val)
+            if self._eval is not None:
+                self.eval_outputs_ = self._eval.stacked(self.n_iter_)
+                self.eval_seconds_ = self._eval.seconds
+        finally:  # the stored test kernel goes with the fit
+            del self._eval_rows, self._eval
+        return self
+
     def _store(self) -> int:
         return (_STORE_DEFAULT if self.max_memory is None else int(self.max_memory)) // 2
 
@@ -146,7 +177,16 @@ class MultiPassSGM(IterativeEstimator):
             return Iterations(step)
         predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, self._store())
         score = column_scorer(self.validation_measure, y_val)
-        return Iterations(step, lambda coefs: score(predict_val(coefs)), 1, self._refit_step)
+        if self._eval_rows is not None:
+            self._eval = PathOutputs.of_kernel(self.kernel_, check_eval_rows(self, self._eval_rows),
+                                               X, self._store())
+
+        def scored(coefs: np.ndarray) -> np.ndarray:
+            if self._eval is not None:  # chunk 1: every iterate scored is on the path
+                self._eval.record(coefs)
+            return score(predict_val(coefs))
+
+        return Iterations(step, scored, 1, self._refit_step)
 
     def _refit_step(self, X: Any, y: np.ndarray) -> Any:
         step, self.refit_step_size_ = self._epochs(X, y)
@@ -159,8 +199,8 @@ class MultiPassSGM(IterativeEstimator):
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
-    return {"K (stored when it fits)": problem.n_fit**2 * F64,
-            "validation kernel": problem.n_val * problem.n_fit * F64}
+    store = (params.get("max_memory") or problem.memory_limit) // 2
+    return kernel_memory(problem.n_fit, problem.n_val, store)
 
 
 register(AlgorithmSpec(

@@ -12,12 +12,13 @@ over step sizes reads each row once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice
+from kernreg._validation import check_choice, check_data
 from kernreg.kernels import Kernel
 from kernreg.losses import Loss, get_loss
 
@@ -29,6 +30,8 @@ __all__ = [
     "SCHEDULES",
     "VALIDATION_MEASURES",
     "KernelRows",
+    "PathOutputs",
+    "check_eval_rows",
     "check_stochastic",
     "column_scorer",
     "dual_pass",
@@ -36,6 +39,7 @@ __all__ = [
     "guess_grid",
     "guess_passes",
     "guess_steps",
+    "kernel_memory",
     "loss_step",
     "primal_pass",
     "step_sizes",
@@ -150,6 +154,55 @@ def stored_or_blocked(kernel: Kernel, X_val: Any, X: Any, store_bytes: int
     return (lambda A: kernel.matvec(X_val, X, A)), False
 
 
+class PathOutputs:
+    """Outputs on extra rows (a test set: ``X_eval``) of the models a validated path scores,
+    and the seconds they took (kept apart from the fit's time).
+
+    ``predict(coefs)`` maps coefficient columns ``(n_coef, c)`` to outputs ``(n_eval, c)``;
+    ``record(coefs)`` evaluates and keeps them, in the order the path scores its models.
+    """
+
+    def __init__(self, predict: Callable[[np.ndarray], np.ndarray], seconds: float = 0.0):
+        self.predict, self.seconds = predict, float(seconds)
+        self._outputs: list[np.ndarray] = []
+
+    @classmethod
+    def of_kernel(cls, kernel: Kernel, X_eval: Any, X: Any, store_bytes: int) -> PathOutputs:
+        """Dual models on the fit rows ``X``: ``K(X_eval, X) @ coefs``, the kernel stored when
+        it fits ``store_bytes`` (see :func:`stored_or_blocked`; its evaluation is timed)."""
+        start = time.perf_counter()
+        predict, _ = stored_or_blocked(kernel, X_eval, X, store_bytes)
+        return cls(predict, time.perf_counter() - start)
+
+    def record(self, coefs: np.ndarray) -> None:
+        start = time.perf_counter()
+        self._outputs.append(np.asarray(self.predict(coefs), dtype=np.float64).T)
+        self.seconds += time.perf_counter() - start
+
+    def of_columns(self, coefs: np.ndarray) -> tuple[np.ndarray, float]:
+        """Every column of ``coefs`` (one model each) evaluated: ``(outputs, seconds)`` with
+        outputs ``(c, 1, n_eval)``."""
+        self.record(coefs)
+        return self.stacked(coefs.shape[1]), self.seconds
+
+    def stacked(self, count: int) -> np.ndarray:
+        """The first ``count`` recorded models' outputs as ``(count, 1, n_eval)``: the
+        one-parameter layout of a trial's test path."""
+        return np.concatenate(self._outputs, axis=0)[:count, None, :]
+
+
+def kernel_memory(n_fit: int, n_val: int, store_bytes: int) -> dict[str, int]:
+    """Peak-memory parts of a dual pass' kernels, as :class:`KernelRows` and
+    :func:`stored_or_blocked` decide them: ``K`` (``8 n_fit²`` bytes) and the validation kernel
+    (``8 n_val n_fit``) when they fit ``store_bytes``, else nothing beyond the evaluated block
+    (counted with the kernel's budget)."""
+    full, val = 8 * n_fit**2, 8 * n_val * n_fit
+    return {"K (stored)" if full <= store_bytes else "K (rows re-evaluated, not stored)":
+            full if full <= store_bytes else 0,
+            "validation kernel" if val <= store_bytes else "validation kernel (blocked)":
+            val if val <= store_bytes else 0}
+
+
 def guess_grid(values: Any, default: np.ndarray, name: str, theta: bool) -> np.ndarray:
     """Step-size guesses as a 1-D float array: positive η values, or θ values in [0, 1]."""
     grid = np.atleast_1d(np.asarray(default if values is None else values, dtype=np.float64))
@@ -214,6 +267,13 @@ def guess_steps(schedule: str, grid: np.ndarray | None, eta: float, theta: float
     if schedule == "constant":
         return grid, np.zeros(1)
     return np.array([float(eta)]), grid
+
+
+def check_eval_rows(estimator: Any, X_eval: Any) -> Any:
+    """``X_eval`` (rows to evaluate the path's models on) checked like the fit rows (None
+    stays None); after ``_start_fit``."""
+    return None if X_eval is None else check_data(X_eval, "X_eval", estimator=estimator,
+                                                  reset=False)
 
 
 def check_stochastic(loss: str, kink: str, validation_measure: str) -> None:
