@@ -15,7 +15,9 @@ from kernreg.solvers.blocks.cholupdate import (
     cholesky_append_rank_one,
     cholesky_update,
 )
+from kernreg.solvers.algorithms.incremental import incremental_nkrls_path
 from kernreg.solvers.blocks.lambda_path import check_m_levels, default_m_levels
+from kernreg.solvers.blocks.linalg import NystromFactor
 
 LAMBDAS = np.logspace(-9, -1, 5)
 LEVELS = [1, 7, 20, 33, 60]
@@ -70,6 +72,30 @@ def test_appending_centers_builds_the_batch_factor(append: str) -> None:
             for t in range(s, e):
                 cholesky_append_rank_one(R[: t + 1, : t + 1], M[:t, t], M[t, t])
         assert _rel(R[:e, :e], la.cholesky(M[:e, :e])) < 1e-9
+
+
+@pytest.mark.parametrize("update", ["block", "rank_one"])
+def test_path_keeps_the_levels_before_definiteness_is_lost(update: str) -> None:
+    # H is positive definite on its first 9 rows and indefinite from row 10 on (a negative
+    # direction added there): levels 4 and 9 are solved, 15 and 20 are NaN, λ flagged failed
+    rng = np.random.default_rng(5)
+    m, n = 20, 50
+    H = _spd(rng, m, cond=1e2)
+    H[9:, 9:] -= 5.0 * np.eye(m - 9)
+    Aty = rng.standard_normal(m)
+    levels = np.array([4, 9, 15, 20])
+    factor = NystromFactor(np.eye(m), 0.0, 0.0, 0)  # K_mm = I: α is R⁻¹w itself
+    lambdas = np.array([1e-3, 1.0])  # the second shift (λn = 50) keeps every level definite
+    coefs, failed = incremental_nkrls_path(H, Aty, factor, lambdas, n, levels, update=update)
+    assert failed.tolist() == [True, False]
+    for k, level in enumerate(levels):
+        for j, lam in enumerate(lambdas):
+            if j == 0 and level > 9:
+                assert np.isnan(coefs[:, j, k]).all()
+                continue
+            ref = la.solve(H[:level, :level] + lam * n * np.eye(level), Aty[:level])
+            assert _rel(coefs[:level, j, k], ref) < 1e-10, (level, lam)
+            assert not coefs[level:, j, k].any()
 
 
 class _Fixed(CenterSampler):

@@ -75,3 +75,19 @@ def test_table_configs_load(name: str) -> None:
     assert table["table"] == name.removesuffix(".yaml")
     for run in table["runs"]:
         assert (ROOT / "configs" / run).is_file()
+
+
+def test_rendered_table_lists_each_cells_median_seconds_with_the_host_gemm_rate() -> None:
+    timed = _rows("insurance", "krls_rbf", [0.231, 0.232, 0.230]).assign(
+        model_selection_time=[9.0, 11.0, 10.5], gemm_gflops=[90.0, 101.0, 95.0])
+    untimed = _rows("insurance", "rf_rbf", [0.2320])  # results without a time column
+    text = render_table("lim_table1_full", Collected(pd.concat([timed, untimed]), []))
+    times = text.split("Seconds per trial")[1]
+    header, _, insurance = [line for line in times.splitlines() if line.startswith("|")][:3]
+    cells = dict(zip(header.split("|"), insurance.split("|")))
+    assert cells[" KRLS RBF "].strip() == "10.5"  # the median, not the mean (10.17)
+    assert cells[" host GEMM GF/s "].strip() == "90–101"
+    assert cells[" RF RBF "].strip() == ""
+    assert "cpuAct" not in times  # no timed cell, no row
+    # without any time the table is the comparison alone
+    assert "Seconds per trial" not in render_table("lim_table1_full", Collected(untimed, []))

@@ -49,8 +49,10 @@ class PaperCell:
     """One published cell and ours.
 
     ``paper`` is ``None`` where the paper prints NA; ``mean``/``std``/``n`` are ours over the
-    trials (``n = 0``: not measured, then ``na_reason`` says why); ``gap`` is
-    ``(ours − paper)/|paper|`` in the paper's unit; ``flagged`` when ``|gap| >`` the tolerance.
+    trials (``n = 0``: not measured, then ``na_reason`` says why); ``seconds`` the median model
+    selection time of a trial (refit included) and ``gflops`` the lowest and highest host GEMM
+    rate measured beside those trials; ``gap`` is ``(ours − paper)/|paper|`` in the paper's
+    unit; ``flagged`` when ``|gap| >`` the tolerance.
     """
 
     dataset: str
@@ -63,6 +65,8 @@ class PaperCell:
     mean: float | None = None
     std: float | None = None
     n: int = 0
+    seconds: float | None = None
+    gflops: tuple[float, float] | None = None
     sigma: float | None = None
     na_reason: str | None = None
     note: str | None = None
@@ -140,6 +144,7 @@ def build_paper_cells(results: pd.DataFrame, paper_name: str,
             values = ours[column].dropna().astype(float)
             cell.mean, cell.std, cell.n = float(values.mean()), float(values.std(ddof=0)), \
                 len(values)
+            cell.seconds, cell.gflops = _timing(ours)
             if "sigma" in ours and pd.notna(ours["sigma"].iloc[0]):
                 try:
                     cell.sigma = float(ours["sigma"].iloc[0])
@@ -151,6 +156,19 @@ def build_paper_cells(results: pd.DataFrame, paper_name: str,
         cell.note = _reason(notes, row.dataset, row.column, "note")
         cells.append(cell)
     return cells
+
+
+def _timing(trials: pd.DataFrame) -> tuple[float | None, tuple[float, float] | None]:
+    """The median model-selection seconds of a cell's trials and the range of the host GEMM
+    rates measured beside them (either ``None`` where the results do not carry it)."""
+    seconds = None
+    if "model_selection_time" in trials and trials["model_selection_time"].notna().any():
+        seconds = float(trials["model_selection_time"].dropna().astype(float).median())
+    gflops = None
+    if "gemm_gflops" in trials and trials["gemm_gflops"].notna().any():
+        g = trials["gemm_gflops"].dropna().astype(float)
+        gflops = (float(g.min()), float(g.max()))
+    return seconds, gflops
 
 
 def dataset_title(name: str) -> str:

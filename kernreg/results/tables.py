@@ -491,7 +491,33 @@ def render_paper_table(cells: Sequence[PaperCell], fmt: str = "md") -> str:
             row.append(f"{text}{' †' if c.flagged else ''} (paper {c.paper_text})")
         rows.append(row)
     frame = pd.DataFrame(rows, columns=["dataset", "σ (ours)", *map(column_title, columns)])
-    return render_frame(frame, fmt, notes=_paper_cell_notes(cells))
+    text = render_frame(frame, fmt, notes=_paper_cell_notes(cells))
+    if fmt != "md" or not any(c.seconds is not None for c in cells):
+        return text
+    return text + "\n" + _paper_cell_times(cells, datasets, columns)
+
+
+def _paper_cell_times(cells: Sequence[PaperCell], datasets: Sequence[str],
+                      columns: Sequence[str]) -> str:
+    """The measured cells' median seconds per trial (model selection, refit included), with
+    the host GEMM rates measured beside each dataset's trials: the yardstick of those times."""
+    by_key = {(c.dataset, c.column): c for c in cells}
+    rows = []
+    for ds in datasets:
+        timed = [c for c in cells if c.dataset == ds and c.seconds is not None]
+        if not timed:
+            continue
+        rates = [g for c in timed if c.gflops for g in c.gflops]
+        row = [dataset_title(ds), f"{min(rates):.0f}–{max(rates):.0f}" if rates else "—"]
+        for col in columns:
+            c = by_key.get((ds, col))
+            row.append("" if c is None or c.seconds is None else f"{c.seconds:.3g}")
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["dataset", "host GEMM GF/s",
+                                        *map(column_title, columns)])
+    return ("Seconds per trial (median over the trials above: model selection on the hold-out "
+            "and the refit, data loading excluded; BLAS threads as each config sets them):\n\n"
+            + render_frame(frame, "md"))
 
 
 def render_paper_points(cells: Sequence[PaperCell], fmt: str = "md") -> str:
