@@ -9,13 +9,13 @@ import pytest
 import scipy.linalg as la
 
 from kernreg.solvers import IncrementalNystromKRLS, NystromKRLS, get_algorithm
+from kernreg.solvers.algorithms.incremental import incremental_nkrls_path
 from kernreg.solvers.blocks.centers import CenterSampler
 from kernreg.solvers.blocks.cholupdate import (
     cholesky_append_bordered,
     cholesky_append_rank_one,
     cholesky_update,
 )
-from kernreg.solvers.algorithms.incremental import incremental_nkrls_path
 from kernreg.solvers.blocks.lambda_path import check_m_levels, default_m_levels
 from kernreg.solvers.blocks.linalg import NystromFactor
 

@@ -84,7 +84,7 @@ def test_rendered_table_lists_each_cells_median_seconds_with_the_host_gemm_rate(
     text = render_table("lim_table1_full", Collected(pd.concat([timed, untimed]), []))
     times = text.split("Seconds per trial")[1]
     header, _, insurance = [line for line in times.splitlines() if line.startswith("|")][:3]
-    cells = dict(zip(header.split("|"), insurance.split("|")))
+    cells = dict(zip(header.split("|"), insurance.split("|"), strict=True))
     assert cells[" KRLS RBF "].strip() == "10.5"  # the median, not the mean (10.17)
     assert cells[" host GEMM GF/s "].strip() == "90–101"
     assert cells[" RF RBF "].strip() == ""
