@@ -497,6 +497,14 @@ def render_paper_table(cells: Sequence[PaperCell], fmt: str = "md") -> str:
     return text + "\n" + _paper_cell_times(cells, datasets, columns)
 
 
+def _span(values: Sequence[float]) -> str:
+    """``low–high`` of whole numbers, one number where they round alike, ``—`` for none."""
+    if not values:
+        return "—"
+    low, high = f"{min(values):.0f}", f"{max(values):.0f}"
+    return low if low == high else f"{low}–{high}"
+
+
 def _paper_cell_times(cells: Sequence[PaperCell], datasets: Sequence[str],
                       columns: Sequence[str]) -> str:
     """The measured cells' median seconds per trial (model selection, refit included), with
@@ -508,7 +516,7 @@ def _paper_cell_times(cells: Sequence[PaperCell], datasets: Sequence[str],
         if not timed:
             continue
         rates = [g for c in timed if c.gflops for g in c.gflops]
-        row = [dataset_title(ds), f"{min(rates):.0f}–{max(rates):.0f}" if rates else "—"]
+        row = [dataset_title(ds), _span(rates)]
         for col in columns:
             c = by_key.get((ds, col))
             row.append("" if c is None or c.seconds is None else f"{c.seconds:.3g}")
