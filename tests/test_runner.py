@@ -196,6 +196,14 @@ def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,
     out = capsys.readouterr().out
     assert out.startswith("| dataset | label | algorithm | m | trials | time (s) | test RMSE |")
     assert out.count("| cpusmall |") == 5  # one per algorithm
+    # `labels:` keeps only those rows (and names no other label as not run)
+    (tmp_path / "l.yaml").write_text("table: summary\nlabels: [nkrls, nytro]\n"
+                                     "runs: [small.yaml]\n")
+    main(["table", str(tmp_path / "l.yaml"), "--results-dir", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    rows = [line for line in captured.out.splitlines() if line.startswith("| cpusmall |")]
+    assert [row.split("|")[2].strip() for row in rows] == ["nkrls", "nytro"]
+    assert "no results" not in captured.err
 
 
 def test_table_config_of_unknown_kind_is_refused(tmp_path: Path,

@@ -129,12 +129,14 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
     frames, not_run, notes, missing, measures = [], [], [], [], []
     for item in inputs:
         path = Path(item)
+        labels = None  # a table config's `labels:` keeps only those rows of its runs
         if path.suffix in (".yaml", ".yml") and is_table_config(path):
             table = load_table_config(path)
             not_run += table.get("not_run", [])
             notes += table.get("notes", [])
             measures += [m for m in table.get("measures", []) if m not in measures]
             runs = [path.parent / r for r in table["runs"]]
+            labels = table.get("labels")
         elif path.suffix in (".yaml", ".yml"):
             runs = [path]
         else:
@@ -146,9 +148,13 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
             done: set[str] = set()
             if (run_dir / "results.csv").is_file() or (rebuild and (run_dir / "trials").is_dir()):
                 frame = read(run_dir)
+                if labels is not None:
+                    frame = frame[frame["label"].isin(labels)]
                 frames.append(frame)
                 done = set(frame["label"])
             for algo in exp.algorithms:
+                if labels is not None and algo.label not in labels:
+                    continue
                 if algo.label not in done:
                     reason = f"not run yet (kernreg run {run_config} --resume)"
                     not_run.append({"dataset": exp.dataset["name"], "algorithm": algo.name,

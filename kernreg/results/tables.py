@@ -584,7 +584,8 @@ def render_table(name: str, collected: Collected, fmt: str = "md",
 
 # ----------------------------------------------------------------------------- table configs
 def table_schema() -> dict[str, Any]:
-    """The JSON schema of a table config (``table``, ``runs``, ``not_run``, ``notes``)."""
+    """The JSON schema of a table config (``table``, ``runs``, ``labels``, ``not_run``,
+    ``notes``)."""
     cell = {"dataset": {"type": "string"}, "algorithm": {"enum": algorithm_names()},
             # a column of a table whose columns are labels (lim_table1_full, lim_fig1_points)
             "label": {"type": "string", "minLength": 1}}
@@ -599,6 +600,11 @@ def table_schema() -> dict[str, Any]:
             "description": {"type": "string"},
             "runs": {"type": "array", "minItems": 1,
                      "items": {"type": "string", "minLength": 1}},
+            "labels": {
+                "description": "only these algorithm labels of the runs (default: all)",
+                "type": "array", "minItems": 1, "uniqueItems": True,
+                "items": {"type": "string", "minLength": 1},
+            },
             "measures": {
                 "description": "the test measures shown (table2: its error rows, default "
                                "[rmse] as the paper; summary: default the tasks' own)",
