@@ -204,6 +204,10 @@ def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,
     rows = [line for line in captured.out.splitlines() if line.startswith("| cpusmall |")]
     assert [row.split("|")[2].strip() for row in rows] == ["nkrls", "nytro"]
     assert "no results" not in captured.err
+    # and `kernreg run` on it runs only those algorithms
+    main(["run", str(tmp_path / "l.yaml"), "--out", str(tmp_path / "fresh"), "--no-progress"])
+    trials = sorted(p.name for p in (tmp_path / "fresh" / "small" / "trials").glob("*.h5"))
+    assert trials == ["nkrls__t000.h5", "nytro__t000.h5"]
 
 
 def test_table_config_of_unknown_kind_is_refused(tmp_path: Path,

@@ -71,8 +71,9 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
     """Run the experiment of CONFIG (YAML): every algorithm, every trial.
 
     CONFIG may also be a table config (`table:` and `runs:`): each listed experiment is then
-    run in turn, resuming its finished trials; one that cannot run here (memory budget,
-    missing data) is reported and skipped, and the table is printed at the end.
+    run in turn (only the algorithms its `labels:` names, if it names any), resuming its
+    finished trials; one that cannot run here (memory budget, missing data) is reported and
+    skipped, and the table is printed at the end.
     """
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
@@ -89,9 +90,15 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
         experiments = [load_experiment(Path(config).parent / r, overrides) for r in table["runs"]]
         export_data_settings(mirror, cache_dir, offline)
         for exp in experiments:
+            # a table of some labels runs only those algorithms of each experiment
+            labels = tuple(a.label for a in exp.algorithms
+                           if a.label in table.get("labels", [a.label]))
+            if not labels:
+                continue
             try:
                 run_experiment(exp, out, resume=not force, force=force,
-                               progress=not no_progress)
+                               progress=not no_progress,
+                               only=labels if "labels" in table else ())
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
         click.echo(render_table(table["table"], _collect((config,), out), "md"))
