@@ -105,3 +105,18 @@ def test_summary_shows_the_measures_of_the_results_tasks() -> None:
     assert "test error" in summary_table(old_and_new)  # old rows with an error: binary
     unknown = summary_table(results.assign(task="a_plugins_task"))
     assert "test RMSE" in unknown and "test error" not in unknown
+
+
+def test_summary_lists_the_sigmas_a_grid_picked_beside_a_fixed_sigma() -> None:
+    rows = []
+    for label, picked in (("fixed", [np.nan] * 4), ("grid", [6.0, 4.0, 6.0, 50.0])):
+        for trial, s in enumerate(picked):
+            rows.append({"dataset": "insurance", "label": label, "algorithm": "inkrls",
+                         "m": 64, "trial": trial, "model_selection_time": 1.0,
+                         "test_rmse": 0.23, "param_name": "lambda", "selected": 1e-3,
+                         "sigma": 6.0 if np.isnan(s) else s, "sigma_selected": s})
+    frame = summary_table(pd.DataFrame(rows)).set_index("label")
+    assert frame.loc["grid", "σ* (trials)"] == "6 ×2, 4, 50"  # most picked first, not a median
+    assert frame.loc["fixed", "σ* (trials)"] == "6 (fixed)"
+    assert "σ* (trials)" not in summary_table(pd.DataFrame(rows[:4]).drop(
+        columns="sigma_selected"))  # no grid in the table: no column

@@ -319,6 +319,7 @@ def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) ->
     those of the results' tasks, :func:`summary_measures`) and the selected parameters (mean ±
     std over trials)."""
     measures = summary_measures(table) if measures is None else measures
+    sigma_grid = "sigma_selected" in table and table["sigma_selected"].notna().any()
     rows = []
     for (dataset, label), g in table.groupby(["dataset", "label"], sort=False):
         algo = g["algorithm"].iloc[0]
@@ -334,10 +335,20 @@ def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) ->
             row["λ* / t* (median)"] = format(float(np.median(g["selected"])), ".3g")
         if "m_selected" in g and g["m_selected"].notna().any():
             row["m* (median)"] = int(np.median(g["m_selected"]))
-        if "sigma_selected" in g and g["sigma_selected"].notna().any():  # a σ grid
-            row["σ* (median)"] = format(float(np.median(g["sigma_selected"].dropna())), ".4g")
+        if sigma_grid:  # σ selected on some rows: beside them, the σ the others fixed
+            selected = g["sigma_selected"].dropna()
+            row["σ* (trials)"] = _value_counts(selected) if len(selected) \
+                else f"{float(pd.to_numeric(g['sigma']).median()):.4g} (fixed)"
         rows.append(row)
     return pd.DataFrame(rows, dtype=object).fillna("")
+
+
+def _value_counts(values: pd.Series) -> str:
+    """The values a selection picked and how many trials picked each, most picked first
+    (``6 ×3, 4 ×2, 50``): a grid parameter's median can fall between grid points."""
+    counts = values.astype(float).value_counts(sort=False)
+    order = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
+    return ", ".join(f"{v:.4g}" + (f" ×{c}" if c > 1 else "") for v, c in order)
 
 
 def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = ()

@@ -297,5 +297,8 @@ register_doc_table(DocTable(
     "lim_table1_full", ("lim_table1_full.md",), render_with_notes,
     "docs/reproduction.md: LiM Table 1 / thesis Table 5.1, every column, ours beside the paper"))
 register_doc_table(DocTable(
+    "lim_table1_sigma", ("lim_table1_sigma.md",), render_with_notes,
+    "docs/reproduction.md: the thesis's σ against the σ a hold-out picks (Incremental Nyström)"))
+register_doc_table(DocTable(
     "lim_fig1_points", ("lim_fig1_points.md",), render_with_notes,
     "docs/reproduction.md: the point values of LiM Figure 1's text, ours beside the paper's"))
