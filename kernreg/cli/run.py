@@ -89,16 +89,14 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
         table = load_table_config(config)
         experiments = [load_experiment(Path(config).parent / r, overrides) for r in table["runs"]]
         export_data_settings(mirror, cache_dir, offline)
+        wanted = table.get("labels")  # a table of some labels runs only those algorithms
         for exp in experiments:
-            # a table of some labels runs only those algorithms of each experiment
-            labels = tuple(a.label for a in exp.algorithms
-                           if a.label in table.get("labels", [a.label]))
+            labels = tuple(a.label for a in exp.algorithms if wanted is None or a.label in wanted)
             if not labels:
                 continue
             try:
                 run_experiment(exp, out, resume=not force, force=force,
-                               progress=not no_progress,
-                               only=labels if "labels" in table else ())
+                               progress=not no_progress, only=() if wanted is None else labels)
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
         click.echo(render_table(table["table"], _collect((config,), out), "md"))
