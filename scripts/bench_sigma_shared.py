@@ -8,7 +8,8 @@ column of ``configs/lim_table1_full_<dataset>.yaml`` (the thesis's σ, m ≤ 204
 13 λ) on trial 0's split, ``--repeats`` times, and prints the CPU seconds of the whole fit and
 of those cross products (process time, so a loaded host inflates both alike), with their
 share: the most a σ grid could save per σ by computing them once, against the n × m block it
-would have to keep.
+would have to keep. It needs the compiled kernel path: the numpy fallback (``KERNREG_JIT=0``)
+folds 1/σ² into its one GEMM, so no σ-free product exists there to time.
 
     python scripts/bench_sigma_shared.py --datasets insurance,cpu_act --repeats 3
 """
@@ -26,6 +27,7 @@ import kernreg.kernels.gaussian as gaussian
 from kernreg.config import load_experiment
 from kernreg.config.estimators import make_estimator
 from kernreg.experiment import gemm_gflops, prepare_data, trial_split
+from kernreg.kernels import active_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +38,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    if active_path() != "numba":
+        parser.exit(2, "bench_sigma_shared: the compiled kernel path is off (numba missing or "
+                       "KERNREG_JIT=0); the numpy path has no σ-free cross product to time\n")
 
     spent = [0.0]
     cross = gaussian.cross

@@ -11,7 +11,7 @@ the same for every σ (they come from the trial), and the refit on training + va
 when asked, happens once, for σ* only (a second fit at σ*: the same seed selects the same
 point, then refits). The squared distances of the kernel blocks are not kept across σ: of a
 Gaussian block only the cross products ``X Cᵀ`` are σ-free (the exponential and all the
-solver's work are not), and they measured 2.0–2.5% of an Incremental Nyström fit's CPU time
+solver's work are not), and they measured 1.9–2.5% of an Incremental Nyström fit's CPU time
 on Insurance and cpuAct at m = 2048 (``scripts/bench_sigma_shared.py``) — not worth an
 n × m block held through the grid.
 """
