@@ -129,6 +129,74 @@ def test_sigm_blocked_rows_equal_stored_kernel() -> None:
     np.testing.assert_allclose(blocked.alpha_, stored.alpha_, rtol=1e-13)
 
 
+def _per_step_reference(K: np.ndarray, order: np.ndarray, y: np.ndarray, A: np.ndarray,
+                        steps: np.ndarray, grad) -> None:
+    """The definition, one step at a time: α_j −= η_k g(y_j, K[j] @ α)."""
+    for k, j in enumerate(order):
+        A[j] -= steps[k] * grad(y[j], K[j] @ A)
+
+
+@pytest.mark.parametrize("loss", ["square", "hinge"])
+@pytest.mark.parametrize("layout", ["stored in the visiting order", "stored, other order",
+                                    "stored unpermuted", "re-evaluated"])
+@pytest.mark.parametrize("ordering", ["permutation", "iid"])
+def test_blocked_dual_pass_is_the_per_step_pass(loss: str, layout: str, ordering: str) -> None:
+    # a block's steps see each other through the block's own kernel columns: blocks of 7 of
+    # 45 visited points (the last one short); iid draws repeat points inside a block
+    X, y = _data(45, seed=3)
+    rng = np.random.default_rng(5)
+    order = rng.permutation(45) if ordering == "permutation" else rng.integers(0, 45, 45)
+    if ordering == "iid":
+        assert any(len(set(order[s:s + 7])) < len(order[s:s + 7]) for s in range(0, 45, 7))
+    kernel = make_kernel("gaussian", 1.0, memory_budget=8 * 45 * 7)
+    store, kept = (0, None) if layout == "re-evaluated" else (2**30, order)
+    if layout == "stored, other order":
+        kept = rng.permutation(45)
+    elif layout == "stored unpermuted":
+        kept = None
+    if ordering == "iid" and kept is order:  # draws with repeats are no order to keep
+        with pytest.raises(ValueError, match="permutation"):
+            KernelRows(kernel, X, store, order=order)
+        kept = rng.permutation(45)
+    rows = KernelRows(kernel, X, store, order=kept)
+    assert rows.block == 7 and rows.stored == (layout != "re-evaluated")
+    steps = step_sizes(np.array([[0.05, 0.3, 1.0]]), np.array([[0.5]]), np.arange(1, 46)[:, None])
+    grad = loss_step(get_loss(loss), "authors")
+    start = rng.normal(scale=0.1, size=(45, 3))
+    A, expected = start.copy(), start.copy()
+    dual_pass(rows, order, y, A, steps, grad)
+    _per_step_reference(kernel(X), order, y, expected, steps, grad)
+    np.testing.assert_allclose(A, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_float32_stores_the_kernel_in_half_the_bytes_and_keeps_the_path() -> None:
+    # the store decision counts 4 bytes an entry: a float32 K fits where float64 does not
+    X, y = _data(60)
+    Xv, yv = _data(30, seed=1)
+    kwargs = dict(loss="square", step_size=0.02, max_iter=5, stopping_rule="none",
+                  random_state=0, max_memory=2 * 4 * 60 * 60)
+    single = MultiPassSGM(dtype="float32", **kwargs).fit(X, y, Xv, yv)
+    double = MultiPassSGM(dtype="float64", **kwargs).fit(X, y, Xv, yv)
+    assert single.kernel_stored_ and not double.kernel_stored_
+    assert single.alpha_.dtype == np.float64
+    np.testing.assert_allclose(single.alpha_, double.alpha_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(single.path_["val_rmse"], double.path_["val_rmse"], rtol=1e-5)
+    from kernreg.solvers.blocks.stochastic import kernel_memory
+    assert kernel_memory(60, 30, 2 * 4 * 60 * 60, itemsize=4)["K (stored)"] == 4 * 60 * 60
+
+
+def test_a_pass_in_the_stored_order_reads_the_kernel_in_place() -> None:
+    # kept in the visiting order, every block of the pass is a view of the stored kernel
+    X, _ = _data(30)
+    order = np.random.default_rng(0).permutation(30)
+    rows = KernelRows(make_kernel("gaussian", 1.0, memory_budget=8 * 30 * 8), X, 2**30,
+                      order=order)
+    blocks = list(rows.blocks(rows.positions(order)))
+    assert [R.shape[0] for _, R in blocks] == [8, 8, 8, 6]
+    assert all(isinstance(cols, slice) and np.shares_memory(R, rows.K) for cols, R in blocks)
+    np.testing.assert_allclose(rows.K, make_kernel("gaussian", 1.0)(X[order]), rtol=1e-15)
+
+
 def test_sigm_records_one_validation_score_per_epoch() -> None:
     X, y = _data(60)
     Xv, yv = _data(30, seed=1)
@@ -149,6 +217,20 @@ def test_libsvm_is_svc_and_selects_c_on_validation_error() -> None:
     svc = SVC(C=est.best_param_, gamma=0.5).fit(X, y)
     np.testing.assert_allclose(est.predict(Xv), svc.decision_function(Xv), rtol=1e-10,
                                atol=1e-12)
+
+
+def test_libsvm_kernel_cache_is_half_the_memory_allowance_capped_at_the_kernel() -> None:
+    from kernreg.solvers.algorithms.libsvm import cache_bytes
+
+    assert cache_bytes(None, 256 * 2**20, 10**5) == 256 * 2**20  # no allowance: the budget
+    assert cache_bytes(16 * 2**30, 256 * 2**20, 26048) == 4 * 26048**2  # the whole kernel
+    assert cache_bytes(2 * 2**30, 256 * 2**20, 10**5) == 2**30  # half the allowance
+    assert cache_bytes(2**30, 256 * 2**20, 10) == 2**20  # at least 1 MiB
+    X, y = _data(80)
+    est = LibSVM(sigma=1.0, Cs=[1.0], max_memory=2**30).fit(X, y)
+    assert est.cache_mb_ == 1.0
+    big = LibSVM(sigma=1.0, Cs=[1.0], max_memory=2**30).fit(*_data(1000))
+    assert big.cache_mb_ == pytest.approx(4 * 1000**2 / 2**20)
 
 
 def test_sgm_with_passes_is_sigm_cyclic_per_guess() -> None:
@@ -184,11 +266,16 @@ def test_a_config_with_the_hinge_methods_on_regression_targets_is_refused(tmp_pa
 class _GramRows:
     """Kernel rows of an explicit Gram matrix (the dual pass' interface)."""
 
+    perm = None
+
     def __init__(self, K: np.ndarray):
         self.K = K
 
-    def blocks(self, order: np.ndarray):
-        yield order, self.K[order]
+    def positions(self, order: np.ndarray) -> np.ndarray:
+        return order
+
+    def blocks(self, positions: np.ndarray):
+        yield positions, self.K[positions]
 
 
 def test_primal_pass_on_features_is_the_dual_pass_on_their_gram_matrix() -> None:

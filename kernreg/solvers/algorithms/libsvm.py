@@ -14,7 +14,7 @@ from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.stochastic import VALIDATION_MEASURES, column_scorer
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
-__all__ = ["DEFAULT_CS", "LibSVM"]
+__all__ = ["DEFAULT_CS", "LibSVM", "cache_bytes"]
 
 #: C guesses: 10^-2 .. 10^4, two per decade (the thesis does not state the authors' grid).
 DEFAULT_CS = np.logspace(-2.0, 4.0, 13)
@@ -40,7 +40,12 @@ class LibSVM(KernelEstimator):
     tol : float, default 1e-3
         LIBSVM's stopping tolerance (its default).
     dtype, memory_budget
-        ``memory_budget`` sets LIBSVM's kernel cache (in MB, at least 1).
+        Unused by LIBSVM (its kernel cache is ``max_memory``'s).
+    max_memory : int, optional
+        Bytes the run may take: LIBSVM's kernel cache gets half of it, at most the
+        ``4 n²`` bytes of the whole float32 kernel it caches (default: the memory budget). A
+        cache that holds the kernel spares SMO its re-evaluations, which is what makes large
+        C slow (more iterations over the same columns).
 
     Attributes
     ----------
@@ -51,13 +56,15 @@ class LibSVM(KernelEstimator):
         The selected C.
     path_ : dict or None
         ``{"values": Cs, "val_rmse": validation measure per C}``.
+    cache_mb_ : float
+        LIBSVM's kernel cache in MB.
     """
 
     path_parameter = "C"
 
     def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, Cs: Any = None,
                  validation_measure: str = "error", tol: float = 1e-3, dtype: str = "float64",
-                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, max_memory: int | None = None):
         self.kernel = kernel
         self.sigma = sigma
         self.Cs = Cs
@@ -65,12 +72,14 @@ class LibSVM(KernelEstimator):
         self.tol = tol
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.max_memory = max_memory
 
     def check_params(self) -> None:
         super().check_params()
         check_choice(self.kernel, "kernel", ("gaussian",))
         check_choice(self.validation_measure, "validation_measure", VALIDATION_MEASURES)
         check_positive(self.tol, "tol")
+        check_positive(self.max_memory, "max_memory", allow_none=True)
         self._grid()
 
     def _grid(self) -> np.ndarray:
@@ -80,9 +89,9 @@ class LibSVM(KernelEstimator):
             raise ValueError(f"Cs must be a non-empty list of positive numbers, got {self.Cs!r}")
         return grid
 
-    def _svc(self, C: float) -> SVC:
+    def _svc(self, C: float, n: int) -> SVC:
         return SVC(C=C, kernel="rbf", gamma=1.0 / (2.0 * float(self.sigma) ** 2), tol=self.tol,
-                   cache_size=max(1.0, self.memory_budget / 2**20))
+                   cache_size=cache_bytes(self.max_memory, self.memory_budget, n) / 2**20)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> LibSVM:
         """Train one SVM per C (with validation data) and keep the best.
@@ -107,7 +116,7 @@ class LibSVM(KernelEstimator):
         score = None if X_val is None else column_scorer(self.validation_measure, y_val)
         best, best_score, scores = None, np.inf, []
         for C in grid:
-            svc = self._svc(float(C)).fit(X, y)
+            svc = self._svc(float(C), X.shape[0]).fit(X, y)
             if score is None:
                 best = svc
                 break
@@ -126,6 +135,7 @@ class LibSVM(KernelEstimator):
         self.alpha_ = best.dual_coef_.ravel().astype(np.float64)
         self.intercept_ = float(best.intercept_[0])
         self.n_support_ = int(best.support_.size)
+        self.cache_mb_ = best.cache_size
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -142,12 +152,21 @@ class LibSVM(KernelEstimator):
         return super().predict(X) + self.intercept_
 
     def _fit_info(self) -> dict[str, Any]:
-        return {"n_support": float(self.n_support_)}
+        return {"n_support": float(self.n_support_), "cache_mb": float(self.cache_mb_)}
+
+
+def cache_bytes(max_memory: int | None, memory_budget: int, n: int) -> int:
+    """LIBSVM's kernel cache: half of ``max_memory`` (or ``memory_budget`` without it), at most
+    the ``4 n²`` bytes of the whole float32 kernel, at least 1 MiB."""
+    allowance = memory_budget if max_memory is None else int(max_memory) // 2
+    return max(2**20, min(allowance, 4 * n * n))
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
-    # LIBSVM's kernel cache (the memory budget) and its working set, O(n) per C
-    return {"LIBSVM kernel cache": DEFAULT_MEMORY_BUDGET, "SVM working set": problem.n_fit * 64}
+    # LIBSVM's kernel cache and its working set, O(n) per C
+    cache = cache_bytes(params.get("max_memory") or problem.memory_limit,
+                        params.get("memory_budget", DEFAULT_MEMORY_BUDGET), problem.n_fit)
+    return {"LIBSVM kernel cache": cache, "SVM working set": problem.n_fit * 64}
 
 
 def _check(params: dict[str, Any], kernel: str) -> list[str]:

@@ -83,10 +83,12 @@ class OnePassSGM(KernelEstimator):
     random_state : int, Generator or None
         Seeds the visiting order.
     dtype, memory_budget
-        Kernel precision and bytes per evaluated block of kernel rows.
+        Kernel precision (float32 stores ``K`` in half the bytes; the coefficients stay
+        float64) and bytes per evaluated block of kernel rows.
     max_memory : int, optional
-        Bytes the stored kernels may take (default 2 GiB): ``K`` (``8n²``) is stored when it
-        fits half of it, else its rows are evaluated block-wise during the pass.
+        Bytes the stored kernels may take (default 2 GiB): ``K`` (``n²`` entries) is stored,
+        in the visiting order, when it fits half of it, else its rows are evaluated
+        block-wise during the pass.
 
     Attributes
     ----------
@@ -168,7 +170,8 @@ class OnePassSGM(KernelEstimator):
         etas, thetas = guess_steps(self.schedule, None if X_val is None else self._grid(),
                                    self.eta, self.theta)
         store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
-        rows = KernelRows(self.kernel_, X, store // 2)
+        rows = KernelRows(self.kernel_, X, store // 2,
+                          order=order if self.sampling == "permutation" else None)
         score = None
         if X_val is not None:
             predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)
@@ -204,7 +207,7 @@ class OnePassSGM(KernelEstimator):
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     guesses = len(params.get("etas") or DEFAULT_ETAS)
     store = (params.get("max_memory") or problem.memory_limit) // 2
-    return {**kernel_memory(problem.n_fit, problem.n_val, store),
+    return {**kernel_memory(problem.n_fit, problem.n_val, store, problem.itemsize),
             "coefficients (one column per guess)": problem.n_fit * guesses * F64}
 
 

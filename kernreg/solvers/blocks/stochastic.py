@@ -31,6 +31,7 @@ __all__ = [
     "VALIDATION_MEASURES",
     "KernelRows",
     "PathOutputs",
+    "block_steps",
     "check_eval_rows",
     "check_stochastic",
     "column_scorer",
@@ -94,39 +95,88 @@ def loss_step(loss: Loss, kink: str) -> Callable[[float, np.ndarray], np.ndarray
 class KernelRows:
     """Rows ``K(x_j, X)`` of the fit rows for a visiting order.
 
-    The ``n × n`` kernel is stored (float64) when ``8 n²`` bytes fit ``store_bytes`` (``stored``
-    says so); otherwise the rows of a block of visited points are evaluated together, as many
-    as fit the kernel's memory budget.
+    The ``n × n`` kernel is stored in the kernel's dtype when its ``n²`` entries fit
+    ``store_bytes`` (``stored`` says so; float32 halves them, the products then run in float32
+    and come back float64); otherwise the rows of a block of visited points are evaluated together, as many
+    as fit the kernel's memory budget. A stored kernel is kept in the visiting order ``order``
+    when one is given (``K(X[order], X[order])``, the same matrix permuted): a pass in that
+    order then reads consecutive rows in place, where another order gathers a copy of every
+    block's rows (at memory-copy speed, several times a product's cost).
     """
 
-    def __init__(self, kernel: Kernel, X: Any, store_bytes: int):
+    def __init__(self, kernel: Kernel, X: Any, store_bytes: int, order: np.ndarray | None = None):
         self.kernel, self.X = kernel, X
         self.n = X.shape[0]
-        self.stored = 8 * self.n**2 <= store_bytes
-        self.K = np.asarray(kernel(X), dtype=np.float64) if self.stored else None
-        self.block = max(1, int(kernel.memory_budget) // (8 * self.n))
+        self.dtype = np.dtype(kernel.dtype)
+        self.stored = self.dtype.itemsize * self.n**2 <= store_bytes
+        if order is not None and not np.array_equal(np.sort(order), np.arange(self.n)):
+            raise ValueError("KernelRows: order must be a permutation of the fit rows")
+        self.perm = np.asarray(order) if self.stored and order is not None else None
+        self.K = None
+        if self.stored:
+            rows = X if self.perm is None else X[self.perm]
+            self.K = np.asarray(kernel(rows), dtype=self.dtype)
+        self.block = max(1, int(kernel.memory_budget) // (self.dtype.itemsize * self.n))
 
-    def blocks(self, order: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """``(indices, rows)`` for consecutive blocks of ``order``."""
-        for start in range(0, len(order), self.block):
-            idx = order[start:start + self.block]
-            if self.K is not None:
-                yield idx, self.K[idx]
+    def positions(self, order: np.ndarray) -> np.ndarray:
+        """Where the points of ``order`` sit among the kernel's rows and columns."""
+        if self.perm is None:
+            return order
+        where = np.empty(self.n, dtype=np.intp)
+        where[self.perm] = np.arange(self.n)
+        return where[order]
+
+    def blocks(self, positions: np.ndarray) -> Iterator[tuple[np.ndarray | slice, np.ndarray]]:
+        """``(cols, rows)`` for consecutive blocks of ``positions``: the block's kernel rows and
+        where its points sit among their columns (a slice, and the rows a view, when the block
+        is consecutive in a stored kernel)."""
+        for start in range(0, len(positions), self.block):
+            pos = positions[start:start + self.block]
+            if self.K is None:
+                yield pos, np.asarray(self.kernel(self.X[pos], self.X), dtype=self.dtype)
+            elif pos[-1] - pos[0] == len(pos) - 1 and np.all(np.diff(pos) == 1):
+                cols = slice(int(pos[0]), int(pos[-1]) + 1)
+                yield cols, self.K[cols]
             else:
-                yield idx, np.asarray(self.kernel(self.X[idx], self.X), dtype=np.float64)
+                yield pos, self.K[pos]
 
 
 def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
               steps: np.ndarray, grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
     """One sweep over ``order``: for the ``k``-th visited point ``j``,
     ``A[j] −= steps[k] * grad(y_j, K(x_j, X) @ A)`` (``A`` of shape ``(n, c)``, one column per
-    step-size guess, updated in place; ``steps`` of shape ``(len(order), c)``)."""
+    step-size guess, updated in place; ``steps`` of shape ``(len(order), c)``).
+
+    A block of visited points costs one product ``K(x_idx, X) @ A`` with the coefficients at
+    the block's start, not one product per step: the steps taken inside the block are added
+    back through the block's own kernel columns (:func:`block_steps`), which is the same
+    iterate (to rounding) for a fraction of the reads."""
+    perm = rows.perm  # the coefficients in the stored kernel's order while the pass runs
+    coefs = A if perm is None else A[perm]
     k = 0
-    for idx, R in rows.blocks(order):
-        for r, j in enumerate(idx):
-            f = R[r] @ A
-            A[j] -= steps[k] * grad(y[j], f)
-            k += 1
+    for cols, R in rows.blocks(rows.positions(order)):
+        visited = order[k:k + R.shape[0]]
+        D = block_steps(R @ coefs.astype(R.dtype, copy=False), R[:, cols], y[visited], steps[k:k + R.shape[0]], grad)
+        np.add.at(coefs, cols, D)  # a point visited twice in one block (iid order) adds twice
+        k += R.shape[0]
+    if perm is not None:
+        A[perm] = coefs
+
+
+def block_steps(F0: np.ndarray, G: np.ndarray, y: np.ndarray, steps: np.ndarray,
+                grad: Callable[[float, np.ndarray], np.ndarray]) -> np.ndarray:
+    """The steps of one block of visited points, in order.
+
+    ``F0`` ``(B, c)``: the outputs at the visited points before the block; ``G`` ``(B, B)``:
+    the kernel between them (``G[r, s] = K(x_r, x_s)``, or ``z_r · z_s`` in the primal). The
+    ``r``-th point sees the block's earlier steps, ``f_r = F0[r] + G[r, :r] @ D[:r]``, and takes
+    ``D[r] = −steps[r] · grad(y_r, f_r)``. Returns ``D`` ``(B, c)``, the coefficient change of
+    each step (to add at the visited points' coefficients)."""
+    D = np.zeros(F0.shape)
+    for r in range(F0.shape[0]):
+        f = F0[r] + G[r, :r] @ D[:r] if r else F0[r]
+        D[r] = -steps[r] * grad(y[r], f)
+    return D
 
 
 #: Measures a stochastic method can select on (of ±1 targets): the hinge loss (the authors'
@@ -146,11 +196,13 @@ def column_scorer(measure: str, y_val: np.ndarray) -> Callable[[np.ndarray], np.
 
 def stored_or_blocked(kernel: Kernel, X_val: Any, X: Any, store_bytes: int
                       ) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
-    """``predict(A) = K(X_val, X) @ A`` with ``K(X_val, X)`` stored when its ``8 n_val n``
-    bytes fit ``store_bytes`` (then also returned ``True``), else evaluated block-wise per call."""
-    if 8 * X_val.shape[0] * X.shape[0] <= store_bytes:
-        K_val = np.asarray(kernel(X_val, X), dtype=np.float64)
-        return (lambda A: K_val @ A), True
+    """``predict(A) = K(X_val, X) @ A`` (float64) with ``K(X_val, X)`` stored in the kernel's
+    dtype when its ``n_val n`` entries fit ``store_bytes`` (then also returned ``True``), else
+    evaluated block-wise per call."""
+    dtype = np.dtype(kernel.dtype)
+    if dtype.itemsize * X_val.shape[0] * X.shape[0] <= store_bytes:
+        K_val = np.asarray(kernel(X_val, X), dtype=dtype)
+        return (lambda A: np.asarray(K_val @ A.astype(dtype, copy=False), dtype=np.float64)), True
     return (lambda A: kernel.matvec(X_val, X, A)), False
 
 
@@ -191,12 +243,13 @@ class PathOutputs:
         return np.concatenate(self._outputs, axis=0)[:count, None, :]
 
 
-def kernel_memory(n_fit: int, n_val: int, store_bytes: int) -> dict[str, int]:
+def kernel_memory(n_fit: int, n_val: int, store_bytes: int, itemsize: int = 8
+                  ) -> dict[str, int]:
     """Peak-memory parts of a dual pass' kernels, as :class:`KernelRows` and
-    :func:`stored_or_blocked` decide them: ``K`` (``8 n_fit²`` bytes) and the validation kernel
-    (``8 n_val n_fit``) when they fit ``store_bytes``, else nothing beyond the evaluated block
-    (counted with the kernel's budget)."""
-    full, val = 8 * n_fit**2, 8 * n_val * n_fit
+    :func:`stored_or_blocked` decide them: ``K`` (``n_fit²`` entries of ``itemsize`` bytes)
+    and the validation kernel (``n_val n_fit``) when they fit ``store_bytes``, else nothing
+    beyond the evaluated block (counted with the kernel's budget)."""
+    full, val = itemsize * n_fit**2, itemsize * n_val * n_fit
     return {"K (stored)" if full <= store_bytes else "K (rows re-evaluated, not stored)":
             full if full <= store_bytes else 0,
             "validation kernel" if val <= store_bytes else "validation kernel (blocked)":
@@ -246,15 +299,17 @@ def primal_pass(features: Callable[[np.ndarray], np.ndarray], order: np.ndarray,
                 grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
     """One sweep in the primal of an explicit feature map ``z``: for the ``k``-th visited point
     ``j``, ``W −= z_j ⊗ steps[k] · grad(y_j, z_j @ W)`` (``W`` of shape ``(D, c)``, in place);
-    ``features(idx)`` gives the rows ``z`` of a block of at most ``block`` visited points."""
+    ``features(idx)`` gives the rows ``z`` of a block of at most ``block`` visited points.
+
+    As :func:`dual_pass`, a block costs the products ``Z @ W``, ``Z Zᵀ`` and one rank-``B``
+    update ``W += Zᵀ D`` instead of ``B`` rank-one updates of ``W``."""
     k = 0
     for start in range(0, len(order), block):
         idx = order[start:start + block]
         Z = features(idx)
-        for r, j in enumerate(idx):
-            g = steps[k] * grad(y[j], Z[r] @ W)
-            W -= np.outer(Z[r], g)
-            k += 1
+        D = block_steps(Z @ W, Z @ Z.T, y[idx], steps[k:k + len(idx)], grad)
+        W += Z.T @ D
+        k += len(idx)
 
 
 def guess_steps(schedule: str, grid: np.ndarray | None, eta: float, theta: float
