@@ -93,7 +93,8 @@ def main() -> None:
             print(f"c = {c} (median of {args.repeats}): " + "; ".join(
                 f"{name} {statistics.median(t):.2f} s ({statistics.median(t) / blocked:.1f}x)"
                 for name, t in times.items()))
-            print(f"  max |ΔA| blocked vs per step {np.abs(results['blocked'] - reference).max():.1e}"
+            diff = np.abs(results["blocked"] - reference).max()
+            print(f"  max |ΔA| blocked vs per step {diff:.1e}"
                   f" (max |A| {np.abs(reference).max():.3g}); signs of Kα that differ: "
                   f"{_sign_flips(rows, reference, results['blocked'])}")
 

@@ -97,11 +97,11 @@ class KernelRows:
 
     The ``n × n`` kernel is stored in the kernel's dtype when its ``n²`` entries fit
     ``store_bytes`` (``stored`` says so; float32 halves them, the products then run in float32
-    and come back float64); otherwise the rows of a block of visited points are evaluated together, as many
-    as fit the kernel's memory budget. A stored kernel is kept in the visiting order ``order``
-    when one is given (``K(X[order], X[order])``, the same matrix permuted): a pass in that
-    order then reads consecutive rows in place, where another order gathers a copy of every
-    block's rows (at memory-copy speed, several times a product's cost).
+    and come back float64); otherwise the rows of a block of visited points are evaluated
+    together, as many as fit the kernel's memory budget. A stored kernel is kept in the
+    visiting order ``order`` when one is given (``K(X[order], X[order])``, the same matrix
+    permuted): a pass in that order then reads consecutive rows in place, where another order
+    gathers a copy of every block's rows (at memory-copy speed, several times a product's cost).
     """
 
     def __init__(self, kernel: Kernel, X: Any, store_bytes: int, order: np.ndarray | None = None):
@@ -156,7 +156,8 @@ def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
     k = 0
     for cols, R in rows.blocks(rows.positions(order)):
         visited = order[k:k + R.shape[0]]
-        D = block_steps(R @ coefs.astype(R.dtype, copy=False), R[:, cols], y[visited], steps[k:k + R.shape[0]], grad)
+        D = block_steps(R @ coefs.astype(R.dtype, copy=False), R[:, cols], y[visited],
+                        steps[k:k + R.shape[0]], grad)
         np.add.at(coefs, cols, D)  # a point visited twice in one block (iid order) adds twice
         k += R.shape[0]
     if perm is not None:
