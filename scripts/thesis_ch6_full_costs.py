@@ -3,7 +3,8 @@ where the whole trial does not fit the session: on trial 0's split of
 ``configs/thesis_table6_<row>.yaml`` (the runner's seed and split),
 
 * ``libsvm``: one SVM per C of the LIBSVM cell's grid
-  (:data:`kernreg.solvers.algorithms.libsvm.DEFAULT_CS`, 13 values), in ascending order, each
+  (:data:`kernreg.solvers.algorithms.libsvm.DEFAULT_CS`, 13 values; the kernel cache the
+  config's memory budget gives the cell), in ascending order, each
   with its fit time, validation error and support vectors (``--test``: and its test error,
   untimed); no new fit starts once
   ``--budget-s`` seconds are spent (one trial is the sum over the grid);
@@ -51,7 +52,7 @@ class Clock:
 
 
 def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s: float,
-                test: tuple | None = None) -> list[dict]:
+                max_memory: int, test: tuple | None = None) -> list[dict]:
     X, y, X_val, y_val = split
     rows, spent = [], 0.0
     for C in sorted(cs):
@@ -59,7 +60,7 @@ def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s:
             print(f"C = {C:g}: not started ({spent:.0f} s spent > budget {budget_s:g} s)")
             continue
         with Clock() as fit:
-            svc = LibSVM(sigma=sigma, Cs=[C])._svc(C).fit(X, y)
+            svc = LibSVM(sigma=sigma, Cs=[C], max_memory=max_memory)._svc(C, len(y)).fit(X, y)
         with Clock() as val:
             f = svc.decision_function(X_val)
         spent += fit.wall + val.wall
@@ -123,9 +124,10 @@ def main() -> None:
     sigma = float(exp.kernel["sigma"])
     rate = gemm_gflops()
     print(f"{args.row}: {split[0].shape[0]} fit rows, {split[2].shape[0]} validation, "
-          f"σ = {sigma}; host GEMM {rate:.1f} GF/s (1 thread; a loaded host)", flush=True)
+          f"σ = {sigma}; host GEMM {rate:.1f} GF/s (1 thread)", flush=True)
     if args.what == "libsvm":
         rows = libsvm_rows(args.row, sigma, split, args.cs, args.budget_s,
+                           int(exp.budget["memory_gb"] * 2**30),
                            (data.X_test, data.y_test) if args.test else None)
     else:
         rows = sigm_rows(exp, args.label, seed, split, args.epochs)
