@@ -25,9 +25,9 @@ help:
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make table1      NYTRO Table 1 (datasets) -> results/table1.md"
 	@echo "make thesis-table6 thesis Table 6.2 small rows + Figures 6.1, 6.2 (~10 min)"
-	@echo "make thesis-table6-full thesis Table 6.2, full adult and ijcnn1 rows (many hours)"
+	@echo "make thesis-table6-full thesis Table 6.2, full adult and ijcnn1 rows, 10 trials a cell (~3.5 h)"
 	@echo "                 -> results/thesis_table6_full.md"
-	@echo "make thesis-table6-full-costs  LIBSVM per C, SIGM per epoch on the full rows (~1 h)"
+	@echo "make thesis-table6-full-costs  LIBSVM per C, SIGM per epoch on the full rows (~25 min)"
 	@echo "make lim-table1  LiM Table 1, the authors' code and the paper's reading (~40 min)"
 	@echo "                 -> results/lim_table1.md, results/lim_table1_selected.md"
 	@echo "make lim-table1-full  every column of LiM Table 1 / thesis Table 5.1 that runs here"
@@ -104,8 +104,8 @@ thesis-table6-full:
 	$(BIN)/kernreg table configs/thesis_table6_full.table.yaml -o results/thesis_table6_full.md
 	$(MAKE) --no-print-directory docs
 
-# The parts of a full-row trial, where the whole trial does not fit a session: LIBSVM per C
-# (20 min budget each, with each C's test error), SIGM per epoch (2 epochs)
+# The parts of a full-row trial: LIBSVM per C (20 min budget each, with each C's test error),
+# SIGM's set-up and 2 epochs
 # -> results/thesis_table6_full_costs.csv.
 thesis-table6-full-costs:
 	rm -f results/thesis_table6_full_costs.csv

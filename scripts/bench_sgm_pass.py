@@ -61,13 +61,14 @@ def main() -> None:
     exp = load_experiment(Path(args.config))
     data = prepare_data(exp)
     _, (X, y, _, _) = trial_split(exp, data, 0)
-    kernel = make_kernel(exp.kernel["name"], exp.kernel["sigma"],
+    kernel = make_kernel(exp.kernel["name"], exp.kernel["sigma"], dtype=exp.dataset["dtype"],
                          memory_budget=int(exp.budget["block_mb"] * 2**20))
     grad = loss_step(get_loss("hinge"), "authors")
     n = X.shape[0]
     order = np.random.default_rng(0).permutation(n)
     with threadpool_limits(args.threads):
-        print(f"{exp.name}: n_fit {n}, d {X.shape[1]}; BLAS threads {args.threads}; "
+        print(f"{exp.name}: n_fit {n}, d {X.shape[1]}, {exp.dataset['dtype']} kernel; "
+              f"BLAS threads {args.threads}; "
               f"host GEMM {gemm_gflops():.0f} GF/s")
         start = time.perf_counter()
         rows = KernelRows(kernel, X, int(exp.budget["memory_gb"] * 2**30) // 2, order=order)
