@@ -8,7 +8,9 @@ block's rows once with the coefficients at the block's start and adds the block'
 back through its ``B × B`` kernel. The two iterates agree to rounding (printed). The rows are
 trial 0's fit rows of a Table 6.2 full-row config; the kernel is stored or re-evaluated as that
 config's memory budget decides. ``c = 1`` is SIGM's one column, ``c = 30`` SGM's 30 step-size
-guesses. Medians of ``--repeats``, wall seconds, BLAS threads and host GEMM printed beside.
+guesses. Medians of ``--repeats``, wall seconds, BLAS threads and host GEMM printed beside,
+and written to ``--csv`` (default results/bench_sgm_pass.csv, replacing the rows of the same
+row and guesses; rendered in docs/thesis_chapter6.md by ``make docs``).
 
     python scripts/bench_sgm_pass.py --config configs/thesis_table6_adult.yaml --repeats 3
 """
@@ -21,8 +23,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, prepare_data, trial_split
 from kernreg.kernels import make_kernel
@@ -57,6 +61,8 @@ def main() -> None:
     parser.add_argument("--columns", default="1,30", help="coefficient columns per pass")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_sgm_pass.csv")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None)
     args = parser.parse_args()
     exp = load_experiment(Path(args.config))
     data = prepare_data(exp)
@@ -66,10 +72,12 @@ def main() -> None:
     grad = loss_step(get_loss("hinge"), "authors")
     n = X.shape[0]
     order = np.random.default_rng(0).permutation(n)
+    lines = []
     with threadpool_limits(args.threads):
+        rate = gemm_gflops()
         print(f"{exp.name}: n_fit {n}, d {X.shape[1]}, {exp.dataset['dtype']} kernel; "
               f"BLAS threads {args.threads}; "
-              f"host GEMM {gemm_gflops():.0f} GF/s")
+              f"host GEMM {rate:.0f} GF/s")
         start = time.perf_counter()
         rows = KernelRows(kernel, X, int(exp.budget["memory_gb"] * 2**30) // 2, order=order)
         print(f"kernel {'stored' if rows.stored else 'rows re-evaluated every pass'} "
@@ -95,9 +103,29 @@ def main() -> None:
                 f"{name} {statistics.median(t):.2f} s ({statistics.median(t) / blocked:.1f}x)"
                 for name, t in times.items()))
             diff = np.abs(results["blocked"] - reference).max()
+            flips = _sign_flips(rows, reference, results["blocked"])
             print(f"  max |ΔA| blocked vs per step {diff:.1e}"
-                  f" (max |A| {np.abs(reference).max():.3g}); signs of Kα that differ: "
-                  f"{_sign_flips(rows, reference, results['blocked'])}")
+                  f" (max |A| {np.abs(reference).max():.3g}); signs of Kα that differ: {flips}")
+            lines.append({
+                "row": exp.dataset["name"], "dtype": exp.dataset["dtype"],
+                "stored": rows.stored, "n_fit": n, "guesses": c, "repeats": args.repeats,
+                **{f"{key}_s": statistics.median(times[name]) for key, name in (
+                    ("per_step_copied", "per step, rows copied"),
+                    ("per_step_in_place", "per step, rows in place"), ("blocked", "blocked"))},
+                "max_abs_diff": diff, "sign_flips": flips, "blas_threads": args.threads,
+                "host_gemm_gflops": rate})
+    if args.csv is not None:
+        _write(args.csv, pd.DataFrame(lines))
+
+
+def _write(path: Path, table: pd.DataFrame) -> None:
+    """Replace the rows of the same row and guesses in ``path`` (atomically)."""
+    if path.exists():
+        old = pd.read_csv(path)
+        again = old.set_index(["row", "guesses"]).index.isin(
+            table.set_index(["row", "guesses"]).index)
+        table = pd.concat([old[~again], table], ignore_index=True)
+    write_text(path, table.to_csv(index=False, float_format="%.6g"))
 
 
 def _sign_flips(rows: KernelRows, A: np.ndarray, B: np.ndarray) -> int:

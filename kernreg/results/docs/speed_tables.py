@@ -1,6 +1,7 @@
 """Docs tables of the speed benchmarks: results/bench_table2.csv, bench_table2_default_rule.csv,
-bench_load.csv, bench_rlsc_update.csv, bench_nkrls_precision.csv (scripts/bench_table2.py,
-scripts/bench_load.py, scripts/bench_rlsc_update.py, scripts/bench_nkrls_precision.py)."""
+bench_load.csv, bench_rlsc_update.csv, bench_nkrls_precision.csv, bench_sgm_pass.csv
+(scripts/bench_table2.py, scripts/bench_load.py, scripts/bench_rlsc_update.py,
+scripts/bench_nkrls_precision.py, scripts/bench_sgm_pass.py)."""
 
 from __future__ import annotations
 
@@ -335,3 +336,36 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "nkrls_precision", ("bench_nkrls_precision.csv",), render_nkrls_precision,
     "docs/solvers.md: NKRLS float64 against mixed precision (λ*, RMSE, CG steps, time ratio)"))
+
+
+def render_bench_sgm_pass(path: Path) -> str:
+    """docs/thesis_chapter6.md: one SGM/SIGM pass per step (rows copied, as before; rows in
+    place) against the block-wise pass, per full Table 6.2 row and number of guesses."""
+    bench = read_csv(path)
+    need = {"row", "dtype", "stored", "guesses", "repeats", "per_step_copied_s",
+            "per_step_in_place_s", "blocked_s", "max_abs_diff", "sign_flips", "blas_threads",
+            "host_gemm_gflops"}
+    missing = need - set(bench.columns)
+    if missing:
+        raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
+                           "re-run scripts/bench_sgm_pass.py")
+    bench = bench.sort_values(["row", "guesses"])
+    repeats = ", ".join(str(int(v)) for v in sorted(set(bench["repeats"])))
+    threads = ", ".join(str(int(v)) for v in sorted(set(bench["blas_threads"])))
+    gemm = _range(bench["host_gemm_gflops"].min(), bench["host_gemm_gflops"].max())
+    caption = (f"Medians of {repeats} passes, {threads} BLAS thread(s), host GEMM {gemm} GF/s; "
+               f"max |Δα| between the block-wise and the per-step iterate "
+               f"{bench['max_abs_diff'].max():.1e}, fit rows whose sign of Kα differs "
+               f"{int(bench['sign_flips'].max())}:")
+    rows = [[f"{r['row']} ({r['dtype']}, {'stored' if r['stored'] else 're-evaluated'})",
+             f"{int(r['guesses'])}", f"{r['per_step_copied_s']:.2f}",
+             f"{r['per_step_in_place_s']:.2f}", f"{r['blocked_s']:.2f}",
+             f"{r['per_step_copied_s'] / r['blocked_s']:.1f}×"] for _, r in bench.iterrows()]
+    return f"{caption}\n\n" + rows_md(["row (kernel)", "guesses", "per step, rows copied s",
+                                         "per step, rows in place s", "block-wise s",
+                                         "speed-up"], rows)
+
+
+register_doc_table(DocTable(
+    "bench_sgm_pass", ("bench_sgm_pass.csv",), render_bench_sgm_pass,
+    "docs/thesis_chapter6.md: SGM/SIGM pass, per step against block-wise"))

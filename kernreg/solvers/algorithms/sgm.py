@@ -83,12 +83,10 @@ class OnePassSGM(KernelEstimator):
     random_state : int, Generator or None
         Seeds the visiting order.
     dtype, memory_budget
-        Kernel precision (float32 stores ``K`` in half the bytes; the coefficients stay
-        float64) and bytes per evaluated block of kernel rows.
+        Kernel precision (float32 halves a stored ``K``) and bytes per block of kernel rows.
     max_memory : int, optional
-        Bytes the stored kernels may take (default 2 GiB): ``K`` (``n²`` entries) is stored,
-        in the visiting order, when it fits half of it, else its rows are evaluated
-        block-wise during the pass.
+        Bytes the stored kernels may take (default 2 GiB): ``K`` is stored, in visiting order,
+        when its ``n²`` entries fit half of it, else its rows are evaluated during the pass.
 
     Attributes
     ----------
@@ -170,8 +168,7 @@ class OnePassSGM(KernelEstimator):
         etas, thetas = guess_steps(self.schedule, None if X_val is None else self._grid(),
                                    self.eta, self.theta)
         store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
-        rows = KernelRows(self.kernel_, X, store // 2,
-                          order=order if self.sampling == "permutation" else None)
+        rows = KernelRows(self.kernel_, X, store // 2, None if self.sampling == "iid" else order)
         score = None
         if X_val is not None:
             predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)

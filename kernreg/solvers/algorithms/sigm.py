@@ -69,12 +69,10 @@ class MultiPassSGM(IterativeEstimator):
     random_state : int, Generator or None
         Seeds the visiting order.
     dtype, memory_budget
-        Kernel precision (float32 stores ``K`` in half the bytes; the coefficients stay
-        float64) and bytes per evaluated block of kernel rows.
+        Kernel precision (float32 halves a stored ``K``) and bytes per block of kernel rows.
     max_memory : int, optional
-        Bytes the stored kernels may take (default 2 GiB): ``K`` is stored (in the order of
-        the epochs' visits) when its ``n²`` entries fit half of it, else its rows are
-        evaluated block-wise every epoch.
+        Bytes the stored kernels may take (default 2 GiB): ``K`` is stored, in visiting order,
+        when its ``n²`` entries fit half of it, else its rows are evaluated every epoch.
 
     Attributes
     ----------
@@ -155,9 +153,7 @@ class MultiPassSGM(IterativeEstimator):
         eta = float(self.step_size) if self.step_size is not None else 1.0 / np.sqrt(n)
         rng = check_random_state(self.random_state)
         first = rng.permutation(n)
-        # the kernel kept in the order the epochs visit (all of them when cyclic)
-        rows = KernelRows(self.kernel_, X, self._store(),
-                          order=None if self.ordering == "iid" else first)
+        rows = KernelRows(self.kernel_, X, self._store(), None if self.ordering == "iid" else first)
         self.kernel_stored_ = rows.stored
         self._hold(lambda: setattr(rows, "K", None))
         grad = loss_step(get_loss(self.loss), self.kink)
