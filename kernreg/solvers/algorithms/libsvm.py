@@ -40,12 +40,12 @@ class LibSVM(KernelEstimator):
     tol : float, default 1e-3
         LIBSVM's stopping tolerance (its default).
     dtype, memory_budget
-        Unused by LIBSVM (its kernel cache is ``max_memory``'s).
+        ``memory_budget``: LIBSVM's kernel cache when no ``max_memory`` is given.
     max_memory : int, optional
         Bytes the run may take: LIBSVM's kernel cache gets half of it, at most the
-        ``4 n²`` bytes of the whole float32 kernel it caches (default: the memory budget). A
-        cache that holds the kernel spares SMO its re-evaluations, which is what makes large
-        C slow (more iterations over the same columns).
+        ``4 n²`` bytes of the whole float32 kernel it caches. A cache that holds the kernel
+        spares SMO its re-evaluations, which is what makes large C slow (more iterations over
+        the same columns).
 
     Attributes
     ----------
@@ -164,8 +164,8 @@ def cache_bytes(max_memory: int | None, memory_budget: int, n: int) -> int:
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     # LIBSVM's kernel cache and its working set, O(n) per C
-    cache = cache_bytes(params.get("max_memory") or problem.memory_limit,
-                        params.get("memory_budget", DEFAULT_MEMORY_BUDGET), problem.n_fit)
+    cache = cache_bytes(params.get("max_memory") or problem.memory_limit, problem.block_bytes,
+                        problem.n_fit)
     return {"LIBSVM kernel cache": cache, "SVM working set": problem.n_fit * 64}
 
 
