@@ -10,7 +10,8 @@ trial 0's fit rows of a Table 6.2 full-row config; the kernel is stored or re-ev
 config's memory budget decides. ``c = 1`` is SIGM's one column, ``c = 30`` SGM's 30 step-size
 guesses. Medians of ``--repeats``, wall seconds, BLAS threads and host GEMM printed beside,
 and written to ``--csv`` (default results/bench_sgm_pass.csv, replacing the rows of the same
-row and guesses; rendered in docs/thesis_chapter6.md by ``make docs``).
+row and guesses: :func:`kernreg.results.bench.record_row`; rendered in docs/thesis_chapter6.md
+by ``make docs``).
 
     python scripts/bench_sgm_pass.py --config configs/thesis_table6_adult.yaml --repeats 3
 """
@@ -23,17 +24,20 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
+from kernreg.results.bench import record_row, today_source
 from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
+CSV_KEY = ("row", "guesses")
+CSV_COLUMNS = ("row", "dtype", "stored", "n_fit", "guesses", "repeats", "per_step_copied_s",
+               "per_step_in_place_s", "blocked_s", "max_abs_diff", "sign_flips", "blas_threads",
+               "host_gemm_gflops", "source")
 
 
 def per_step_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
@@ -72,7 +76,6 @@ def main() -> None:
     grad = loss_step(get_loss("hinge"), "authors")
     n = X.shape[0]
     order = np.random.default_rng(0).permutation(n)
-    lines = []
     with threadpool_limits(args.threads):
         rate = gemm_gflops()
         print(f"{exp.name}: n_fit {n}, d {X.shape[1]}, {exp.dataset['dtype']} kernel; "
@@ -106,26 +109,17 @@ def main() -> None:
             flips = _sign_flips(rows, reference, results["blocked"])
             print(f"  max |ΔA| blocked vs per step {diff:.1e}"
                   f" (max |A| {np.abs(reference).max():.3g}); signs of Kα that differ: {flips}")
-            lines.append({
-                "row": exp.dataset["name"], "dtype": exp.dataset["dtype"],
-                "stored": rows.stored, "n_fit": n, "guesses": c, "repeats": args.repeats,
-                **{f"{key}_s": statistics.median(times[name]) for key, name in (
-                    ("per_step_copied", "per step, rows copied"),
-                    ("per_step_in_place", "per step, rows in place"), ("blocked", "blocked"))},
-                "max_abs_diff": diff, "sign_flips": flips, "blas_threads": args.threads,
-                "host_gemm_gflops": rate})
-    if args.csv is not None:
-        _write(args.csv, pd.DataFrame(lines))
-
-
-def _write(path: Path, table: pd.DataFrame) -> None:
-    """Replace the rows of the same row and guesses in ``path`` (atomically)."""
-    if path.exists():
-        old = pd.read_csv(path)
-        again = old.set_index(["row", "guesses"]).index.isin(
-            table.set_index(["row", "guesses"]).index)
-        table = pd.concat([old[~again], table], ignore_index=True)
-    write_text(path, table.to_csv(index=False, float_format="%.6g"))
+            if args.csv is not None:
+                record_row(args.csv, {
+                    "row": exp.dataset["name"], "dtype": exp.dataset["dtype"],
+                    "stored": rows.stored, "n_fit": n, "guesses": c, "repeats": args.repeats,
+                    **{f"{key}_s": f"{statistics.median(times[name]):.4f}" for key, name in (
+                        ("per_step_copied", "per step, rows copied"),
+                        ("per_step_in_place", "per step, rows in place"),
+                        ("blocked", "blocked"))},
+                    "max_abs_diff": f"{diff:.3g}", "sign_flips": flips,
+                    "blas_threads": args.threads, "host_gemm_gflops": f"{rate:.1f}",
+                    "source": today_source("scripts/bench_sgm_pass.py")}, CSV_KEY, CSV_COLUMNS)
 
 
 def _sign_flips(rows: KernelRows, A: np.ndarray, B: np.ndarray) -> int:

@@ -344,7 +344,7 @@ def render_bench_sgm_pass(path: Path) -> str:
     bench = read_csv(path)
     need = {"row", "dtype", "stored", "guesses", "repeats", "per_step_copied_s",
             "per_step_in_place_s", "blocked_s", "max_abs_diff", "sign_flips", "blas_threads",
-            "host_gemm_gflops"}
+            "host_gemm_gflops", "source"}
     missing = need - set(bench.columns)
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
@@ -356,7 +356,8 @@ def render_bench_sgm_pass(path: Path) -> str:
     caption = (f"Medians of {repeats} passes, {threads} BLAS thread(s), host GEMM {gemm} GF/s; "
                f"max |Δα| between the block-wise and the per-step iterate "
                f"{bench['max_abs_diff'].max():.1e}, fit rows whose sign of Kα differs "
-               f"{int(bench['sign_flips'].max())}:")
+               f"{int(bench['sign_flips'].max())} (measured by: "
+               f"{', '.join(sorted(set(bench['source'])))}):")
     rows = [[f"{r['row']} ({r['dtype']}, {'stored' if r['stored'] else 're-evaluated'})",
              f"{int(r['guesses'])}", f"{r['per_step_copied_s']:.2f}",
              f"{r['per_step_in_place_s']:.2f}", f"{r['blocked_s']:.2f}",
