@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 __all__ = [
     "ARRAY_RULES",
+    "check_bool",
     "check_choice",
     "check_data",
     "check_dtype",
@@ -35,6 +36,13 @@ def check_dtype(dtype: Any, name: str = "dtype") -> type[np.floating]:
     if key not in _FLOAT_DTYPES:
         raise ValueError(f"{name} must be 'float64' or 'float32', got {dtype!r}")
     return _FLOAT_DTYPES[key]
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool after checking that it is one (numpy's included)."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:

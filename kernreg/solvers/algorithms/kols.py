@@ -7,11 +7,18 @@ from typing import Any
 
 import numpy as np
 
+from kernreg._validation import check_bool
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.distinct import distinct_rows
 from kernreg.solvers.blocks.memory import full_kernel_memory
 from kernreg.solvers.blocks.metrics import rmse
-from kernreg.solvers.blocks.min_norm import MIN_NORM_SOLVERS, check_solver, min_norm_solve
+from kernreg.solvers.blocks.min_norm import (
+    MIN_NORM_SOLVERS,
+    check_solver,
+    default_rcond,
+    min_norm_solve,
+)
 from kernreg.solvers.registry import AlgorithmSpec, register
 
 __all__ = ["KOLS"]
@@ -38,6 +45,10 @@ class KOLS(KernelEstimator):
     eigendecomposition, so both solvers give the same model to rounding
     (:mod:`kernreg.solvers.blocks.min_norm`).
 
+    Repeated training rows are merged first (``merge_duplicates``): with ``u`` distinct rows the
+    factorization runs on a ``u × u`` matrix with the same non-zero spectrum as ``K``, which
+    gives ``K⁺ y`` exactly, under the same cut-off (:mod:`kernreg.solvers.blocks.distinct`).
+
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
@@ -48,6 +59,8 @@ class KOLS(KernelEstimator):
     solver : {"pivoted_cholesky", "eigh"}, default "pivoted_cholesky"
         Factorization of ``K``: pivoted Cholesky (falling back to ``eigh`` when the gap test
         fails) or the full eigendecomposition.
+    merge_duplicates : bool, default True
+        Solve on the distinct rows (the same ``α``; ``False`` factors the whole ``K``).
     dtype : {"float64", "float32"}, default "float64"
         Kernel evaluation precision (the solve runs in float64).
     memory_budget : int
@@ -61,6 +74,9 @@ class KOLS(KernelEstimator):
         Number of eigenvalues (or Cholesky pivots) kept.
     factorization_ : {"pivoted_cholesky", "eigh"}
         The factorization that produced ``alpha_`` (``eigh`` after a fallback).
+    n_distinct_ : int
+        Rows of the system factored (the distinct training rows, or all with
+        ``merge_duplicates=False``).
     path_ : dict or None
         ``{"val_rmse": array([e])}`` when validation data were given to ``fit``.
     """
@@ -71,6 +87,7 @@ class KOLS(KernelEstimator):
         sigma: float = 1.0,
         rcond: float | None = None,
         solver: str = "pivoted_cholesky",
+        merge_duplicates: bool = True,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ):
@@ -78,16 +95,19 @@ class KOLS(KernelEstimator):
         self.sigma = sigma
         self.rcond = rcond
         self.solver = solver
+        self.merge_duplicates = merge_duplicates
         self.dtype = dtype
         self.memory_budget = memory_budget
 
     def _fit_info(self) -> dict[str, Any]:
-        return {"rank": float(self.rank_), "factorization": self.factorization_}
+        return {"rank": float(self.rank_), "factorization": self.factorization_,
+                "n_distinct": float(self.n_distinct_)}
 
     def check_params(self) -> None:
         super().check_params()
         _check_rcond(self.rcond)
         check_solver(self.solver)
+        check_bool(self.merge_duplicates, "merge_duplicates")
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KOLS:
         """Fit ``α = K⁺ y``; with validation data also record the validation RMSE.
@@ -103,9 +123,20 @@ class KOLS(KernelEstimator):
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        solution = min_norm_solve(lambda: self.kernel_(X), y, rcond=self.rcond,
-                                  solver=self.solver)
-        self.alpha_ = solution.alpha
+        rcond = default_rcond(len(y)) if self.rcond is None else self.rcond  # pinv's n
+        rows = distinct_rows(X) if self.merge_duplicates else None
+        if rows is not None and rows.n_distinct < len(y):
+            X_u = X[rows.first]
+            solution = min_norm_solve(
+                lambda: rows.scale_kernel(np.asarray(self.kernel_(X_u), dtype=np.float64)),
+                rows.reduce(y), rcond=rcond, solver=self.solver)
+            self.alpha_ = rows.expand(solution.alpha)
+            self.n_distinct_ = rows.n_distinct
+        else:
+            solution = min_norm_solve(lambda: self.kernel_(X), y, rcond=rcond,
+                                      solver=self.solver)
+            self.alpha_ = solution.alpha
+            self.n_distinct_ = len(y)
         self.rank_ = solution.rank
         self.factorization_ = solution.factorization
         self.centers_ = X
@@ -121,7 +152,8 @@ register(AlgorithmSpec(
     title="KOLS",
     order=10,
     schema={"solver": {"enum": list(MIN_NORM_SOLVERS)},
-            "rcond": {"type": "number", "minimum": 0}},
+            "rcond": {"type": "number", "minimum": 0},
+            "merge_duplicates": {"type": "boolean"}},
     memory=full_kernel_memory,
     summary="α = K⁺y, the minimum-norm interpolant (no regularization, no path)",
 ))

@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice
+from kernreg._validation import check_bool, check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.buffers import release, take
+from kernreg.solvers.blocks.distinct import distinct_rows
 from kernreg.solvers.blocks.iterative import (
     VALIDATION_CHUNK,
     Iterations,
@@ -38,7 +39,12 @@ class KernelLandweber(IterativeEstimator):
       ``gdesc_kernel_square_loss``). Since ``‖K‖₂ ≤ n`` for kernels bounded by 1, this step
       is smaller, by ``‖K‖₂/n`` (about 0.4 on Adult), and the iteration slower.
 
-    Iterations cost ``O(n²)`` each; memory ``O(n²)``.
+    Iterations cost ``O(n²)`` each; memory ``O(n²)``. Repeated training rows are merged
+    (``merge_duplicates``): with ``u`` distinct rows the iteration runs on the ``u × u`` matrix
+    ``M = C^{1/2} K_u C^{1/2}`` (``C`` the counts) from ``Qᵀy`` — the same predictions at
+    every iteration, since ``K = Q M Qᵀ`` and ``α_t`` leaves ``Q``'s range only by a vector
+    that no prediction sees (:mod:`kernreg.solvers.blocks.distinct`); the step sizes are
+    ``K``'s (``‖M‖₂ = ‖K‖₂``; ``1/n`` with ``n`` all rows). Iterations then cost ``O(u²)``.
 
     Parameters
     ----------
@@ -58,6 +64,9 @@ class KernelLandweber(IterativeEstimator):
     select : {"best", "stop"}, optional
         Which iteration the rule reports (default: the rule's own, see
         :mod:`kernreg.solvers.blocks.stopping`).
+    merge_duplicates : bool, default True
+        Iterate on the distinct training rows (the same predictions; ``alpha_`` then holds one
+        coefficient per distinct row, ``centers_`` those rows).
     refit : bool, default False
         After selecting t*, rerun t* iterations on training + validation rows (step size
         recomputed for the stacked kernel unless ``step_size`` is given).
@@ -68,8 +77,8 @@ class KernelLandweber(IterativeEstimator):
 
     Attributes
     ----------
-    alpha_ : ndarray of shape (n,)
-    centers_ : the rows the model expands on
+    alpha_ : ndarray of shape (n_centers,)
+    centers_ : the rows the model expands on (the distinct training rows when merged)
     best_iter_ : int
         Selected iteration t* (1-based; ``max_iter`` without validation data).
     n_iter_ : int
@@ -95,6 +104,7 @@ class KernelLandweber(IterativeEstimator):
         threshold: float = 0.0,
         select: str | None = None,
         refit: bool = False,
+        merge_duplicates: bool = True,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ):
@@ -108,6 +118,7 @@ class KernelLandweber(IterativeEstimator):
         self.threshold = threshold
         self.select = select
         self.refit = refit
+        self.merge_duplicates = merge_duplicates
         self.dtype = dtype
         self.memory_budget = memory_budget
 
@@ -120,27 +131,38 @@ class KernelLandweber(IterativeEstimator):
         return np.asarray(self.kernel_(X, Y), dtype=np.float64)
 
     def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
-        """The ``step`` closure for data (X, y) and the step size it uses; its K is handed on
-        when the fit (or its phase) ends."""
-        K = sym_inplace(self._float64_kernel(X))
+        """The ``step`` closure for data (X, y) and the step size it uses, and ``centers_``
+        (X, or its distinct rows); its K is handed on when the fit (or its phase) ends."""
+        rows = distinct_rows(X) if self.merge_duplicates else None
+        if rows is not None and rows.n_distinct == X.shape[0]:
+            rows = None
+        self.centers_ = X if rows is None else X[rows.first]
+        K = sym_inplace(self._float64_kernel(self.centers_))
         self._hold(lambda: release(K))
+        if rows is not None:
+            rows.scale_kernel(K)  # M = C^{1/2} K_u C^{1/2}, iterated from Qᵀy
+            y = rows.reduce(y)
         eta = self.step_size
         if eta is None:
             eta = 1.0 / (top_eigenvalue(K) if self.step_rule == "norm" else X.shape[0])
-        alpha = np.zeros(X.shape[0])
+        alpha = np.zeros(K.shape[0])
+        # the coefficients of the centers: Pᵀα_t = C^{1/2} a_t when merged
+        scale = None if rows is None else rows.scale
+        coef = alpha if scale is None else np.zeros(K.shape[0])
 
         def step() -> np.ndarray:
             alpha[:] -= eta * (K @ alpha - y)
-            return alpha
+            if scale is not None:
+                np.multiply(scale, alpha, out=coef)
+            return coef
 
         return step, float(eta)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
         step, self.step_size_ = self._iteration(X, y)
-        self.centers_ = X
         if X_val is None:
             return Iterations(step)
-        K_val = self._float64_kernel(X_val, X)
+        K_val = self._float64_kernel(X_val, self.centers_)
         self._hold(lambda: release(K_val))
         # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
         return Iterations(step, prediction_rmse(lambda a: K_val @ a, y_val), VALIDATION_CHUNK,
@@ -148,7 +170,6 @@ class KernelLandweber(IterativeEstimator):
 
     def _refit_step(self, X: Any, y: np.ndarray) -> Any:
         step, self.refit_step_size_ = self._iteration(X, y)
-        self.centers_ = X
         return step
 
     def _fit_info(self) -> dict[str, Any]:
@@ -157,6 +178,7 @@ class KernelLandweber(IterativeEstimator):
     def check_params(self) -> None:
         super().check_params()
         check_choice(self.step_rule, "step_rule", STEP_RULES)
+        check_bool(self.merge_duplicates, "merge_duplicates")
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
@@ -170,7 +192,7 @@ register(AlgorithmSpec(
     title="ES",
     order=30,
     schema={"max_iter": {"type": "integer", "minimum": 1}, "stopping": STOPPING,
-            "step_rule": {"enum": list(STEP_RULES)}},
+            "step_rule": {"enum": list(STEP_RULES)}, "merge_duplicates": {"type": "boolean"}},
     config_defaults=("max_iter", "stopping", "step_rule"),
     memory=_memory,
     summary="kernel Landweber iteration on K, early-stopped on validation error",

@@ -13,6 +13,7 @@ from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
 
 from kernreg._validation import (
+    check_bool,
     check_data,
     check_fit_data,
     check_int,
@@ -191,9 +192,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         return setup
 
     def _check_refit(self) -> bool:
-        if not isinstance(self.refit, bool | np.bool_):
-            raise ValueError(f"refit must be True or False, got {self.refit!r}")
-        return bool(self.refit)
+        return check_bool(self.refit, "refit")
 
     @staticmethod
     def _check_lam(lam: Any) -> float:
