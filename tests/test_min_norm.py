@@ -1,24 +1,19 @@
 """KOLS by pivoted Cholesky against the eigendecomposition and numpy's pseudo-inverse
-(kernreg/solvers/blocks/min_norm.py); KOLS and ES on merged repeated rows
-(kernreg/solvers/blocks/distinct.py) against the whole kernel."""
+(kernreg/solvers/blocks/min_norm.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from kernreg.kernels import make_kernel
-from kernreg.solvers import KOLS, KernelLandweber
-from kernreg.solvers.blocks.distinct import distinct_rows
+from kernreg.solvers import KOLS
 from kernreg.solvers.blocks.min_norm import (
     default_rcond,
     eigh_min_norm,
     min_norm_solve,
     pivoted_cholesky_min_norm,
 )
-
-EPS = float(np.finfo(np.float64).eps)
 
 
 def _rel(a: np.ndarray, b: np.ndarray) -> float:
@@ -164,97 +159,3 @@ def test_bad_solver_is_refused() -> None:
         KOLS(solver="qr").fit(np.eye(3), np.ones(3))
     with pytest.raises(ValueError, match="solver"):
         min_norm_solve(lambda: np.eye(2), np.ones(2), solver="EIGH")
-
-
-@pytest.mark.parametrize("solver", ["pivoted_cholesky", "eigh"])
-@pytest.mark.parametrize("copies", [1, 3])
-def test_merging_repeated_rows_gives_the_same_alpha(solver: str, copies: int) -> None:
-    """K = Q M Qᵀ with M on the distinct rows: the same K⁺y, rank and cut-off."""
-    rng = np.random.default_rng(copies)
-    base = rng.uniform(size=(60, 4))
-    X = np.vstack([base] + [base[:25]] * copies)
-    X = X[rng.permutation(X.shape[0])]
-    y = rng.normal(size=X.shape[0])
-    X_test = rng.uniform(size=(30, 4))
-    merged = KOLS(sigma=0.3, solver=solver).fit(X, y)
-    whole = KOLS(sigma=0.3, solver=solver, merge_duplicates=False).fit(X, y)
-    assert merged.n_distinct_ == 60 and whole.n_distinct_ == X.shape[0]
-    assert merged.rank_ == whole.rank_ == 60
-    assert merged.factorization_ == whole.factorization_ == solver
-    assert _rel(merged.alpha_, whole.alpha_) < 1e-10
-    assert _rel(merged.alpha_, np.linalg.pinv(whole.kernel_(X)) @ y) < 1e-10
-    assert _rel(merged.predict(X_test), whole.predict(X_test)) < 1e-10
-    # a repeated point is fitted by the mean of its targets (least squares)
-    rows = distinct_rows(X)
-    means = np.bincount(rows.inverse, weights=y) / rows.counts
-    np.testing.assert_allclose(merged.predict(X[rows.first]), means, atol=1e-8)
-
-
-def test_merging_keeps_the_cut_off_of_all_n_rows() -> None:
-    """pinv's rcond is n·eps for the n rows given, not for the u distinct ones: a spectrum with
-    an eigenvalue between u·eps·λ_max and n·eps·λ_max drops it either way."""
-    rng = np.random.default_rng(5)
-    base = np.linspace(0.0, 1.0, 40)[:, None]  # σ = 0.15: one eigenvalue at ≈ 290 eps·λ_max
-    X = np.vstack([base] * 25)  # n = 1000, u = 40
-    y = rng.normal(size=X.shape[0])
-    whole = KOLS(sigma=0.15, solver="eigh", merge_duplicates=False).fit(X, y)
-    merged = KOLS(sigma=0.15, solver="eigh").fit(X, y)
-    s = np.linalg.eigvalsh(merged.kernel_(X))
-    # the test needs eigenvalues that only the n-row cut-off drops
-    assert np.any((s > 40 * EPS * s.max()) & (s <= 1000 * EPS * s.max()))
-    assert merged.rank_ == whole.rank_ == int(np.sum(s > 1000 * EPS * s.max()))
-    assert merged.rank_ < int(np.sum(s > 40 * EPS * s.max()))
-    # (predictions agree only to this K's conditioning: kept eigenvalues of 1e-11 amplify rounding)
-
-
-def test_distinct_rows_dense_and_sparse_agree() -> None:
-    rng = np.random.default_rng(0)
-    base = (rng.uniform(size=(20, 6)) < 0.3) * rng.integers(1, 4, size=(20, 6)).astype(float)
-    X = base[rng.integers(0, 20, size=70)]
-    dense = distinct_rows(X)
-    S = sp.csr_matrix(X)
-    S.data = np.append(S.data, 0.0)[:-1]  # same content
-    sparse = distinct_rows(S)
-    for a, b in ((dense.first, sparse.first), (dense.inverse, sparse.inverse),
-                 (dense.counts, sparse.counts)):
-        np.testing.assert_array_equal(a, b)
-    assert np.all(np.diff(dense.first) > 0)
-    np.testing.assert_array_equal(X[dense.first][dense.inverse], X)
-    assert dense.counts.sum() == 70
-    # Q = P C^{-1/2} has orthonormal columns: reduce(expand(z)) = z
-    z = rng.normal(size=dense.n_distinct)
-    np.testing.assert_allclose(dense.reduce(dense.expand(z)), z, rtol=1e-12)
-    # and K = Q M Qᵀ
-    K_u = np.exp(-((X[dense.first][:, None] - X[dense.first][None]) ** 2).sum(-1))
-    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
-    M = dense.scale_kernel(K_u.copy())
-    v = rng.normal(size=70)
-    np.testing.assert_allclose(dense.expand(M @ dense.reduce(v)), K @ v, rtol=1e-12)
-
-
-def test_merge_duplicates_is_validated() -> None:
-    with pytest.raises(ValueError, match="merge_duplicates"):
-        KOLS(merge_duplicates="yes").fit(np.eye(3), np.ones(3))
-
-
-@pytest.mark.parametrize("step_rule", ["norm", "n"])
-def test_es_on_merged_rows_follows_the_whole_path(step_rule: str) -> None:
-    """Landweber on M = C^{1/2} K_u C^{1/2} predicts as Landweber on K at every iteration."""
-    rng = np.random.default_rng(7)
-    base = rng.uniform(size=(70, 3))
-    X = np.vstack([base, base[:30], base[:10]])
-    X = X[rng.permutation(X.shape[0])]
-    y = rng.normal(size=X.shape[0])
-    X_val, y_val = rng.uniform(size=(40, 3)), rng.normal(size=40)
-    params = dict(sigma=0.4, max_iter=60, step_rule=step_rule, stopping_rule="none")
-    merged = KernelLandweber(**params).fit(X, y, X_val, y_val)
-    whole = KernelLandweber(merge_duplicates=False, **params).fit(X, y, X_val, y_val)
-    assert merged.centers_.shape[0] == 70 and whole.centers_.shape[0] == X.shape[0]
-    assert merged.step_size_ == pytest.approx(whole.step_size_, rel=1e-10)
-    np.testing.assert_allclose(merged.path_["val_rmse"], whole.path_["val_rmse"], rtol=1e-10)
-    assert merged.best_iter_ == whole.best_iter_
-    assert _rel(merged.predict(X_val), whole.predict(X_val)) < 1e-10
-    refit = dict(params, refit=True)
-    a = KernelLandweber(**refit).fit(X, y, X_val, y_val)
-    b = KernelLandweber(merge_duplicates=False, **refit).fit(X, y, X_val, y_val)
-    assert _rel(a.predict(X_val), b.predict(X_val)) < 1e-10

@@ -94,6 +94,13 @@ def row_sq_norms(X: Data) -> np.ndarray:
     return np.einsum("ij,ij->i", X, X)
 
 
+def _check_row_scale(row_scale: Any, n: int, dtype: Any) -> np.ndarray:
+    scale = np.asarray(row_scale, dtype=dtype)
+    if scale.shape != (n,):
+        raise ValueError(f"row_scale must have shape ({n},), got {scale.shape} (shape mismatch)")
+    return scale
+
+
 def cross(Xb: Data, Y: Data, out: np.ndarray) -> np.ndarray:
     """Write ``Xb @ Y.T`` into ``out`` (dense), for any mix of dense and CSR operands."""
     if sp.issparse(Xb) or sp.issparse(Y):
@@ -186,7 +193,8 @@ class Kernel(ABC):
         return rows
 
     def blocks(
-        self, X: Any, Y: Any, *, block_rows: int | None = None, reuse_buffer: bool = False
+        self, X: Any, Y: Any, *, block_rows: int | None = None, reuse_buffer: bool = False,
+        row_scale: np.ndarray | None = None,
     ) -> Iterator[tuple[slice, np.ndarray]]:
         """Yield ``(row_slice, K[row_slice, :])`` covering the rows of ``X`` in order.
 
@@ -198,6 +206,9 @@ class Kernel(ABC):
         reuse_buffer : bool, default False
             Write every block into the same buffer (no allocation per block). The yielded array
             is then only valid until the next iteration step.
+        row_scale : ndarray of shape (n,), optional
+            Multiply row i of ``K`` by ``row_scale[i]`` (``diag(s) K``: the repeated rows of
+            ``X`` merged into one row each, see :mod:`kernreg.solvers.blocks.distinct`).
 
         Yields
         ------
@@ -207,6 +218,7 @@ class Kernel(ABC):
         """
         X, Y, aux = self._setup(X, Y)
         n = X.shape[0]
+        scale = None if row_scale is None else _check_row_scale(row_scale, n, self.dtype)
         rows = self._rows_per_block(Y, n, block_rows)
         buf = np.empty((rows, Y.shape[0]), dtype=self.dtype) if reuse_buffer else None
         for start in range(0, n, rows):
@@ -216,7 +228,10 @@ class Kernel(ABC):
             else:
                 out = np.empty((stop - start, Y.shape[0]), dtype=self.dtype)
             Xb = row_block(X, start, stop, Y.shape[0], self.dtype)
-            yield slice(start, stop), self._fill(Xb, Y, aux, out)
+            block = self._fill(Xb, Y, aux, out)
+            if scale is not None:
+                block *= scale[start:stop, None]
+            yield slice(start, stop), block
 
     def __call__(self, X: Any, Y: Any = None, *, out: np.ndarray | None = None) -> np.ndarray:
         """Return the full kernel matrix ``K(X, Y)`` (``Y = X`` when omitted).
@@ -250,6 +265,7 @@ class Kernel(ABC):
         *,
         right: Callable[[np.ndarray], np.ndarray] | None = None,
         block_rows: int | None = None,
+        row_scale: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Return ``(BᵀB, Bᵀy)`` with ``B = K(X, C)`` (or ``right(K(X, C))``), block-wise.
 
@@ -266,6 +282,8 @@ class Kernel(ABC):
             then ``R⁻ᵀ(·)R⁻¹`` magnifies the rounding of ``K_nmᵀK_nm`` by ``‖R⁻¹‖²`` (up to
             ``1/ε``), enough to make small eigenvalues of ``AᵀA`` negative.
         block_rows : int, optional
+        row_scale : ndarray of shape (n,), optional
+            ``B = diag(row_scale) K(X, C)`` (see :meth:`blocks`).
 
         Returns
         -------
@@ -279,7 +297,8 @@ class Kernel(ABC):
             y = np.asarray(y, dtype=np.float64)
             b = np.zeros((m, *y.shape[1:]))
         tmp = None
-        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True,
+                                  row_scale=row_scale):
             if right is not None:
                 Kb = right(Kb)
             if tmp is None or tmp.dtype != Kb.dtype:
@@ -292,8 +311,10 @@ class Kernel(ABC):
         G = 0.5 * (G + G.T)
         return G, b
 
-    def matvec(self, X: Any, C: Any, v: Any, *, block_rows: int | None = None) -> np.ndarray:
-        """Return ``K(X, C) @ v`` (float64, shape ``(n,)`` or ``(n, k)``) without storing K."""
+    def matvec(self, X: Any, C: Any, v: Any, *, block_rows: int | None = None,
+               row_scale: np.ndarray | None = None) -> np.ndarray:
+        """Return ``K(X, C) @ v`` (float64, shape ``(n,)`` or ``(n, k)``) without storing K
+        (``diag(row_scale) K(X, C) @ v`` with ``row_scale``)."""
         v = np.asarray(v, dtype=np.float64)
         n = as_2d(X, "X").shape[0]
         m = as_2d(C, "C").shape[0]
@@ -301,23 +322,28 @@ class Kernel(ABC):
             raise ValueError(f"v has {v.shape[0]} rows but C has {m} (shape mismatch)")
         out = np.empty((n, *v.shape[1:]))
         vk = v.astype(self.dtype, copy=False)  # avoid upcasting a whole float32 block
-        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True,
+                                  row_scale=row_scale):
             out[sl] = Kb @ vk
         return out
 
-    def rmatvec(self, X: Any, C: Any, u: Any, *, block_rows: int | None = None) -> np.ndarray:
-        """Return ``K(X, C)ᵀ @ u`` (float64, shape ``(m,)`` or ``(m, k)``) without storing K."""
+    def rmatvec(self, X: Any, C: Any, u: Any, *, block_rows: int | None = None,
+                row_scale: np.ndarray | None = None) -> np.ndarray:
+        """Return ``K(X, C)ᵀ @ u`` (float64, shape ``(m,)`` or ``(m, k)``) without storing K
+        (``(diag(row_scale) K(X, C))ᵀ @ u`` with ``row_scale``)."""
         u = np.asarray(u, dtype=np.float64)
         n = as_2d(X, "X").shape[0]
         if u.shape[0] != n:
             raise ValueError(f"u has {u.shape[0]} rows but X has {n} (shape mismatch)")
         out = np.zeros((as_2d(C, "C").shape[0], *u.shape[1:]))
-        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True,
+                                  row_scale=row_scale):
             out += Kb.T @ u[sl].astype(self.dtype, copy=False)
         return out
 
     def normal_matvec(
-        self, X: Any, C: Any, v: Any, y: Any, *, block_rows: int | None = None
+        self, X: Any, C: Any, v: Any, y: Any, *, block_rows: int | None = None,
+        row_scale: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(K_nmᵀ (K_nm v − y), K_nm v − y)`` in one pass over the blocks of ``K_nm``.
 
@@ -325,7 +351,8 @@ class Kernel(ABC):
         with ``K_nm`` evaluated block by block and never stored: each block is used for both
         products by :func:`kernreg.kernels.compiled.normal_pass` (compiled, or its numpy
         fallback). ``v`` of shape ``(m, k)`` carries k right-hand sides through the same
-        evaluation; ``y`` is ``(n,)`` (shared by the columns) or ``(n, k)``.
+        evaluation; ``y`` is ``(n,)`` (shared by the columns) or ``(n, k)``. With
+        ``row_scale``, ``K_nm`` is ``diag(row_scale) K(X, C)``.
         """
         v = np.asarray(v, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
@@ -341,7 +368,8 @@ class Kernel(ABC):
         grad = np.zeros((m, k))
         resid = np.empty((n, k))
         v2 = v.reshape(m, k)
-        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True):
+        for sl, Kb in self.blocks(X, C, block_rows=block_rows, reuse_buffer=True,
+                                  row_scale=row_scale):
             normal_pass(Kb, v2, y[sl], grad=grad, resid=resid[sl])
         if v.ndim == 1:
             return grad[:, 0], resid[:, 0]

@@ -17,6 +17,8 @@ is ``Q``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -24,7 +26,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DistinctRows", "distinct_rows"]
+__all__ = ["DistinctRows", "distinct_rows", "merged_rows", "merging"]
+
+_merging = True
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,13 @@ class DistinctRows:
 
 
 def distinct_rows(X: Any) -> DistinctRows:
-    """Find the repeated rows of ``X`` (dense ndarray or sparse matrix; rows equal bit for bit
-    after converting sparse rows to canonical form).
+    """Find the repeated rows of ``X`` (dense ndarray or sparse matrix; rows equal value for
+    value, sparse rows compared in canonical form).
+
+    Dense rows are grouped by one random projection ``X r`` (a GEMV and a sort of n numbers,
+    not a sort of whole rows) and every group is then checked row for row against its first
+    row; should two different rows ever project to the same number, the rows are sorted
+    whole instead. Rows that are equal are grouped whatever the projection's rounding.
 
     Parameters
     ----------
@@ -88,14 +97,58 @@ def distinct_rows(X: Any) -> DistinctRows:
     if sp.issparse(X):
         keys = _sparse_row_keys(sp.csr_matrix(X))
     else:
-        X = np.ascontiguousarray(X)
-        # one opaque item per row: rows compare (and sort) by their bytes, -0.0 apart from 0.0
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        rows = _grouped(X @ _direction(X.shape[1]))
+        if np.array_equal(X[rows.first][rows.inverse], X):
+            return rows
+        # two different rows met in one group: sort whole rows (their bytes)
+        X = np.ascontiguousarray(X) + 0.0  # -0.0 → 0.0, so that equal rows have equal bytes
         keys = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel() \
             if X.shape[1] else np.zeros(X.shape[0], dtype=np.int8)
+    return _grouped(keys)
+
+
+def merged_rows(X: Any, y: Any) -> tuple[Any, np.ndarray, np.ndarray | None]:
+    """``(X_u, Qᵀy, √counts)`` when rows of ``X`` repeat, else ``(X, y, None)``.
+
+    For the Nyström solvers: ``K_nm = P K_um``, so ``K_nmᵀK_nm = K̃ᵀK̃`` and ``K_nmᵀy = K̃ᵀQᵀy``
+    with ``K̃ = diag(√counts) K_um`` — every product a solver takes with its fit rows, on u rows
+    instead of n (the kernel's ``row_scale``).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if not _merging:
+        return X, y, None
+    rows = distinct_rows(X)
+    if rows.n_distinct == X.shape[0]:
+        return X, y, None
+    return X[rows.first], rows.reduce(y), rows.scale
+
+
+@contextmanager
+def merging(enabled: bool) -> Iterator[None]:
+    """Within the block, :func:`merged_rows` merges (``True``, the default) or hands the rows
+    back whole (``False``: the products over all n rows, for benchmarks and tests). Not
+    thread-local."""
+    global _merging
+    previous, _merging = _merging, bool(enabled)
+    try:
+        yield
+    finally:
+        _merging = previous
+
+
+def _direction(d: int) -> np.ndarray:
+    """The projection that groups dense rows (fixed: the same rows group the same way)."""
+    return np.random.default_rng(0).standard_normal(d)
+
+
+def _grouped(keys: np.ndarray) -> DistinctRows:
+    """Rows grouped by equal keys, numbered by first occurrence."""
     _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True,
                                           return_counts=True)
-    # np.unique orders by key; renumber by first occurrence
-    order = np.argsort(first, kind="stable")
+    order = np.argsort(first, kind="stable")  # np.unique orders by key
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return DistinctRows(first=first[order], inverse=rank[inverse.ravel()],

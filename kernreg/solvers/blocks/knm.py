@@ -53,9 +53,11 @@ class InMemoryKnm(KnmOperator):
     numpy fallback multiplies it in float32 and sums its row blocks in float64).
     """
 
-    def __init__(self, kernel: Kernel, X: Any, C: Any):
+    def __init__(self, kernel: Kernel, X: Any, C: Any, row_scale: np.ndarray | None = None):
         # written into the previous trial's K_nm when one of this shape was released
         self.K = kernel(X, C, out=take((X.shape[0], C.shape[0]), kernel.dtype))
+        if row_scale is not None:
+            self.K *= np.asarray(row_scale, dtype=self.K.dtype)[:, None]
         self.shape = self.K.shape
 
     def close(self) -> None:
@@ -77,29 +79,33 @@ class InMemoryKnm(KnmOperator):
 class BlockedKnm(KnmOperator):
     """``K_nm`` never stored: every product re-evaluates it block-wise under the memory budget."""
 
-    def __init__(self, kernel: Kernel, X: Any, C: Any):
-        self.kernel, self.X, self.C = kernel, X, C
+    def __init__(self, kernel: Kernel, X: Any, C: Any, row_scale: np.ndarray | None = None):
+        self.kernel, self.X, self.C, self.row_scale = kernel, X, C, row_scale
         self.shape = (X.shape[0], C.shape[0])
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
-        return self.kernel.matvec(self.X, self.C, v)
+        return self.kernel.matvec(self.X, self.C, v, row_scale=self.row_scale)
 
     def rmatvec(self, u: np.ndarray) -> np.ndarray:
-        return self.kernel.rmatvec(self.X, self.C, u)
+        return self.kernel.rmatvec(self.X, self.C, u, row_scale=self.row_scale)
 
     def normal_matvec(self, v: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.kernel.normal_matvec(self.X, self.C, v, y)  # one pass over the blocks
+        # one pass over the blocks
+        return self.kernel.normal_matvec(self.X, self.C, v, y, row_scale=self.row_scale)
 
 
 #: Storage strategies by name.
 KNM_STORAGES: dict[str, type[KnmOperator]] = {"memory": InMemoryKnm, "blocked": BlockedKnm}
 
 
-def make_knm(storage: str, kernel: Kernel, X: Any, C: Any) -> KnmOperator:
-    """Build the ``K_nm`` strategy ``storage`` (one of :data:`KNM_STORAGES`)."""
+def make_knm(storage: str, kernel: Kernel, X: Any, C: Any,
+             row_scale: np.ndarray | None = None) -> KnmOperator:
+    """Build the ``K_nm`` strategy ``storage`` (one of :data:`KNM_STORAGES`); with
+    ``row_scale`` its matrix is ``diag(row_scale) K(X, C)`` (repeated rows merged, see
+    :func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
     if not isinstance(storage, str) or storage not in KNM_STORAGES:
         raise ValueError(f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {storage!r}")
-    return KNM_STORAGES[storage](kernel, X, C)
+    return KNM_STORAGES[storage](kernel, X, C, row_scale)
 
 
 #: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).

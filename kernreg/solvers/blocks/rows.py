@@ -15,6 +15,7 @@ import numpy as np
 
 from kernreg.kernels import Kernel
 from kernreg.solvers.blocks.dask_rows import DistributedRows
+from kernreg.solvers.blocks.distinct import merged_rows
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK, prediction_rmse
 from kernreg.solvers.blocks.knm import NormalProduct, knm_normal_product, make_knm
 
@@ -45,15 +46,17 @@ class RowProducts:
         (adult: test RMSE 0.999 instead of 0.670). float32 pays off for stored K_nm only."""
         return self.kernel.with_dtype(np.float64)
 
-    def gram(self, X: Any, y: np.ndarray, C: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(K_nmᵀK_nm, K_nmᵀy)`` in float64, here or summed over a Dask cluster's parts."""
+    def gram(self, X: Any, y: np.ndarray, C: Any, row_scale: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """``(K_nmᵀK_nm, K_nmᵀy)`` in float64, here (``K_nm = diag(row_scale) K(X, C)``) or
+        summed over a Dask cluster's parts."""
         if self.backend == "dask":
             rows = DistributedRows(self.gram_kernel(), X, y, C, "blocked")
             try:
                 return rows.gram_products()
             finally:
                 rows.close()
-        G, b = self.gram_kernel().gram_products(X, C, y)
+        G, b = self.gram_kernel().gram_products(X, C, y, row_scale=row_scale)
         return G, b
 
     def _open(self, rows: Any) -> Any:
@@ -63,17 +66,23 @@ class RowProducts:
     def training(self, X: Any, y: np.ndarray, C: Any, strategy: str
                  ) -> tuple[Callable[[np.ndarray], np.ndarray], NormalProduct]:
         """The gradient ``α ↦ K_nmᵀ(K_nm α − y)`` on (X, y) with centers C, computed as the
-        strategy dictates, and the rows' normal product (for the step size)."""
+        strategy dictates, and the rows' normal product (for the step size). Here (not on a
+        cluster) repeated rows are merged first: the same products from u rows instead of n
+        (:func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
+        if self.backend == "dask":
+            if strategy == "gram":
+                G, b = self.gram(X, y, C)
+                return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
+            rows = self._open(DistributedRows(self.kernel, X, y, C, strategy))
+            return rows.gradient, rows.normal
+        X, y, scale = merged_rows(X, y)
         if strategy == "gram":
             # K_nmᵀ(K_nm α − y) = Gα − b with G = K_nmᵀK_nm, b = K_nmᵀy formed once. AᵀA =
             # R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for its tiny λ (see
             # nystrom_products), a gradient step only needs these products.
-            G, b = self.gram(X, y, C)
+            G, b = self.gram(X, y, C, scale)
             return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
-        if self.backend == "dask":
-            rows = self._open(DistributedRows(self.kernel, X, y, C, strategy))
-            return rows.gradient, rows.normal
-        knm = self._open(make_knm(strategy, self.kernel, X, C))
+        knm = self._open(make_knm(strategy, self.kernel, X, C, scale))
         return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
 
     def validation(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
