@@ -13,8 +13,13 @@ from sklearn.linear_model import Ridge
 
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, rmse
+from kernreg.solvers.algorithms.nytro import nytro_step_size
 from kernreg.solvers.blocks.lambda_path import eigen_path_coefs, nkrls_path
-from kernreg.solvers.blocks.linalg import lanczos_top_eigenvalue, nystrom_factor
+from kernreg.solvers.blocks.linalg import (
+    lanczos_top_eigenvalue,
+    lanczos_top_pair,
+    nystrom_factor,
+)
 from kernreg.solvers.blocks.nystrom import nystrom_products, nystrom_setup, rounding_floor
 from kernreg.solvers.blocks.strategy import STRATEGIES
 
@@ -503,6 +508,42 @@ def test_lanczos_top_eigenvalue_with_a_clustered_top():
     A = (Q * s) @ Q.T
     theta, steps = lanczos_top_eigenvalue(lambda V: A @ V, 300)
     assert theta == pytest.approx(10.0, rel=1e-10) and steps < 60
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_nytro_step_size_warm_start(dtype):
+    """Started from the fit rows' Ritz vector, Lanczos on fit + validation rows gives the same
+    γ (to its stopping rule) with fewer products of the validation rows: what a re-evaluated
+    K_vm costs. The Ritz pair is a unit eigenvector of the exact top eigenvalue."""
+    rng = np.random.default_rng(0)
+    X, X_val = rng.uniform(size=(3000, 5)), rng.uniform(size=(800, 5))
+    kern = GaussianKernel(SIGMA, dtype=dtype)
+    K_fit, K_val, C = kern(X, X[:300]), kern(X_val, X[:300]), X[:300]
+    factor = nystrom_factor(np.asarray(kern(C), dtype=np.float64),
+                            1e-10 if dtype == "float64" else 1e-5)
+    A = factor.right_solve(np.vstack([K_fit, K_val]).astype(np.float64))
+    exact = 1.0 / np.linalg.eigvalsh(A.T @ A)[-1]
+    eps = float(np.finfo(dtype).eps)
+    counts = {}
+
+    def normal(name, K):
+        def product(U):
+            counts[name] = counts.get(name, 0) + 1
+            return np.asarray(K.T @ (K @ U.astype(K.dtype)), dtype=np.float64)
+        return product
+
+    steps = {}
+    for warm in (False, True):
+        counts.clear()
+        steps[warm] = nytro_step_size([normal("fit", K_fit), normal("val", K_val)], factor, 300,
+                                      eps, warm_start=warm), dict(counts)
+    (cold, cold_counts), (warm, warm_counts) = steps[False], steps[True]
+    assert warm == pytest.approx(exact, rel=1e-10 if dtype == "float64" else 1e-5)
+    assert warm == pytest.approx(cold, rel=1e-10 if dtype == "float64" else 1e-6)
+    assert warm_counts["val"] < cold_counts["val"]
+    theta, vector, _ = lanczos_top_pair(lambda V: A.T @ (A @ V), 300)
+    assert np.linalg.norm(vector) == pytest.approx(1.0)
+    assert np.linalg.norm(A.T @ (A @ vector) - theta * vector) < 1e-6 * theta
 
 
 def test_float32_k_mm_is_factored_at_its_measured_rounding_in_one_attempt():

@@ -13,7 +13,11 @@ from kernreg.solvers.blocks.acceleration import ACCELERATIONS, make_update
 from kernreg.solvers.blocks.dask_rows import BACKENDS
 from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
 from kernreg.solvers.blocks.knm import NormalProduct
-from kernreg.solvers.blocks.linalg import NystromFactor, lanczos_top_eigenvalue
+from kernreg.solvers.blocks.linalg import (
+    NystromFactor,
+    lanczos_top_eigenvalue,
+    lanczos_top_pair,
+)
 from kernreg.solvers.blocks.nystrom import NystromSetup
 from kernreg.solvers.blocks.params import NYSTROM, STRATEGY
 from kernreg.solvers.blocks.rows import RowProducts
@@ -28,21 +32,31 @@ STEP_ROWS = ("all", "fit")
 
 
 def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: int,
-                    precision: float = np.finfo(np.float64).eps) -> float:
+                    precision: float = np.finfo(np.float64).eps, *,
+                    warm_start: bool = False) -> float:
     """``γ = 1 / ‖K R⁻¹‖₂²`` = ``1 / λ_max(R⁻ᵀ(Σ_r K_rmᵀK_rm)R⁻¹)`` over the row sets whose
     normal products are ``normals`` (the fit rows, and the validation rows as the authors did).
 
     ``AᵀA`` is never formed: Lanczos runs on ``v ↦ R⁻ᵀ Σ_r K_rmᵀK_rm R⁻¹ v`` (one pass over
     each ``K_rm`` — stored, or re-evaluated — per product, or an ``m × m`` product with a Gram
-    matrix; exact eigvalsh for small m).
+    matrix; exact eigvalsh for small m). ``warm_start`` (for when the later row sets' products
+    cost more than the first's, a ``K_vm`` re-evaluated beside a stored ``K_nm``): run on the
+    first row set (the fit rows) alone, then start the whole operator's Lanczos from that
+    Ritz vector — the two top eigenvectors nearly coincide, so the expensive products drop
+    from a cold start's (1–2 fewer in tests) for a few more cheap ones.
     """
 
-    def ata(V: np.ndarray) -> np.ndarray:
-        U = factor.solve(V)
-        return factor.solve_t(sum(normal(U) for normal in normals))
+    def operator(parts: Sequence[NormalProduct]) -> Callable[[np.ndarray], np.ndarray]:
+        def ata(V: np.ndarray) -> np.ndarray:
+            U = factor.solve(V)
+            return factor.solve_t(sum(normal(U) for normal in parts))
+        return ata
 
     stall = max(1e-10, 10.0 * precision)
-    return 1.0 / lanczos_top_eigenvalue(ata, m, stall=stall)[0]
+    start = None
+    if warm_start and len(normals) > 1:
+        start = lanczos_top_pair(operator(normals[:1]), m, stall=stall)[1]
+    return 1.0 / lanczos_top_eigenvalue(operator(normals), m, stall=stall, start=start)[0]
 
 
 def nytro_step(gradient: Callable[[np.ndarray], np.ndarray], gamma: float,
@@ -244,7 +258,9 @@ class _NytroRun:
                                                                self.chosen.validation)
             if self.with_val_rows:
                 normals.append(val_normal)
-        gamma = self.step_size(normals)
+        # K_vm re-evaluated per product beside a stored K_nm or Grams: start from the fit rows
+        warm = self.chosen.validation == "blocked" and self.chosen.name != "blocked"
+        gamma = self.step_size(normals, warm)
         return Iterations(self.step(gradient, gamma), val_rmse, chunk, self.refit), gamma
 
     def refit(self, X: Any, y: np.ndarray) -> Callable[[], np.ndarray]:
@@ -254,12 +270,13 @@ class _NytroRun:
         self.est.refit_step_size_ = self.step_size([normal])
         return self.step(gradient, self.est.refit_step_size_)
 
-    def step_size(self, normals: Sequence[NormalProduct]) -> float:
+    def step_size(self, normals: Sequence[NormalProduct], warm_start: bool = False) -> float:
         """``step_size``, or the default γ over the rows of ``normals``."""
         if self.est.step_size is not None:
             return self.est.step_size
         return nytro_step_size(normals, self.factor, self.factor.R.shape[0],
-                               float(np.finfo(self.est.kernel_.dtype).eps))
+                               float(np.finfo(self.est.kernel_.dtype).eps),
+                               warm_start=warm_start)
 
     def step(self, gradient: Callable[[np.ndarray], np.ndarray], gamma: float
              ) -> Callable[[], np.ndarray]:
