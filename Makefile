@@ -6,6 +6,9 @@ BIN    := $(VENV)/bin
 # The offline dataset mirror (checked before any download) and the cache of prepared data.
 export KERNREG_MIRROR ?= $(wildcard $(abspath $(CURDIR)/../shared/datasets))
 export KERNREG_CACHE  ?= $(CURDIR)/datasets
+# OpenBLAS threads sleep right after a call (kernreg/__init__.py says why) in scripts too, which
+# import numpy before kernreg
+export OPENBLAS_THREAD_TIMEOUT ?= 4
 
 .PHONY: help install test lint docs data smoke table1 table2 lim-table1 lim-table1-full \
         lim-fig1-points figures theory-figures beyond samplers sampler-ranks advise bench-table2 \

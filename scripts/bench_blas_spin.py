@@ -8,7 +8,9 @@ read when the library loads) times, on an Adult-sized block (26049 × 1000, d = 
 * the exponential pass alone after 0.5 s of idle, and right after the cross-product GEMM;
 * the whole block evaluation (GEMM, then the pass);
 * ``K(X, C) @ v`` over the block in ``--small-mb`` blocks (many GEMM / pass / GEMV rounds) and
-  in one block.
+  in one block;
+* the stored gradient pass ``Kᵀ(Kβ − y)`` over the float32 block (numpy's two GEMVs per 4 MB
+  of rows: many short BLAS calls back to back, where sleeping threads would cost wake-ups).
 
 Medians of ``--repeats``; BLAS threads ``--threads``. Printed side by side, one line per
 timeout, with the host's GEMM rate measured in each process.
@@ -45,7 +47,7 @@ def child(repeats: int, threads: int, small_mb: int) -> None:
     from threadpoolctl import threadpool_limits
 
     from kernreg.experiment import gemm_gflops
-    from kernreg.kernels import GaussianKernel
+    from kernreg.kernels import GaussianKernel, normal_pass
     from kernreg.kernels import compiled as C
 
     rng = np.random.default_rng(0)
@@ -75,12 +77,15 @@ def child(repeats: int, threads: int, small_mb: int) -> None:
         block = _median_ms(lambda: (gemm(), exp_pass()), repeats)
         small_blocks = _median_ms(lambda: small.matvec(X64, X64[:m], v), repeats)
         one_block = _median_ms(lambda: whole.matvec(X64, X64[:m], v), repeats)
+        gemm(), exp_pass()
+        beta, target = rng.random(m), rng.random(n)
+        stored_pass = _median_ms(lambda: normal_pass(out, beta, target), repeats)
         rate = gemm_gflops()
     print(f"timeout {os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'default'):>7s}: exp pass "
           f"{after_idle:6.1f} ms after idle, {after_gemm:6.1f} ms after a GEMM; block "
           f"{block:6.1f} ms; K v in {small_mb} MB blocks {small_blocks:6.1f} ms, in one block "
-          f"{one_block:6.1f} ms (compiled path {C.active_path()}, {threads} BLAS threads, "
-          f"GEMM {rate:.0f} GF/s)", flush=True)
+          f"{one_block:6.1f} ms; stored pass {stored_pass:5.2f} ms (compiled path "
+          f"{C.active_path()}, {threads} BLAS threads, GEMM {rate:.0f} GF/s)", flush=True)
 
 
 def main() -> None:

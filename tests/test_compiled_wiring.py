@@ -194,3 +194,26 @@ def test_fits_equal_with_the_compiled_path_on_and_off(problem, make) -> None:
     assert (lam_on, t_on) == (lam_off, t_off)
     np.testing.assert_allclose(pred_on, pred_off, rtol=1e-10,
                                atol=1e-10 * np.abs(pred_off).max())
+
+
+@pytest.mark.parametrize("given,first", [(None, "kernreg"), ("28", "kernreg"),
+                                         (None, "numpy")])
+def test_openblas_threads_sleep_after_a_call_unless_the_user_says(given, first) -> None:
+    """``import kernreg`` before numpy sets OPENBLAS_THREAD_TIMEOUT to 4 (OpenBLAS reads it as
+    it loads); a value already in the environment wins; after numpy it is left alone (OpenBLAS
+    has read it); results record it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if given is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = given
+    code = (f"import {first}, kernreg, os; "
+            "from kernreg.experiment.resources import environment; "
+            "print(os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset'), "
+            "environment()['openblas_thread_timeout'])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    expected = given or ("4" if first == "kernreg" else "unset")
+    assert out == [expected, expected]

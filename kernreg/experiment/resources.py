@@ -180,6 +180,8 @@ def environment() -> dict[str, str]:
         "scikit-learn": sklearn.__version__,
         "h5py": h5py.__version__,
         "blas": blas_description(),
+        # how long OpenBLAS's threads spin after a call (kernreg's default 4; unset: 28)
+        "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "unset"),
         "numba": numba,
         "kernel_path": active_path(),  # compiled ("numba") or "numpy" kernel loops
         "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
