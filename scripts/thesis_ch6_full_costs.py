@@ -13,7 +13,8 @@ where the whole trial does not fit the session: on trial 0's split of
   to ``max_iter`` = 100 epochs, fewer when the stopping rule fires).
 
 Wall and process-CPU seconds are both printed: on a loaded host the CPU seconds are the cost,
-the wall seconds what this run waited. Rows are appended to ``--csv``::
+the wall seconds what this run waited. Rows go to ``--csv`` (replacing the same row and part
+measured before; :func:`kernreg.results.bench.record_row`)::
 
     .venv/bin/python scripts/thesis_ch6_full_costs.py adult libsvm --budget-s 1200 \\
         --csv results/thesis_table6_full_costs.csv
@@ -28,15 +29,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from kernreg.config import load_experiment, make_estimator
 from kernreg.experiment import prepare_data, trial_split
 from kernreg.experiment.resources import gemm_gflops
+from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import LibSVM
 from kernreg.solvers.algorithms.libsvm import DEFAULT_CS
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CSV_KEY = ["row", "part"]
+CSV_COLUMNS = ["part", "wall_s", "cpu_s", "row", "n_fit", "host_gemm_gflops", "n_support",
+               "val_error", "val_hinge", "test_error", "source"]
 
 
 class Clock:
@@ -131,15 +135,17 @@ def main() -> None:
                            (data.X_test, data.y_test) if args.test else None)
     else:
         rows = sigm_rows(exp, args.label, seed, split, args.epochs)
-    if args.csv is not None and rows:
-        table = pd.DataFrame(rows).assign(row=args.row, n_fit=split[0].shape[0],
-                                          host_gemm_gflops=rate)
-        if args.csv.exists():
-            old = pd.read_csv(args.csv)
-            again = old.set_index(["row", "part"]).index.isin(
-                table.set_index(["row", "part"]).index)
-            table = pd.concat([old[~again], table], ignore_index=True)
-        table.to_csv(args.csv, index=False, float_format="%.6g")
+    if args.csv is not None:
+        source = today_source("scripts/thesis_ch6_full_costs.py")
+        for row in rows:  # replaces the (row, part) rows measured before, keeps the others
+            record_row(args.csv, {**{k: _six_digits(v) for k, v in row.items()},
+                                  "row": args.row, "n_fit": split[0].shape[0],
+                                  "host_gemm_gflops": _six_digits(rate), "source": source},
+                       CSV_KEY, CSV_COLUMNS)
+
+
+def _six_digits(value: object) -> object:
+    return f"{value:.6g}" if isinstance(value, float | np.floating) else value
 
 
 if __name__ == "__main__":
