@@ -10,7 +10,7 @@ import numpy as np
 from kernreg._validation import check_bool
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.base import KernelEstimator
-from kernreg.solvers.blocks.distinct import distinct_rows
+from kernreg.solvers.blocks.distinct import repeated_rows
 from kernreg.solvers.blocks.memory import full_kernel_memory
 from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.min_norm import (
@@ -124,8 +124,8 @@ class KOLS(KernelEstimator):
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
         rcond = default_rcond(len(y)) if self.rcond is None else self.rcond  # pinv's n
-        rows = distinct_rows(X) if self.merge_duplicates else None
-        if rows is not None and rows.n_distinct < len(y):
+        rows = repeated_rows(X) if self.merge_duplicates else None
+        if rows is not None:
             X_u = X[rows.first]
             solution = min_norm_solve(
                 lambda: rows.scale_kernel(np.asarray(self.kernel_(X_u), dtype=np.float64)),

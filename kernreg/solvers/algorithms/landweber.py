@@ -9,7 +9,7 @@ import numpy as np
 from kernreg._validation import check_bool, check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.buffers import release, take
-from kernreg.solvers.blocks.distinct import distinct_rows
+from kernreg.solvers.blocks.distinct import repeated_rows
 from kernreg.solvers.blocks.iterative import (
     VALIDATION_CHUNK,
     Iterations,
@@ -133,9 +133,7 @@ class KernelLandweber(IterativeEstimator):
     def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
         """The ``step`` closure for data (X, y) and the step size it uses, and ``centers_``
         (X, or its distinct rows); its K is handed on when the fit (or its phase) ends."""
-        rows = distinct_rows(X) if self.merge_duplicates else None
-        if rows is not None and rows.n_distinct == X.shape[0]:
-            rows = None
+        rows = repeated_rows(X) if self.merge_duplicates else None
         self.centers_ = X if rows is None else X[rows.first]
         K = sym_inplace(self._float64_kernel(self.centers_))
         self._hold(lambda: release(K))

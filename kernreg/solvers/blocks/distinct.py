@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DistinctRows", "distinct_rows", "merged_rows", "merging"]
+__all__ = ["DistinctRows", "distinct_rows", "merged_rows", "merging", "repeated_rows"]
 
 _merging = True
 
@@ -118,12 +118,16 @@ def merged_rows(X: Any, y: Any) -> tuple[Any, np.ndarray, np.ndarray | None]:
     instead of n (the kernel's ``row_scale``).
     """
     y = np.asarray(y, dtype=np.float64)
-    if not _merging:
-        return X, y, None
-    rows = distinct_rows(X)
-    if rows.n_distinct == X.shape[0]:
+    rows = repeated_rows(X) if _merging else None
+    if rows is None:
         return X, y, None
     return X[rows.first], rows.reduce(y), rows.scale
+
+
+def repeated_rows(X: Any) -> DistinctRows | None:
+    """:func:`distinct_rows` of ``X`` when some rows repeat, else None (nothing to merge)."""
+    rows = distinct_rows(X)
+    return rows if rows.n_distinct < X.shape[0] else None
 
 
 @contextmanager

@@ -69,19 +69,18 @@ class RowProducts:
         strategy dictates, and the rows' normal product (for the step size). Here (not on a
         cluster) repeated rows are merged first: the same products from u rows instead of n
         (:func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
-        if self.backend == "dask":
-            if strategy == "gram":
-                G, b = self.gram(X, y, C)
-                return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
-            rows = self._open(DistributedRows(self.kernel, X, y, C, strategy))
-            return rows.gradient, rows.normal
-        X, y, scale = merged_rows(X, y)
+        scale = None
+        if self.backend != "dask":
+            X, y, scale = merged_rows(X, y)
         if strategy == "gram":
             # K_nmᵀ(K_nm α − y) = Gα − b with G = K_nmᵀK_nm, b = K_nmᵀy formed once. AᵀA =
             # R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for its tiny λ (see
             # nystrom_products), a gradient step only needs these products.
             G, b = self.gram(X, y, C, scale)
             return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
+        if self.backend == "dask":
+            rows = self._open(DistributedRows(self.kernel, X, y, C, strategy))
+            return rows.gradient, rows.normal
         knm = self._open(make_knm(strategy, self.kernel, X, C, scale))
         return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
 
