@@ -20,7 +20,10 @@ import pytest
 
 from kernreg.config import load_experiment
 from kernreg.experiment import run_experiment
+from kernreg.kernels import GaussianKernel
 from kernreg.solvers import NystromKRLS, Nytro
+from kernreg.solvers.blocks.dask_rows import DistributedRows
+from kernreg.solvers.blocks.distinct import merged_rows, merging
 
 distributed = pytest.importorskip("distributed")
 
@@ -95,6 +98,67 @@ def test_data_parallel_nytro_equals_local(cluster, problem, strategy: str) -> No
     assert dask.step_size_ == pytest.approx(local.step_size_, rel=1e-10)
     np.testing.assert_allclose(dask.path_["val_rmse"], local.path_["val_rmse"], rtol=1e-10)
     assert _rel(dask.predict(X_test), local.predict(X_test)) < 1e-10
+
+
+@pytest.fixture(scope="module")
+def repeated(problem) -> tuple[np.ndarray, ...]:
+    """The problem with 300 of its 900 training rows repeating others (own noisy targets)."""
+    X, y, X_val, y_val, X_test = problem
+    rng = np.random.default_rng(5)
+    X, y = X.copy(), y.copy()
+    X[600:] = X[rng.integers(0, 300, size=300)]
+    y[600:] += 0.1 * rng.standard_normal(300)
+    return X, y, X_val, y_val, X_test
+
+
+def test_data_parallel_solvers_merge_repeated_rows(cluster, repeated, monkeypatch) -> None:
+    """On the cluster too, repeated rows enter once, weighted: NKRLS (with its refit) and NYTRO
+    (every strategy) send only the distinct fit rows and answer as the local solvers on all
+    the rows, unmerged."""
+    X, y, X_val, y_val, X_test = repeated
+    sent = []
+    init = DistributedRows.__init__
+
+    def recording(self, kernel, X, *args, **kwargs):
+        sent.append(X.shape[0])
+        init(self, kernel, X, *args, **kwargs)
+
+    monkeypatch.setattr(DistributedRows, "__init__", recording)
+    nkrls = {"sigma": 0.7, "m": 80, "lambdas": np.logspace(-6, -1, 8), "random_state": 1,
+             "refit": True}
+    nytro = {"sigma": 0.7, "m": 80, "max_iter": 40, "random_state": 1, "step_rows": "all",
+             "stopping_rule": "none"}
+    with distributed.Client(cluster):
+        dask = [NystromKRLS(backend="dask", **nkrls).fit(X, y, X_val, y_val)]
+        dask += [Nytro(backend="dask", strategy=s, validation_strategy=s, **nytro)
+                 .fit(X, y, X_val, y_val) for s in ("memory", "blocked", "gram")]
+    u = merged_rows(X, y)[0].shape[0]
+    assert u < X.shape[0] and X.shape[0] not in sent and u in sent
+    with merging(False):
+        local = [NystromKRLS(**nkrls).fit(X, y, X_val, y_val)]
+        local += [Nytro(strategy=s, validation_strategy=s, **nytro).fit(X, y, X_val, y_val)
+                  for s in ("memory", "blocked", "gram")]
+    for d, loc in zip(dask, local, strict=True):
+        np.testing.assert_allclose(d.path_["val_rmse"], loc.path_["val_rmse"], rtol=1e-9)
+        assert _rel(d.predict(X_test), loc.predict(X_test)) < 1e-9
+
+
+def test_the_parts_hold_the_distinct_rows_only(cluster, repeated) -> None:
+    X, y = repeated[:2]
+    X_u, y_u, scale = merged_rows(X, y)
+    assert X_u.shape[0] < X.shape[0] and scale is not None
+    C = X[:50]
+    with distributed.Client(cluster):
+        rows = DistributedRows(GaussianKernel(sigma=0.7), X_u, y_u, C, "memory",
+                               row_scale=scale)
+        try:
+            parts = rows.client.gather(rows._parts)
+            assert sum(p.rows.shape[0] for p in parts) == X_u.shape[0]
+            G = rows.normal(np.eye(50))
+        finally:
+            rows.close()
+    K = GaussianKernel(sigma=0.7)(X, C)
+    np.testing.assert_allclose(G, K.T @ K, rtol=1e-10)
 
 
 def test_a_data_parallel_config_runs_in_the_driver(tmp_path: Path) -> None:

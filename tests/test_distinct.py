@@ -12,7 +12,8 @@ from scipy.spatial.distance import cdist
 
 from kernreg.kernels import GaussianKernel
 from kernreg.solvers import KOLS, KernelLandweber, NystromKRLS, Nytro
-from kernreg.solvers.blocks.distinct import distinct_rows, merged_rows
+from kernreg.solvers.blocks import mixed_precision
+from kernreg.solvers.blocks.distinct import distinct_rows, merged_rows, merging
 from kernreg.solvers.blocks.linalg import nystrom_factor
 from kernreg.solvers.blocks.nystrom import nystrom_products
 from kernreg.solvers.blocks.strategy import STRATEGIES
@@ -237,3 +238,34 @@ def test_nkrls_on_repeated_rows_is_the_whole_rows_solution(repeated) -> None:
     direct = np.linalg.solve(K_all.T @ K_all + est.best_lambda_ * len(y_all) * K_mm,
                              K_all.T @ y_all)
     assert _rel(est.predict(X_test), _gauss(X_test, C) @ direct) < 1e-7
+
+
+def test_mixed_precision_nkrls_on_repeated_rows(repeated) -> None:
+    """``precision="mixed"`` keeps ``A`` of the u distinct rows only, and its refined path is
+    the float64 whole-rows one (λ*, validation errors, predictions of the refit)."""
+    X, y, X_val, y_val, X_test = repeated
+    kw = {"sigma": SIGMA, "m": 30, "lambdas": np.logspace(-6, -1, 6), "random_state": 9,
+          "refit": True}
+    mixed = NystromKRLS(precision="mixed", **kw).fit(X, y, X_val, y_val)
+    with merging(False):
+        whole = NystromKRLS(precision="float64", **kw).fit(X, y, X_val, y_val)
+    assert mixed.precision_info_["precision"] == "mixed"
+    assert mixed.best_lambda_ == whole.best_lambda_
+    np.testing.assert_allclose(mixed.path_["val_rmse"], whole.path_["val_rmse"], rtol=1e-6)
+    assert _rel(mixed.predict(X_test), whole.predict(X_test)) < 1e-6
+
+
+def test_mixed_system_stores_the_distinct_rows_only(repeated, monkeypatch) -> None:
+    X, y = repeated[:2]
+    shapes = []
+    real_take = mixed_precision.take
+    monkeypatch.setattr(mixed_precision, "take",
+                        lambda shape, dtype: shapes.append(shape) or real_take(shape, dtype))
+    kernel = GaussianKernel(sigma=SIGMA)
+    C = X[:30]
+    factor = nystrom_factor(_gauss(C, C), 1e-10)
+    system = mixed_precision.mixed_system(kernel, X, C, y, factor)
+    H, Aty = nystrom_products(kernel, X, C, y, factor)
+    assert shapes == [(distinct_rows(X).n_distinct, 30)]
+    np.testing.assert_allclose(system.Aty, Aty, rtol=1e-12)
+    np.testing.assert_allclose(system.normal(np.eye(30)), H, rtol=1e-10, atol=1e-12 * H.max())

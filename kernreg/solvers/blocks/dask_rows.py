@@ -78,10 +78,13 @@ class _Part:
     knm: KnmOperator
     kernel: Kernel
     centers: Any
+    scale: np.ndarray | None = None
 
     @staticmethod
-    def build(rows: Any, y: np.ndarray, kernel: Kernel, centers: Any, strategy: str) -> _Part:
-        return _Part(rows, y, make_knm(strategy, kernel, rows, centers), kernel, centers)
+    def build(rows: Any, y: np.ndarray, kernel: Kernel, centers: Any, strategy: str,
+              scale: np.ndarray | None = None) -> _Part:
+        return _Part(rows, y, make_knm(strategy, kernel, rows, centers, scale), kernel, centers,
+                     scale)
 
     def gradient(self, alpha: np.ndarray) -> np.ndarray:
         return self.knm.normal_matvec(alpha, self.y)[0]  # K_bᵀ(K_b α − y_b)
@@ -95,7 +98,8 @@ class _Part:
 
     def gram_products(self, factor: NystromFactor | None) -> tuple[np.ndarray, np.ndarray]:
         right = None if factor is None else factor.right_solve
-        G, b = self.kernel.gram_products(self.rows, self.centers, self.y, right=right)
+        G, b = self.kernel.gram_products(self.rows, self.centers, self.y, right=right,
+                                         row_scale=self.scale)
         return G, b
 
 
@@ -124,10 +128,15 @@ class DistributedRows:
         Default: :func:`current_client`.
     parts : int, optional
         Number of parts (default: one per worker).
+    row_scale : array of shape (n,), optional
+        The kernel block of the rows is ``diag(row_scale) K(X, C)`` (repeated rows merged, see
+        :func:`~kernreg.solvers.blocks.distinct.merged_rows`) in the gradient, normal and Gram
+        products; :meth:`rmse` is for rows given without it (validation rows).
     """
 
     def __init__(self, kernel: Kernel, X: Any, y: np.ndarray, C: Any, strategy: str = "memory",
-                 client: Any = None, parts: int | None = None) -> None:
+                 client: Any = None, parts: int | None = None,
+                 row_scale: np.ndarray | None = None) -> None:
         self.client = client or current_client()
         workers = list(self.client.scheduler_info()["workers"])
         count = max(1, min(parts or len(workers), X.shape[0]))
@@ -137,10 +146,11 @@ class DistributedRows:
         self._parts = []
         for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
             where = [workers[k % len(workers)]]  # round robin: parts spread over the workers
+            scale = None if row_scale is None else row_scale[lo:hi]
             rows, ys = self.client.scatter([X[lo:hi], np.asarray(y[lo:hi], dtype=np.float64)],
                                            workers=where, hash=False)
             self._parts.append(self.client.submit(_Part.build, rows, ys, kernel, centers,
-                                                  strategy, workers=where, pure=False))
+                                                  strategy, scale, workers=where, pure=False))
         from distributed import wait  # the optional extra, present once a client exists
 
         wait(self._parts)

@@ -57,6 +57,7 @@ from kernreg._validation import check_choice
 from kernreg.kernels import Kernel, normal_pass
 from kernreg.solvers.blocks.buffers import release, take
 from kernreg.solvers.blocks.dask_rows import DistributedRows
+from kernreg.solvers.blocks.distinct import merged_rows
 from kernreg.solvers.blocks.lambda_path import NystromSystem, eigen_path_coefs
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.nystrom import nystrom_products
@@ -153,11 +154,13 @@ def resolve_precision(precision: str, n: int, m: int, d: int, n_lambdas: int, dt
 
 
 def a_blocks(kernel: Kernel, X: Any, C: Any, factor: NystromFactor,
-             out: np.ndarray | None = None) -> Iterator[tuple[slice, np.ndarray]]:
+             out: np.ndarray | None = None, row_scale: np.ndarray | None = None
+             ) -> Iterator[tuple[slice, np.ndarray]]:
     """Row blocks ``(rows, A_b)`` of ``A = K(X, C) R⁻¹`` in float64 (each by a triangular solve
     of the kernel block: backward stable, so ``A`` is as accurate as the float64 path's), also
-    written into ``out[rows]`` when ``out`` is given."""
-    for sl, Kb in kernel.blocks(X, C, reuse_buffer=True):
+    written into ``out[rows]`` when ``out`` is given; ``diag(row_scale) K(X, C) R⁻¹`` with
+    ``row_scale``."""
+    for sl, Kb in kernel.blocks(X, C, reuse_buffer=True, row_scale=row_scale):
         Ab = factor.right_solve(Kb)
         if out is not None:
             out[sl] = Ab
@@ -303,11 +306,15 @@ def mixed_system(kernel: Kernel, X: Any, C: Any, y: np.ndarray, factor: NystromF
     """The mixed-precision NKRLS system of the rows ``(X, y)``, holding ``A = K_nm R⁻¹`` in
     float64 for the refinement (see the module's docstring for why ``A`` and not ``K_nm``).
     Close the system when done with it: ``A`` goes to the next fit of its shape."""
-    n, m = X.shape[0], C.shape[0]
-    check_fits(n, m)
-    A = take((n, m), np.float64)
     y = np.asarray(y, dtype=np.float64)
-    H, Aty = float32_gram_products(a_blocks(kernel, X, C, factor, out=A), y, m)
+    # repeated rows merged (A = diag(√counts) K_um R⁻¹ on the u distinct rows): the same AᵀA
+    # and Aᵀy, and the refinement's products with them, from u rows of A instead of n
+    X_u, y_u, scale = merged_rows(X, y)
+    u, m = X_u.shape[0], C.shape[0]
+    check_fits(u, m)
+    A = take((u, m), np.float64)
+    H, Aty = float32_gram_products(a_blocks(kernel, X_u, C, factor, out=A, row_scale=scale),
+                                   y_u, m)
     return MixedNystromSystem(factor, H, Aty, A, float(np.linalg.norm(y)),
                               lambda: nystrom_products(kernel, X, C, y, factor),
                               tol=tol, max_steps=max_steps)
@@ -322,8 +329,9 @@ def nkrls_system(kernel: Kernel, X: Any, y: np.ndarray, C: Any, factor: NystromF
         system = mixed_system(kernel, X, C, y, factor)
         system.rows = X.shape[0]
         return system
-    if backend == "dask":
-        rows = DistributedRows(kernel, X, y, C, "blocked")
+    if backend == "dask":  # repeated rows merged, as nystrom_products does here
+        X_u, y_u, scale = merged_rows(X, y)
+        rows = DistributedRows(kernel, X_u, y_u, C, "blocked", row_scale=scale)
         try:
             return NystromSystem(factor, *rows.gram_products(factor), rows=X.shape[0])
         finally:

@@ -51,7 +51,7 @@ class RowProducts:
         """``(K_nmᵀK_nm, K_nmᵀy)`` in float64, here (``K_nm = diag(row_scale) K(X, C)``) or
         summed over a Dask cluster's parts."""
         if self.backend == "dask":
-            rows = DistributedRows(self.gram_kernel(), X, y, C, "blocked")
+            rows = DistributedRows(self.gram_kernel(), X, y, C, "blocked", row_scale=row_scale)
             try:
                 return rows.gram_products()
             finally:
@@ -66,12 +66,10 @@ class RowProducts:
     def training(self, X: Any, y: np.ndarray, C: Any, strategy: str
                  ) -> tuple[Callable[[np.ndarray], np.ndarray], NormalProduct]:
         """The gradient ``α ↦ K_nmᵀ(K_nm α − y)`` on (X, y) with centers C, computed as the
-        strategy dictates, and the rows' normal product (for the step size). Here (not on a
-        cluster) repeated rows are merged first: the same products from u rows instead of n
+        strategy dictates, and the rows' normal product (for the step size). Repeated rows are
+        merged first, here or on a cluster: the same products from u rows instead of n
         (:func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
-        scale = None
-        if self.backend != "dask":
-            X, y, scale = merged_rows(X, y)
+        X, y, scale = merged_rows(X, y)
         if strategy == "gram":
             # K_nmᵀ(K_nm α − y) = Gα − b with G = K_nmᵀK_nm, b = K_nmᵀy formed once. AᵀA =
             # R⁻ᵀGR⁻¹ is not formed: NKRLS needs it accurate for its tiny λ (see
@@ -79,7 +77,7 @@ class RowProducts:
             G, b = self.gram(X, y, C, scale)
             return (lambda alpha: G @ alpha - b), (lambda u: G @ u)
         if self.backend == "dask":
-            rows = self._open(DistributedRows(self.kernel, X, y, C, strategy))
+            rows = self._open(DistributedRows(self.kernel, X, y, C, strategy, row_scale=scale))
             return rows.gradient, rows.normal
         knm = self._open(make_knm(strategy, self.kernel, X, C, scale))
         return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
