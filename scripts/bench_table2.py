@@ -39,7 +39,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 from sklearn.kernel_approximation import Nystroem
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
@@ -57,7 +56,7 @@ from kernreg.experiment import (
     trial_split,
 )
 from kernreg.experiment.floor import HostRates, es_floor, nkrls_floor, noisy_host, nytro_floor
-from kernreg.results.bench import record_row, today_source
+from kernreg.results.bench import parse_assignments, record_row, today_source
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.distinct import distinct_rows, merging
@@ -325,12 +324,10 @@ def main() -> None:
                         help="do not merge repeated training rows (the whole rows' products, "
                              "for comparison; print only)")
     args = parser.parse_args()
-    params = {}
-    for item in args.param:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--param takes KEY=VALUE, got {item!r}")
-        params[key] = yaml.safe_load(value)
+    try:
+        params = parse_assignments(args.param)
+    except ValueError as err:
+        parser.error(str(err))
     if params or not args.merge:
         args.csv = None
     paper = paper_table2()

@@ -8,6 +8,8 @@ fresh memory: the first fit of a process also pays for first touch and compilati
 
     python scripts/profile_fit.py configs/adult_all.yaml nkrls
     python scripts/profile_fit.py configs/covtype_nytro.yaml nytro --top 25
+    python scripts/profile_fit.py configs/adult_nytro.yaml nytro --dtype float32 --warmup \
+        --param strategy=memory --param validation_strategy=memory
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
+from kernreg.results.bench import parse_assignments
 
 
 def main() -> None:
@@ -40,12 +43,20 @@ def main() -> None:
                         help="override the config's kernel dtype")
     parser.add_argument("--top", type=int, default=15, help="functions printed")
     parser.add_argument("--warmup", action="store_true", help="one unprofiled fit first")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="set a parameter (YAML value) of the algorithm, e.g. "
+                             "strategy=memory")
     args = parser.parse_args()
+    try:
+        params = parse_assignments(args.param)
+    except ValueError as err:
+        parser.error(str(err))
     exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None)
     matches = [a for a in exp.algorithms if args.algorithm in (a.name, a.label)]
     if not matches:
         parser.error(f"{args.config} has no algorithm {args.algorithm!r}")
     algo = matches[0]
+    algo.params.update(params)
     threads = resolve_blas_threads(exp.budget["blas_threads"])
     with threadpool_limits(limits=threads):
         data = prepare_data(exp)

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from kernreg.errors import ResultsError
-from kernreg.results.bench import record_row
+from kernreg.results.bench import parse_assignments, record_row
 from kernreg.results.docs import (
     BLOCK,
     DOC_TABLES,
@@ -235,6 +235,15 @@ def test_markers_inside_fenced_code_are_examples():
     out = render_text(text, RESULTS, "x.md")
     assert out.startswith("```markdown\n<!-- kernreg:table NAME -->\n")
     assert "old" not in out and "| m | uniform: test RMSE / time (s)" in out
+
+
+def test_benchmark_params_are_read_as_yaml_values():
+    assert parse_assignments(["strategy=memory", "max_iter=60", "merge_duplicates=false",
+                              "sigma=1e-1"]) == {"strategy": "memory", "max_iter": 60,
+                                                 "merge_duplicates": False, "sigma": 0.1}
+    for bad in ("strategy", "=memory"):
+        with pytest.raises(ValueError, match="KEY=VALUE"):
+            parse_assignments([bad])
 
 
 def test_record_row_replaces_its_key_and_keeps_the_rest(tmp_path):

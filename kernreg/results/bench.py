@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from kernreg.atomic import write_text
 
@@ -50,6 +51,30 @@ def record_row(path: str | Path, row: Mapping[str, object], key: Sequence[str],
                 if not c.startswith(SOURCE_NOTE) or c[len(SOURCE_NOTE):].split('"')[0] in sources]
     body = table[list(columns)].to_csv(index=False, lineterminator="\n")
     write_text(path, "".join(f"{c}\n" for c in comments) + body)
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, object]:
+    """``{KEY: value}`` from a benchmark's ``--param KEY=VALUE`` options (values read as YAML:
+    ``strategy=memory``, ``max_iter=60``, ``merge_duplicates=false``, ``sigma=1e-1``).
+
+    Raises
+    ------
+    ValueError
+        An item without ``=`` or without a key.
+    """
+    params: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param takes KEY=VALUE, got {item!r}")
+        parsed = yaml.safe_load(value)
+        if isinstance(parsed, str):  # YAML 1.1 reads 1e-1 (no dot) as a string
+            try:
+                parsed = float(parsed)
+            except ValueError:
+                pass
+        params[key] = parsed
+    return params
 
 
 def today_source(script: str) -> str:
