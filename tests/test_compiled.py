@@ -227,6 +227,22 @@ def test_float32_storage_accumulates_in_float64(path, k) -> None:
     np.testing.assert_allclose(r, r_ref, rtol=rtol, atol=rtol * np.abs(r_ref).max())
 
 
+@pytest.mark.parametrize("rows", [*range(1, 9), *range(128, 137)])  # 1 part, 2 parts
+def test_one_column_pass_for_every_row_remainder(path, rows: int) -> None:
+    """The one-column compiled loop takes four rows at a time per thread: every count of
+    left-over rows, float64 and float32 storage, one and two threads."""
+    rng = np.random.default_rng(rows)
+    for dtype in (np.float64, np.float32):
+        K = rng.random((rows, 37)).astype(dtype)
+        beta, y = rng.standard_normal(37), rng.standard_normal(rows)
+        g_ref, r_ref = _reference_pass(K, beta, y)
+        for threads in (1, 2):
+            g, r = normal_pass(K, beta, y, threads=threads)
+            rtol = 1e-12 if path == "numba" or dtype == np.float64 else FLOAT32_RTOL
+            np.testing.assert_allclose(g, g_ref, rtol=rtol, atol=rtol * np.abs(g_ref).max())
+            np.testing.assert_allclose(r, r_ref, rtol=rtol, atol=rtol * np.abs(r_ref).max())
+
+
 def test_normal_pass_shape_errors_name_the_argument() -> None:
     K = np.ones((10, 4))
     with pytest.raises(ValueError, match="beta"):
@@ -265,15 +281,19 @@ def test_noisy_host_names_the_rates_that_moved() -> None:
     assert noisy_host(before, HostRates(gemm=100e9, stream=20e9)) == []  # exp not measured
 
 
-def test_the_compiled_stored_pass_is_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The stored pass runs its compiled loop only with KERNREG_JIT_PASS=1 (measured slower than
-    BLAS here); either way it gives the same result."""
+def test_the_compiled_stored_pass_runs_for_one_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default the stored pass runs its compiled loop for one right-hand side and BLAS's
+    products for several (measured faster for each); KERNREG_JIT_PASS=1 takes the compiled
+    loop for any number, 0 for none; either way the result is the same."""
     from kernreg.kernels.compiled import compiled_pass_enabled
 
     monkeypatch.delenv("KERNREG_JIT_PASS", raising=False)
-    assert not compiled_pass_enabled()
+    assert compiled_pass_enabled(1) and not compiled_pass_enabled(16)
     monkeypatch.setenv("KERNREG_JIT_PASS", "1")
-    assert compiled_pass_enabled()
+    assert compiled_pass_enabled(1) and compiled_pass_enabled(16)
+    monkeypatch.setenv("KERNREG_JIT_PASS", "0")
+    assert not compiled_pass_enabled(1) and not compiled_pass_enabled(16)
+    monkeypatch.delenv("KERNREG_JIT_PASS")
     rng = np.random.default_rng(0)
     K, beta, y = rng.random((50, 7)), rng.random(7), rng.random(50)
     with_jit = normal_pass(K, beta, y)[0]

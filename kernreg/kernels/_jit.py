@@ -138,13 +138,14 @@ def distance_exp_f32(out, xx, yy, profile, scale, noise):
                 out[i, j] = poly * _exp_f32(-t)
 
 
-# reassoc lets the k = 1 dot product run in SIMD lanes (a reordered sum: float64 rounding of
-# the same size as BLAS's, which also reorders); contract fuses multiply-adds
+# reassoc lets the dot products run in SIMD lanes (a reordered sum: float64 rounding of the
+# same size as BLAS's, which also reorders); contract fuses multiply-adds
 @njit(parallel=True, cache=True, fastmath={"contract", "reassoc"})
 def normal_pass_kernel(K, beta, y, grad_parts, resid):
     """Rows split into one contiguous chunk per part; each part accumulates its own
     gradient (float64), summed by the caller. Row i is read for r_i = K_i β − y_i and at
-    once for g += K_iᵀ r_i, while it is in L1. ``y`` has k columns or one (shared)."""
+    once for g += K_iᵀ r_i, while it is in L1. ``y`` has k columns or one (shared); one
+    column (k = 1) goes to :func:`normal_pass_single`."""
     n, m = K.shape
     k = beta.shape[1]
     shared_y = y.shape[1] == 1
@@ -155,24 +156,55 @@ def normal_pass_kernel(K, beta, y, grad_parts, resid):
         r = np.empty(k)
         for i in range(p * chunk, min(n, (p + 1) * chunk)):
             Ki = K[i]
-            if k == 1:
-                acc = 0.0
-                for j in range(m):
-                    acc += np.float64(Ki[j]) * beta[j, 0]
-                ri = acc - y[i, 0]
-                resid[i, 0] = ri
-                for j in range(m):
-                    g[j, 0] += np.float64(Ki[j]) * ri
-            else:
+            for c in range(k):
+                r[c] = -y[i, 0] if shared_y else -y[i, c]
+            for j in range(m):
+                kij = np.float64(Ki[j])
                 for c in range(k):
-                    r[c] = -y[i, 0] if shared_y else -y[i, c]
-                for j in range(m):
-                    kij = np.float64(Ki[j])
-                    for c in range(k):
-                        r[c] += kij * beta[j, c]
+                    r[c] += kij * beta[j, c]
+            for c in range(k):
+                resid[i, c] = r[c]
+            for j in range(m):
+                kij = np.float64(Ki[j])
                 for c in range(k):
-                    resid[i, c] = r[c]
-                for j in range(m):
-                    kij = np.float64(Ki[j])
-                    for c in range(k):
-                        g[j, c] += kij * r[c]
+                    g[j, c] += kij * r[c]
+
+
+@njit(parallel=True, cache=True, fastmath={"contract", "reassoc"})
+def normal_pass_single(K, beta, y, grad_parts, resid):
+    """:func:`normal_pass_kernel` for one right-hand side (``beta``, ``y``, ``resid`` 1-D;
+    ``grad_parts`` of shape (parts, m)), four rows at a time: their four dot products share
+    each load of ``β``, and one update of ``g`` takes all four rows, so ``g`` (in L1) is read
+    and written once per four rows instead of once per row. Still float64 arithmetic."""
+    n, m = K.shape
+    parts = grad_parts.shape[0]
+    chunk = (n + parts - 1) // parts
+    for p in prange(parts):
+        g = grad_parts[p]
+        i = p * chunk
+        hi = min(n, (p + 1) * chunk)
+        while i + 4 <= hi:
+            K0, K1, K2, K3 = K[i], K[i + 1], K[i + 2], K[i + 3]
+            a0 = a1 = a2 = a3 = 0.0
+            for j in range(m):
+                bj = beta[j]
+                a0 += np.float64(K0[j]) * bj
+                a1 += np.float64(K1[j]) * bj
+                a2 += np.float64(K2[j]) * bj
+                a3 += np.float64(K3[j]) * bj
+            r0, r1, r2, r3 = a0 - y[i], a1 - y[i + 1], a2 - y[i + 2], a3 - y[i + 3]
+            resid[i], resid[i + 1], resid[i + 2], resid[i + 3] = r0, r1, r2, r3
+            for j in range(m):
+                g[j] += ((np.float64(K0[j]) * r0 + np.float64(K1[j]) * r1)
+                         + (np.float64(K2[j]) * r2 + np.float64(K3[j]) * r3))
+            i += 4
+        while i < hi:  # the last rows of the part
+            Ki = K[i]
+            acc = 0.0
+            for j in range(m):
+                acc += np.float64(Ki[j]) * beta[j]
+            ri = acc - y[i]
+            resid[i] = ri
+            for j in range(m):
+                g[j] += np.float64(Ki[j]) * ri
+            i += 1

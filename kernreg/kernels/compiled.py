@@ -302,9 +302,10 @@ def normal_pass(
 
     Notes
     -----
-    The compiled path multiplies in float64 whatever ``K``'s dtype (a float32 ``K`` is widened
-    element by element, in registers); the numpy fallback multiplies a float32 ``K`` in float32
-    (widening the block would cost a copy) and sums the blocks in float64.
+    The compiled loop runs for one column of ``beta`` (several go to BLAS, see
+    :func:`compiled_pass_enabled`). It multiplies in float64 whatever ``K``'s dtype (a float32
+    ``K`` is widened element by element, in registers); BLAS's products multiply a float32 ``K``
+    in float32 (widening the block would cost a copy) and sum the blocks in float64.
     """
     blocks = [(slice(0, K.shape[0]), K)] if isinstance(K, np.ndarray) else list(K)
     if not blocks or blocks[0][1].ndim != 2:
@@ -329,18 +330,25 @@ def normal_pass(
     return g, r
 
 
-def compiled_pass_enabled() -> bool:
-    """Whether :func:`normal_pass` runs its compiled loop: only on request
-    (``KERNREG_JIT_PASS=1``) besides :func:`jit_enabled`. Measured on this 2-core host
-    (scripts/bench_kernels.py, 2 threads, 20000 stored rows), the compiled pass was slower than
-    BLAS's two GEMVs/GEMMs: Adult-sized float32 k = 1 5.9 → 27.3 ms, k = 16 14.9 → 88.5 ms;
-    Ijcnn1-sized float64 k = 1 60.0 → 35.9 ms but k = 16 204 → 384 ms."""
-    return os.environ.get("KERNREG_JIT_PASS", "0").strip().lower() not in _FALSE
+def compiled_pass_enabled(columns: int = 1) -> bool:
+    """Whether :func:`normal_pass` runs its compiled loop for ``columns`` right-hand sides
+    (besides :func:`jit_enabled`): by default for one column and not for several;
+    ``KERNREG_JIT_PASS=1`` takes it for any number, ``KERNREG_JIT_PASS=0`` for none.
+
+    Measured (``scripts/bench_kernels.py``, 2 threads, 20000 stored rows, OPENBLAS_THREAD_TIMEOUT
+    4, 2026-11-27): one column, the compiled loop four rows at a time against numpy's two BLAS
+    products per block, see docs/speed.md; several columns, BLAS's GEMMs win (k = 16: Adult-sized
+    float32 25.3 against 97.2 ms, Ijcnn1-sized float64 243 against 507 ms)."""
+    setting = os.environ.get("KERNREG_JIT_PASS", "").strip().lower()
+    if setting in _FALSE:
+        return False
+    return columns == 1 or setting != ""
 
 
 def _normal_pass_block(Kb: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.ndarray,
                        resid: np.ndarray, threads: int | None) -> None:
-    jit = _kernels() if (compiled_pass_enabled() and Kb.dtype in (np.float32, np.float64)
+    k = beta.shape[1]
+    jit = _kernels() if (compiled_pass_enabled(k) and Kb.dtype in (np.float32, np.float64)
                          and Kb.flags.c_contiguous) else None
     if jit is None:
         _normal_pass_numpy(Kb, beta, y, grad, resid)
@@ -352,7 +360,11 @@ def _normal_pass_block(Kb: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np
         parts = max(1, min(numba.get_num_threads(), Kb.shape[0] // 64))
         grad_parts = np.zeros((parts, *grad.shape))
         r = resid if resid.flags.c_contiguous else np.empty(resid.shape)
-        jit.normal_pass_kernel(Kb, beta, np.ascontiguousarray(y), grad_parts, r)
+        if k == 1:
+            jit.normal_pass_single(Kb, np.ascontiguousarray(beta[:, 0]),
+                                   np.ascontiguousarray(y[:, 0]), grad_parts[..., 0], r[:, 0])
+        else:
+            jit.normal_pass_kernel(Kb, beta, np.ascontiguousarray(y), grad_parts, r)
     grad += grad_parts.sum(axis=0)
     if r is not resid:
         resid[...] = r
