@@ -177,6 +177,36 @@ def test_only_then_resume_completes_the_run(mirror: Path, tmp_path: Path,
     assert "--only: svm not in ci_cpusmall" in capsys.readouterr().err
 
 
+def test_fallback_rows_stand_in_for_runs_not_made_here(mirror: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """``kernreg table --fallback CSV``: a table refreshed run by run — the labels with a run
+    folder come from it, the others from the committed trials; ``--trials-out`` writes the
+    rows behind the table."""
+    main(["run", str(CI_CONFIG), "--out", str(tmp_path / "earlier"), "--trials", "1",
+          "--no-progress"])
+    earlier = pd.read_csv(tmp_path / "earlier" / "ci_cpusmall" / "results.csv")
+    earlier["test_rmse"] = np.where(earlier["label"] == "nytro", 9.99, 7.77)  # tell them apart
+    earlier.to_csv(tmp_path / "trials.csv", index=False)
+    out = tmp_path / "out"
+    main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--only", "nytro",
+          "--no-progress"])
+    capsys.readouterr()
+    main(["table", str(CI_CONFIG), "--results-dir", str(out), "--fallback",
+          str(tmp_path / "trials.csv"), "--trials-out", str(tmp_path / "behind.csv"),
+          "-o", str(tmp_path / "t.md")])
+    err = capsys.readouterr().err
+    assert f"ci_cpusmall/krls: no results in {out / 'ci_cpusmall'} (rows from" in err
+    text = (tmp_path / "t.md").read_text()
+    assert "not run yet" not in text and "7.7700" in text and "9.99" not in text
+    behind = pd.read_csv(tmp_path / "behind.csv").sort_values("label")
+    assert list(behind["label"]) == ["es", "kols", "krls", "nkrls", "nytro"]
+    fresh = pd.read_csv(out / "ci_cpusmall" / "results.csv")
+    assert behind.loc[behind["label"] == "nytro", "test_rmse"].item() == \
+        fresh["test_rmse"].item()
+    assert (behind.loc[behind["label"] != "nytro", "test_rmse"] == 7.77).all()
+
+
 def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     text = CI_CONFIG.read_text().replace("trials: 2", "trials: 1")

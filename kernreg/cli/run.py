@@ -16,7 +16,7 @@ from kernreg.config import load_experiment
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
 from kernreg.errors import KernregError, ResultsError
 from kernreg.experiment import run_dir_for, run_experiment
-from kernreg.results.store import RunStore, read_results_csv
+from kernreg.results.store import RunStore, fill_missing_runs, read_results_csv
 from kernreg.results.tables import (
     TABLES,
     Collected,
@@ -113,10 +113,12 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
     click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
 
 
-def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -> Collected:
+def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
+             fallback: str | None = None) -> Collected:
     """Tidy results of every input (table config, experiment config, run folder or CSV);
     ``rebuild`` first rewrites each run folder's results.csv/results.h5 from its trial
-    files."""
+    files; ``fallback`` (a results CSV) fills in the (experiment, label) pairs that no input
+    has results for."""
 
     def read(run_dir: Path) -> pd.DataFrame:
         store = RunStore(run_dir)
@@ -132,6 +134,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
         return read_results_csv(run_dir)
 
     frames, not_run, notes, missing, measures = [], [], [], [], []
+    pending: list[tuple[tuple[str, str], dict[str, Any], str]] = []  # not run: (pair, NA, warning)
     for item in inputs:
         path = Path(item)
         labels = None  # a table config's `labels:` keeps only those rows of its runs
@@ -162,10 +165,20 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
                     continue
                 if algo.label not in done:
                     reason = f"not run yet (kernreg run {run_config} --resume)"
-                    not_run.append({"dataset": exp.dataset["name"], "algorithm": algo.name,
-                                    "label": algo.label, "reason": reason,
-                                    "m": algo.params.get("m")})
-                    missing.append(f"{exp.name}/{algo.label}: no results in {run_dir}")
+                    pending.append(((exp.name, algo.label),
+                                    {"dataset": exp.dataset["name"], "algorithm": algo.name,
+                                     "label": algo.label, "reason": reason,
+                                     "m": algo.params.get("m")},
+                                    f"{exp.name}/{algo.label}: no results in {run_dir}"))
+    if fallback is not None:
+        filled = fill_missing_runs(frames, read_results_csv(fallback))
+        frames.append(filled)
+        covered = set(zip(filled["experiment"], filled["label"], strict=True))
+        missing += [f"{line} (rows from {fallback})" for pair, _, line in pending
+                    if pair in covered]
+        pending = [item for item in pending if item[0] not in covered]
+    not_run += [entry for _, entry, _ in pending]
+    missing += [line for _, _, line in pending]
     if not frames:
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))
     return Collected(pd.concat(frames, ignore_index=True), not_run, notes, missing, measures)
@@ -185,18 +198,28 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False) -
 @click.option("--rebuild", is_flag=True,
               help="First rewrite each run's results.csv and results.h5 from its trial files "
                    "(after a damaged or interrupted write).")
+@click.option("--fallback", type=click.Path(dir_okay=False),
+              help="A results CSV (e.g. results/table2_trials.csv) whose rows stand in for the "
+                   "(experiment, label) pairs that no input has results for: a table "
+                   "refreshed run by run.")
+@click.option("--trials-out", type=click.Path(dir_okay=False),
+              help="Also write the tidy rows behind the table (one per trial) to this CSV.")
 def table(inputs: tuple[str, ...], which: str | None, fmt: str, compare_paper: bool,
-          results_dir: str, output: str | None, rebuild: bool) -> None:
+          results_dir: str, output: str | None, rebuild: bool, fallback: str | None,
+          trials_out: str | None) -> None:
     """Render a table (NYTRO Table 1 or 2, LiM Table 1, a summary) from INPUTS: table configs,
     experiment configs, run folders or results.csv files."""
     if which is None:
         kinds = {load_table_config(i)["table"] for i in inputs
                  if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)}
         which = kinds.pop() if len(kinds) == 1 else "table2"
-    collected = _collect(inputs, results_dir, rebuild)
-    text = render_table(which, collected, fmt, compare_paper)
+    collected = _collect(inputs, results_dir, rebuild, fallback)
+    text = render_table(which, collected, fmt, compare_paper)  # before anything is written
     for line in collected.missing:
         click.echo(f"warning: {line}", err=True)
+    if trials_out:
+        write_text(trials_out, collected.results.to_csv(index=False))
+        click.echo(f"wrote {trials_out}")
     if output:
         write_text(output, text)
         click.echo(f"wrote {output}")

@@ -30,7 +30,7 @@ import re
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
@@ -520,6 +520,17 @@ REQUIRED_COLUMNS = ("experiment", "dataset", "algorithm", "label", "trial", "sel
 NUMERIC_COLUMNS = ("trial", "selected", "model_selection_time", "test_rmse")
 #: Columns no row may leave empty (``selected`` is empty for KOLS, which selects nothing).
 FILLED_COLUMNS = tuple(c for c in REQUIRED_COLUMNS if c != "selected")
+
+
+def fill_missing_runs(frames: Sequence[pd.DataFrame], fallback: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``fallback`` whose (experiment, label) pair none of ``frames`` has: earlier
+    trials standing in for runs not (re)made here, e.g. the committed trials behind a table
+    when only some of its runs were redone."""
+    have = {pair for frame in frames
+            for pair in zip(frame["experiment"], frame["label"], strict=True)}
+    keep = [pair not in have for pair in zip(fallback["experiment"], fallback["label"],
+                                             strict=True)]
+    return fallback[keep].reset_index(drop=True)
 
 
 def read_results_csv(path: str | Path) -> pd.DataFrame:
