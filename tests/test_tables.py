@@ -8,6 +8,7 @@ import pandas as pd
 from kernreg.results.tables import (
     build_table2,
     cell_notes,
+    gemm_note,
     paper_table2,
     render_frame,
     render_table2,
@@ -120,3 +121,17 @@ def test_summary_lists_the_sigmas_a_grid_picked_beside_a_fixed_sigma() -> None:
     assert frame.loc["fixed", "σ* (trials)"] == "6 (fixed)"
     assert "σ* (trials)" not in summary_table(pd.DataFrame(rows[:4]).drop(
         columns="sigma_selected"))  # no grid in the table: no column
+
+
+def test_gemm_note_names_each_datasets_rates_when_they_differ() -> None:
+    """Runs of different sessions sit side by side in one table: the GEMM rate behind each
+    dataset's times is named when the rates differ by more than 20%."""
+    adult = _results().assign(gemm_gflops=[56.0, 56.0, 92.0, 56.0])
+    insurance = _results().assign(dataset="insurance", gemm_gflops=71.0)
+    note = gemm_note(pd.concat([adult, insurance]))
+    assert note.endswith("median 71 GFLOP/s, range 56–92; by dataset: Adult 56–92, "
+                         "Insurance Company Benchmark 71")
+    close = pd.concat([adult.assign(gemm_gflops=60.0), insurance.assign(gemm_gflops=70.0)])
+    assert gemm_note(close).endswith("median 65 GFLOP/s, range 60–70")
+    # one dataset: nothing to split
+    assert gemm_note(adult).endswith("median 56 GFLOP/s, range 56–92")

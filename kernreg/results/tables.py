@@ -204,16 +204,27 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                     lines.append(f"{row_titles[ds]}, {algorithm_title(algo)}: "
                                  f"{n} trial{'s' if n > 1 else ''} (most cells: {usual})")
     if "gemm_gflops" in results and results["gemm_gflops"].notna().any():
-        lines.append(gemm_note(results["gemm_gflops"]))
+        lines.append(gemm_note(results))
     return Table2(datasets, algorithms, row_titles, cells,
                   lines + cell_notes(notes, row_titles), quantities)
 
 
-def gemm_note(gflops: pd.Series) -> str:
-    """The host's measured GEMM rate over the runs of a table (the yardstick of its times)."""
-    g = gflops.dropna().astype(float)
-    return (f"Host GEMM rate while timing (float64 1024² product, the runs' BLAS threads): "
+def gemm_note(results: pd.DataFrame) -> str:
+    """The host's measured GEMM rate over the runs of a table (the yardstick of its times);
+    per dataset too when the rates differ by more than 20% (runs of different sessions or
+    hosts side by side)."""
+    timed = results.dropna(subset=["gemm_gflops"])
+    g = timed["gemm_gflops"].astype(float)
+    text = (f"Host GEMM rate while timing (float64 1024² product, the runs' BLAS threads): "
             f"median {g.median():.0f} GFLOP/s, range {g.min():.0f}–{g.max():.0f}")
+    by_dataset = timed.groupby("dataset", sort=False)["gemm_gflops"]
+    if by_dataset.ngroups > 1 and g.max() > 1.2 * g.min():
+        spans = [f"{get_spec(ds).title.split(' (')[0]} "
+                 + (f"{v.min():.0f}" if round(v.min()) == round(v.max())
+                    else f"{v.min():.0f}–{v.max():.0f}")
+                 for ds, v in by_dataset]
+        text += "; by dataset: " + ", ".join(spans)
+    return text
 
 
 def _rows(table: Table2, bold: tuple[str, str], with_paper: bool) -> list[list[str]]:
