@@ -129,10 +129,7 @@ def cell_notes(notes: Sequence[dict[str, Any]], titles: dict[str, str] | None = 
     for c in notes:
         title = (titles or {}).get(c["dataset"])
         if title is None:
-            try:
-                title = get_spec(c["dataset"]).title.split(" (")[0]
-            except DataError:  # a dataset kernreg does not provide (yet)
-                title = c["dataset"]
+            title = dataset_title(c["dataset"])
         what = algorithm_title(c["algorithm"]) if "algorithm" in c else c.get("label", "")
         lines.append(f"{title}, {what}: {c['note']}")
     return lines
@@ -219,7 +216,7 @@ def gemm_note(results: pd.DataFrame) -> str:
             f"median {g.median():.0f} GFLOP/s, range {g.min():.0f}–{g.max():.0f}")
     by_dataset = timed.groupby("dataset", sort=False)["gemm_gflops"]
     if by_dataset.ngroups > 1 and g.max() > 1.2 * g.min():
-        spans = [f"{get_spec(ds).title.split(' (')[0]} "
+        spans = [f"{dataset_title(str(ds))} "
                  + (f"{v.min():.0f}" if round(v.min()) == round(v.max())
                     else f"{v.min():.0f}–{v.max():.0f}")
                  for ds, v in by_dataset]
