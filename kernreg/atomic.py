@@ -10,22 +10,31 @@ through; the rename replaces a link at the target itself, not what it points to.
 (read-only folder, full disk) leaves no temporary behind and is reported as an
 :class:`~kernreg.errors.OutputError` naming the file; a killed writer's temporaries are removed
 by :func:`remove_temporaries` once nobody can be writing them (the run lock is held).
+
+HDF5 files are built in memory and written as one byte string (:func:`write_hdf5`): the HDF5
+library never holds a file on disk open, so a full disk is an ``OSError`` like any other, never
+a library handle that fails to close and crashes the interpreter at exit.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import h5py
 
 from kernreg.errors import ConfigError, OutputError
 
 __all__ = ["COMPONENT_CHARS", "MAX_COMPONENT", "atomic_path", "check_inside", "path_component",
-           "remove_temporaries", "write_text"]
+           "remove_temporaries", "write_hdf5", "write_text"]
 
 #: Characters a name or label that becomes a file or folder name may contain; the first one
 #: must be a letter or digit (so no ``.``, ``..``, hidden names or option-like ``-x``).
@@ -105,6 +114,23 @@ def write_text(path: str | os.PathLike[str], text: str, advice: str | None = Non
     """Write ``text`` to ``path`` atomically (UTF-8); ``advice``: the next step on failure."""
     with atomic_path(path, advice, root) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def write_hdf5(path: str | os.PathLike[str], fill: Callable[[h5py.File], None],
+               advice: str | None = None, root: str | os.PathLike[str] | None = None) -> None:
+    """Write the HDF5 file that ``fill`` builds to ``path`` atomically.
+
+    The file is built in memory (h5py on a ``BytesIO``) and written as bytes through
+    :func:`atomic_path`: on a full disk or a read-only folder nothing is left behind and the
+    failure is the :class:`~kernreg.errors.OutputError` naming ``path`` (with ``advice``).
+    """
+    import h5py  # here: the commands that write no HDF5 start without it
+
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w") as f:
+        fill(f)
+    with atomic_path(path, advice, root) as tmp, open(tmp, "wb") as out:
+        out.write(buffer.getbuffer())
 
 
 def remove_temporaries(folder: str | os.PathLike[str]) -> list[Path]:

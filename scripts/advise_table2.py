@@ -40,6 +40,12 @@ PREDICTIONS = {"predicted": "map at (SNR, d_eff)", "predicted_worst_case": "map 
 RMSE_TOLERANCE = 0.01
 
 
+def _curve(value: float | None) -> str:
+    """A map curve's value; ``null`` in the advice file is its pole (the reason is under
+    ``"undefined"``)."""
+    return "∞" if value is None else f"{value:.3g}"
+
+
 def winners(time: pd.Series, rmse: pd.Series) -> tuple[str, str, str]:
     """(fastest, fastest at equal accuracy, the cell text listing times and RMSEs)."""
     algos = [a for a in REGIMES if a in time.index]
@@ -109,7 +115,7 @@ def main() -> None:
         lines.append(
             f"| {name} | {a['n']} | {a['sigma']:g} | {a['m']} | {a['lam_star']:.2g} "
             f"| {a['snr']:.2g} | {eff_bound}{a['d_eff']:.3g} | {max_bound}{a['d_max']:.3g} "
-            f"| {a['c1']:.3g} | {a['c2']:.3g} | {t} | {predicted} | {here_cell} "
+            f"| {_curve(a['c1'])} | {_curve(a['c2'])} | {t} | {predicted} | {here_cell} "
             f"| {paper_cell} | {at_paper} |")
         for key, prediction in PREDICTIONS.items():
             for source, (fast, fast_equal) in measured.items():

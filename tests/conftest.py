@@ -35,3 +35,12 @@ def mirror() -> Path:
     if not MIRROR.is_dir():
         pytest.skip(f"dataset mirror not found at {MIRROR} (set KERNREG_MIRROR)")
     return MIRROR
+
+
+@pytest.fixture
+def kernreg_cli(capsys: pytest.CaptureFixture[str]):
+    """``kernreg ARGS`` in this process: ``(exit status, stdout, stderr)``; no traceback may
+    reach stderr."""
+    from cli_runner import run_kernreg
+
+    return lambda args: run_kernreg(args, capsys)

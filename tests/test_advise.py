@@ -140,3 +140,62 @@ def test_the_drawn_map_is_the_predictor_on_a_grid() -> None:
               if len(line.get_xydata()) == 1}
     assert tuple(points["o"]) == (1e3, 40.0) and tuple(points["D"]) == (20.0, 40.0)
     assert predict_fastest(1e3, 40.0, 5000) == advice.predicted
+
+
+def _strict_json(text: str) -> dict:
+    """JSON as other programs read it: ``NaN``/``Infinity`` are not JSON."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not valid JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_sigma_whose_kernel_is_the_identity_is_refused_before_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """σ = 1e-140 on standardized data: every kernel value between two distinct rows
+    underflows, the NKRLS path is flat at λ = 1 and c2 = SNR/|log SNR| is infinite — advice
+    that means nothing is refused, naming --sigma and the bound, before any file."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["advise", "breast_cancer", "--sigma", "1e-140", "--subsample", "200",
+              "--out", str(tmp_path / "a")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --sigma 1e-140 is below ") and "Traceback" not in err
+    assert "kernel matrix is the identity" in err and len(err.strip().splitlines()) == 1
+    bound = float(err.split("is below ")[1].split()[0])
+    assert 1e-3 < bound < 0.9  # the paper's σ = 0.9 is well above it
+    assert not (tmp_path / "a").exists()
+
+
+def test_advice_at_a_pole_of_the_map_writes_null_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """λ* = 1 (the top of the λ grid: a path flat everywhere) gives SNR = 1, c2's pole: the JSON
+    stays valid JSON, c2 is null and the file says why."""
+    import kernreg.advise as advise_module
+    from kernreg.advise import Advice
+
+    flat = Advice(dataset="breast_cancer", n=320, d=30, sigma=0.9, m=200, lam_best=1e-15,
+                  lam_star=1.0, tolerance=0.01, val_rmse=1.0, subsample=200, d_eff=0.6,
+                  d_max=0.9, d_eff_half=0.7, nytro_iterations=1, max_iter=500,
+                  path_seconds=0.1, nytro_seconds=0.1, dof_seconds=0.1)
+    monkeypatch.setattr(advise_module, "estimate_regime", lambda *a, **k: flat)
+    main(["advise", "breast_cancer", "--subsample", "200", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    saved = _strict_json((tmp_path / "breast_cancer.json").read_text())
+    assert saved["c2"] is None and saved["snr"] == 1.0
+    assert "pole" in saved["undefined"]["c2"] and "SNR = 1" in saved["undefined"]["c2"]
+    assert saved["c1"] == pytest.approx(320 / math.log(320)) and "c1" not in saved["undefined"]
+    assert saved["predicted"] in REGIMES
+    assert "c2 = SNR/|log SNR| = ∞" in out
+
+
+def test_advice_json_is_strict_json() -> None:
+    from kernreg.advise import Advice
+
+    finite = Advice(dataset="toy", n=5000, d=3, sigma=1.0, m=100, lam_best=1e-4,
+                    lam_star=1e-3, tolerance=0.01, val_rmse=0.5, subsample=1000, d_eff=40.0,
+                    d_max=300.0, d_eff_half=39.0, nytro_iterations=None, max_iter=500,
+                    path_seconds=0.1, nytro_seconds=0.1, dof_seconds=0.1)
+    saved = _strict_json(json.dumps(finite.to_dict(), allow_nan=False))
+    assert saved["undefined"] == {} and saved["c2"] == pytest.approx(1e3 / math.log(1e3))

@@ -20,10 +20,9 @@ import h5py
 import pandas as pd
 import pytest
 import yaml
+from cli_runner import run_kernreg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from kernreg.cli import main
 
 CONFIG = """
 name: small
@@ -42,16 +41,7 @@ def _config(tmp_path: Path, text: str = CONFIG, name: str = "small.yaml") -> Pat
     return path
 
 
-def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """``kernreg ARGS``: exit status, stdout, stderr (no traceback may reach stderr)."""
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+_run = run_kernreg  # ``kernreg ARGS``: exit status, stdout, stderr; never a traceback
 
 
 def _written(folder: Path) -> list[str]:
@@ -146,20 +136,23 @@ def _readable(path: Path) -> bool:
 def test_disk_full_at_a_trial_keeps_finished_trials_and_resumes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An injected ENOSPC when the third trial file is written (the disk is full)."""
-    import kernreg.results.store as store
+    """An injected ENOSPC when the third trial file is written (the disk is full; a real
+    full disk: tests/test_full_disk.py)."""
+    import builtins
 
-    real_file = h5py.File
+    import kernreg.atomic as atomic
+
+    real_open = builtins.open
     writes = {"n": 0}
 
     def full_disk(name, mode="r", *args, **kwargs):
-        if mode == "w" and "trials" in str(name):
+        if mode == "wb" and "trials" in str(name):
             writes["n"] += 1
             if writes["n"] == 3:
                 raise OSError(errno.ENOSPC, "No space left on device", str(name))
-        return real_file(name, mode, *args, **kwargs)
+        return real_open(name, mode, *args, **kwargs)
 
-    monkeypatch.setattr(store.h5py, "File", full_disk)
+    monkeypatch.setattr(atomic, "open", full_disk, raising=False)
     out = tmp_path / "out"
     code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out), "--no-progress"],
                         capsys)
@@ -168,7 +161,7 @@ def test_disk_full_at_a_trial_keeps_finished_trials_and_resumes(
     run = out / "small"
     assert len(_trial_files(run)) == 2 and all(_readable(p) for p in _trial_files(run))
     assert not [p for p in run.rglob("*.tmp")]  # no temporary file left behind
-    monkeypatch.setattr(store.h5py, "File", real_file)
+    monkeypatch.setattr(atomic, "open", real_open, raising=False)
     code, _, _ = _run(["run", str(_config(tmp_path)), "--out", str(out), "--resume",
                        "--no-progress"], capsys)
     assert code == 0 and len(_trial_files(run)) == 6
@@ -400,7 +393,7 @@ def test_force_deletes_only_a_run_of_this_experiment(tmp_path: Path,
     (mine / "manifest.json").write_text(json.dumps({"experiment": "other",
                                                     "config_hash": "0" * 64}))
     code, _, err = _run(["run", str(_config(tmp_path)), "--out", str(out), "--force"], capsys)
-    assert code == 2 and "is not marked as a run of small" in err and "'other'" in err
+    assert code == 2 and "is not marked as a hold-out run of small" in err and "'other'" in err
     assert (mine / "thesis.tex").read_text() == "precious"
     assert len(_trial_files(mine)) == 6
 
@@ -751,6 +744,83 @@ def test_non_finite_intermediates_are_degenerate_not_results(
     assert "this configuration is numerically degenerate: nytro trial 0" in err
     assert not (out / "small" / "results.csv").exists()
     assert all("nytro" not in p.name for p in _trial_files(out / "small"))
+
+
+STEP_CONFIG = """
+name: steps
+dataset: {name: breast_cancer, n_train: 120, n_test: 60}
+algorithms:
+  - ALGORITHM
+protocol: {trials: 1}
+budget: {blas_threads: 1}
+"""
+
+
+@pytest.mark.parametrize("algorithm,label", [
+    ("{name: sgm, etas: [1e300]}", "sgm"),
+    ("{name: sigm, step_size: 1e300, max_iter: 3}", "sigm"),
+])
+def test_an_error_measure_that_overflows_is_degenerate_not_a_result(
+    algorithm: str, label: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A step of 1e300 gives finite outputs (~1e298) whose squared error overflows: the trial
+    is refused, not stored with test_rmse = inf."""
+    config = _config(tmp_path, STEP_CONFIG.replace("ALGORITHM", algorithm))
+    out = tmp_path / "out"
+    code, _, err = _run(["run", str(config), "--out", str(out), "--no-progress"], capsys)
+    assert code == 2, err
+    assert f"this configuration is numerically degenerate: {label} trial 0: " in err
+    assert "rmse" in err and "not finite" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (out / "steps" / "results.csv").exists()
+    assert _trial_files(out / "steps") == []
+
+
+def test_the_error_measures_must_be_finite_but_an_absent_class_may_be_nan() -> None:
+    import numpy as np
+
+    from kernreg.errors import DegenerateError
+    from kernreg.experiment.trial import check_finite_measures
+
+    check_finite_measures("a trial 0", {"rmse": 0.5}, 0.5, float("nan"))  # regression
+    check_finite_measures("a trial 0", {"accuracy": 0.9, "accuracy_class_3": np.nan}, 0.4, 0.1,
+                          undefined_ok=("accuracy_class_",))  # class 3 not in the test set
+    for measures, rmse, error, named in [
+        ({"rmse": np.inf}, np.inf, np.nan, "rmse"),
+        ({"hinge": 1e298, "error": 0.1}, np.inf, 0.1, "rmse"),  # RMSE of the coded targets
+        ({"hinge": np.inf, "error": 0.1}, 1.0, 0.1, "hinge"),
+        ({"error": 0.1}, 1.0, np.nan, "error"),
+        ({"accuracy": np.nan}, 1.0, 0.1, "accuracy"),
+        ({"accuracy_class_3": np.inf}, 1.0, 0.1, "accuracy_class_3"),
+    ]:
+        with pytest.raises(DegenerateError, match=rf"a trial 0: the test {named} is "):
+            check_finite_measures("a trial 0", measures, rmse, error,
+                                  undefined_ok=("accuracy_class_",))
+
+
+def test_a_selected_point_whose_validation_value_is_not_finite_is_degenerate() -> None:
+    import numpy as np
+
+    from kernreg.errors import DegenerateError
+    from kernreg.experiment.trial import check_finite_result
+
+    pred = np.zeros(3)
+    lambdas = np.array([1e-3, 1e-2, 1e-1])
+    # unreached or failed points beside a finite selected one: a valid trial
+    check_finite_result("a trial 0", 1e-2, np.array([np.nan, 0.5, np.inf]), pred,
+                        path_values=lambdas)
+    # np.argmin picks a NaN: the selected point has no validation value
+    with pytest.raises(DegenerateError, match=r"a trial 0: the validation value at the "
+                                              r"selected point 0.001 is nan"):
+        check_finite_result("a trial 0", 1e-3, np.array([np.nan, 0.5, 0.7]), pred,
+                            path_values=lambdas)
+    # a two-parameter path: the (λ*, m*) cell counts, other cells may be unreached
+    grid = np.array([[0.4, np.nan], [np.inf, 0.3], [0.5, np.nan]])
+    check_finite_result("a trial 0", 1e-2, grid, pred, path_values=lambdas,
+                        m_values=np.array([10, 20]), m_selected=20)
+    with pytest.raises(DegenerateError, match=r"selected point 0.01 \(m = 10\) is inf"):
+        check_finite_result("a trial 0", 1e-2, grid, pred, path_values=lambdas,
+                            m_values=np.array([10, 20]), m_selected=10)
 
 
 @pytest.mark.parametrize("args,message", [

@@ -69,6 +69,20 @@ def test_environment_variable_and_override_select_the_path(monkeypatch) -> None:
             assert active_path() == ("numba" if HAVE_NUMBA else "numpy")
     monkeypatch.delenv("KERNREG_JIT")
     assert active_path() == ("numba" if HAVE_NUMBA else "numpy")
+    monkeypatch.setenv("KERNREG_JIT", " OFF ")  # any case, spaces ignored
+    assert active_path() == "numpy"
+
+
+def test_a_value_that_is_neither_on_nor_off_is_refused_even_under_use_jit(monkeypatch) -> None:
+    from kernreg.errors import ConfigError
+
+    monkeypatch.setenv("KERNREG_JIT", "fasle")  # once read as "on"
+    for override in (None, True, False):
+        with use_jit(override), pytest.raises(ConfigError, match=r"KERNREG_JIT='fasle'"):
+            active_path()
+    monkeypatch.setenv("KERNREG_JIT_PASS", "2")
+    with pytest.raises(ConfigError, match=r"KERNREG_JIT_PASS='2'"):
+        compiled.compiled_pass_enabled(1)
 
 
 def test_missing_numba_falls_back_to_numpy(monkeypatch) -> None:

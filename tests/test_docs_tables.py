@@ -320,7 +320,9 @@ def test_usage_limits_table_matches_the_loader() -> None:
                 "values once aliases are expanded": loader.MAX_NODES,
                 "items of one list or mapping": loader.MAX_LIST,
                 "points of a grid (`logspace`, `linspace`, `m: {range: …}`)": loader.MAX_LIST,
-                "`protocol.trials` (and `--trials`)": loader.MAX_TRIALS}
+                "`protocol.trials` (and `--trials`), of a hold-out or a streaming config":
+                    loader.MAX_TRIALS,
+                "points of a streaming config's λ grid (`{min, max, num}`)": loader.MAX_LIST}
     assert {key: documented.get(key) for key in expected} == expected
 
 

@@ -4,6 +4,7 @@ on a small generated IDX dataset, its resume, determinism and bad-input messages
 from __future__ import annotations
 
 import gzip
+import json
 import struct
 from pathlib import Path
 
@@ -233,3 +234,210 @@ def test_bayes_rule_of_figure_7_1() -> None:
     t = brentq(lambda u: dens(np.array([u, 0.0]), np.array([-1, 0]), 1.0)
                - dens(np.array([u, 0.0]), np.array([1, 0]), 0.3), 0.0, 1.0)
     assert abs(bayes_scores(np.array([[t, 0.0]]), 0.7, rebalanced=True)[0]) < 1e-9
+
+
+# ------------------------------------------------------------------ the run folder of a stream
+@pytest.fixture
+def stream(kernreg_cli):
+    """``kernreg stream ARGS --no-progress``: exit status and stderr."""
+    def run(args: list[str]) -> tuple[int, str]:
+        code, _, err = kernreg_cli(["stream", *args, "--no-progress"])
+        return code, err
+    return run
+
+
+def _tree(folder: Path) -> dict[str, int]:
+    """Every file under ``folder`` with its modification time: what a command changed (the
+    run lock aside: a writer of a folder takes its lock, and its file stays)."""
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"} \
+        if folder.exists() else {}
+
+
+def _with(config: dict, path: Path, **changes) -> Path:
+    """``config`` with top-level keys changed (``protocol`` and ``model`` merged), as a file."""
+    new = {**config}
+    for key, value in changes.items():
+        new[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
+    path.write_text(yaml.safe_dump(new))
+    return path
+
+
+@pytest.mark.parametrize("name", ["..", ".", "toy\n", "a/b", "-x"])
+def test_a_stream_name_that_is_no_folder_name_is_refused(toy_stream, tmp_path: Path, stream,
+                                                         name: str) -> None:
+    _, config = toy_stream
+    out = tmp_path / "box" / "out"
+    before = _tree(tmp_path)
+    code, err = stream([str(_with(config, tmp_path / "bad.yaml", name=name)), "--out",
+                         str(out), "--force"])
+    assert code == 2 and "name:" in err and "cannot be a file name" in err
+    after = _tree(tmp_path)
+    assert {k: v for k, v in after.items() if k != "bad.yaml"} == \
+        {k: v for k, v in before.items() if k != "bad.yaml"}
+
+
+def test_a_stream_file_named_dots_without_a_name_is_refused(toy_stream, tmp_path: Path,
+                                                            stream) -> None:
+    _, config = toy_stream
+    unnamed = {k: v for k, v in config.items() if k != "name"}
+    path = tmp_path / "...yaml"
+    path.write_text(yaml.safe_dump(unnamed))
+    code, err = stream([str(path), "--out", str(tmp_path / "out")])
+    assert code == 2 and "none given, so the file name '...yaml'" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_stream_force_deletes_only_its_own_run(toy_stream, tmp_path: Path, stream) -> None:
+    path, config = toy_stream
+    out = tmp_path / "out"
+    # a hold-out run's folder of the same name, and one of another experiment
+    for folder, manifest in ((out / "toy_stream", {"experiment": "toy_stream", "config_hash":
+                                                   "h", "config": {"protocol": {}}}),
+                             (out / "other", {"experiment": "theirs", "config_hash": "h",
+                                              "config": {"protocol": {"kind": "streaming"}}})):
+        (folder / "trials").mkdir(parents=True)
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+        (folder / "trials" / "t000.h5").write_bytes(b"precious")
+    before = _tree(out)
+    code, err = stream([str(path), "--out", str(out), "--force"])
+    assert code == 2 and "is not marked as a streaming run of toy_stream" in err
+    assert "hold-out run" in err and _tree(out) == before
+    code, err = stream([str(_with(config, tmp_path / "o.yaml", name="other")), "--out",
+                         str(out), "--force"])
+    assert code == 2 and "of experiment 'theirs', not 'other'" in err and _tree(out) == before
+    code, err = stream([str(path), "--out", str(out), "--resume"])
+    assert code == 2 and "holds a hold-out run" in err and _tree(out) == before
+    # its own run: --force deletes what kernreg wrote there, and only that
+    own = tmp_path / "own"
+    assert stream([str(path), "--out", str(own), "--trials", "1"])[0] == 0
+    run = own / "toy_stream"
+    (run / "trials" / "notes.txt").write_text("mine")
+    (run / "notes.txt").write_text("mine")
+    assert stream([str(path), "--out", str(own), "--force", "--trials", "1"])[0] == 0
+    assert (run / "trials" / "notes.txt").read_text() == "mine"
+    assert (run / "notes.txt").read_text() == "mine"
+
+
+def test_foreign_and_copied_trial_files_are_never_merged(toy_stream, tmp_path: Path,
+                                                         stream) -> None:
+    path, config = toy_stream
+    out = tmp_path / "out"
+    assert stream([str(path), "--out", str(out)])[0] == 0
+    trials = out / "toy_stream" / "trials"
+    # a copied trial file: trial 0 named trial 2
+    (trials / "t002.h5").write_bytes((trials / "t000.h5").read_bytes())
+    before = _tree(out)
+    code, err = stream([str(path), "--out", str(out), "--resume", "--trials", "3"])
+    assert code == 2 and "t002.h5 does not belong to this run" in err
+    assert "holds trial 0, not trial 2" in err and _tree(out) == before
+    (trials / "t002.h5").unlink()
+    # a trial file of another config (another seed)
+    other = tmp_path / "other_out"
+    seed = _with(config, tmp_path / "seed.yaml", protocol={"seed": 99})
+    assert stream([str(seed), "--out", str(other), "--trials", "3"])[0] == 0
+    (trials / "t002.h5").write_bytes((other / "toy_stream" / "trials" / "t002.h5").read_bytes())
+    before = _tree(out)
+    code, err = stream([str(path), "--out", str(out), "--resume", "--trials", "3"])
+    assert code == 2 and "comes from another config" in err and _tree(out) == before
+    (trials / "t002.h5").unlink()
+    # the manifest lost, then another config resumed into the folder: refused, nothing written
+    (out / "toy_stream" / "manifest.json").unlink()
+    before = _tree(out)
+    code, err = stream([str(seed), "--out", str(out), "--resume"])
+    assert code == 2 and "comes from another config" in err and _tree(out) == before
+    # the same config after the lost manifest continues: its trials are its own
+    assert stream([str(path), "--out", str(out), "--resume", "--trials", "3"])[0] == 0
+    assert sorted(p.name for p in trials.glob("t*.h5")) == ["t000.h5", "t001.h5", "t002.h5"]
+
+
+def test_a_stream_holds_its_folder_and_clears_dead_writers_temporaries(
+        toy_stream, tmp_path: Path, stream) -> None:
+    from kernreg.results.stream_store import StreamStore
+
+    path, _ = toy_stream
+    out = tmp_path / "out"
+    assert stream([str(path), "--out", str(out), "--trials", "1"])[0] == 0
+    run = out / "toy_stream"
+    stale = run / "trials" / ".t001.h5.999999.0123456789abcdef.tmp"
+    with StreamStore(run).lock():  # another process's run (flock: per open file)
+        stale.write_bytes(b"half")  # its live temporary: kept while it runs
+        before = _tree(out)
+        code, err = stream([str(path), "--out", str(out), "--force"])
+    assert code == 2 and "is in use by another kernreg run" in err and _tree(out) == before
+    assert stream([str(path), "--out", str(out), "--resume"])[0] == 0
+    assert not stale.exists() and (run / "trials" / "t001.h5").is_file()
+
+
+def test_a_streamed_record_equals_an_uninterrupted_one(toy_stream, tmp_path: Path,
+                                                       stream) -> None:
+    """Trials written one command at a time equal those of one command (same arrays)."""
+    from kernreg.results.stream_store import StreamStore
+
+    path, _ = toy_stream
+    assert stream([str(path), "--out", str(tmp_path / "a")])[0] == 0
+    assert stream([str(path), "--out", str(tmp_path / "b"), "--trials", "1"])[0] == 0
+    assert stream([str(path), "--out", str(tmp_path / "b"), "--resume"])[0] == 0
+    a = StreamStore(tmp_path / "a" / "toy_stream").load_trials()
+    b = StreamStore(tmp_path / "b" / "toy_stream").load_trials()
+    assert len(a) == len(b) == 2
+    for x, y in zip(a, b, strict=True):
+        assert x["attrs"] == y["attrs"]
+        for method in ("N", "RB", "RC"):
+            for key, value in x[method].items():
+                np.testing.assert_array_equal(value, y[method][key])
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"protocol": {"n_bal": 60}}, "protocol.n_bal: 60 training examples"),
+    ({"protocol": {"n_test": 21}}, "protocol.n_test: 21 test examples of every class; class "),
+    ({"protocol": {"record_at": [1, 100]}}, "protocol.record_at: its largest value, 100"),
+    ({"protocol": {"imbalanced_class": 2, "record_at": [1, 100]}}, "class 2 has 60"),
+    ({"protocol": {"holdout_every": 10**9}}, "protocol.holdout_every: 1000000000 leaves no"),
+    ({"protocol": {"validation_min_examples": 26}}, "protocol.validation_min_examples: 26"),
+    ({"model": {"features": {"kind": "nystrom", "size": 10**6, "sigma": 1.0}}},
+     "model.features.size: 1000000 Nyström centres exceed the 75"),
+    ({"model": {"lambdas": {"min": 1e-3, "max": 1e3, "num": 100_000}}},
+     "model.lambdas: {'max': 1000.0, 'min': 0.001, 'num': 100000} is not valid; expected a list "
+     "of positive numbers, or {min, max, num} with 0 < min <= max and num at most 10000"),
+    ({"model": {"features": {"kind": "rff", "size": 10**9, "sigma": 1.0}}},
+     "estimated peak memory exceeds the budget of 20 GiB"),
+    ({"model": {"features": {"kind": "rff", "size": 2000, "sigma": 1.0},
+                "lambdas": {"min": 1e-3, "max": 1e3, "num": 10_000}}},
+     "factors (one D×D per λ) 298.02 GiB"),
+    ({"budget": {"memory_gb": 1e-6}}, "budget of 1e-06 GiB (budget.memory_gb)"),
+    ({"protocol": {"trials": 10**8}}, "protocol.trials: must be <= 10000"),
+])
+def test_stream_sizes_are_checked_before_anything_is_written(toy_stream, tmp_path: Path, stream,
+                                                             changes, message) -> None:
+    _, config = toy_stream
+    out = tmp_path / "out"
+    code, err = stream([str(_with(config, tmp_path / "big.yaml", **changes)), "--out",
+                         str(out)])
+    assert code == 2 and message in err
+    assert not out.exists()
+
+
+def test_stream_trial_count_and_outputs_are_checked_before_the_run(toy_stream, tmp_path: Path,
+                                                                   stream) -> None:
+    path, _ = toy_stream
+    out = tmp_path / "out"
+    code, err = stream([str(path), "--out", str(out), "--trials", str(10**8)])
+    assert code == 2 and "protocol.trials: must be <= 10000" in err and not out.exists()
+    code, err = stream([str(path), "--out", str(out), "--figure", str(tmp_path / "x.xyz")])
+    assert code == 2 and "--figure" in err and ".xyz" in err and not out.exists()
+    code, err = stream([str(path), "--out", str(out), "--figure", str(tmp_path / "x.pgf")])
+    assert code == 2 and "--figure" in err and not out.exists()
+    assert stream([str(path), "--out", str(out), "--trials", "1"])[0] == 0
+    before = _tree(out)
+    code, err = stream([str(path), "--out", str(tmp_path / "o2"), "--table",
+                         str(out / "toy_stream" / "manifest.json")])
+    assert code == 2 and "--table" in err and "part of the record" in err
+    assert _tree(out) == before and not (tmp_path / "o2").exists()
+
+
+def test_the_stream_config_hash_is_that_of_earlier_runs() -> None:
+    """A folder started before the memory budget existed still resumes (same hash)."""
+    config = Path(__file__).resolve().parents[1] / "configs" / "thesis_table7.yaml"
+    assert load_stream_config(config).config_hash() == \
+        "7c48848edb87da60bb88ec8b52ce2070818f11cfcd4739f390d23d618d55f2a4"

@@ -13,8 +13,9 @@ from kernreg.advise.advisor import (
     iterations_to_reach,
     predict_fastest,
     subsample_kernel,
+    useful_sigma_range,
 )
 
 __all__ = ["REGIMES", "Advice", "c1_curve", "c2_curve", "degrees_of_freedom",
            "estimate_regime", "flat_path_lambda", "iterations_to_reach", "predict_fastest",
-           "subsample_kernel"]
+           "subsample_kernel", "useful_sigma_range"]

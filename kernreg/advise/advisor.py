@@ -28,11 +28,13 @@ validation RMSE; the prediction with that ``t`` in place of SNR is reported besi
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.linalg as la
+import scipy.sparse as sp
 
 from kernreg._validation import check_positive, check_random_state
 from kernreg.kernels import Kernel
@@ -47,6 +49,7 @@ __all__ = [
     "flat_path_lambda",
     "iterations_to_reach",
     "predict_fastest",
+    "useful_sigma_range",
 ]
 
 #: The four solvers of the map, in the order of the paper's table.
@@ -193,12 +196,31 @@ class Advice:
         return self.subsample < self.n and self.d_max >= 0.5 * self.subsample
 
     def to_dict(self) -> dict[str, Any]:
+        """The advice as strict JSON values (``json.dumps(..., allow_nan=False)`` takes them):
+        a quantity that is not finite — c1 at ``n·SNR = 1``, c2 at ``SNR = 1``, the poles of
+        the map's curves — is ``None``, and ``"undefined"`` maps its name to the reason."""
         out = asdict(self)
         out.update(snr=self.snr, c1=self.c1, c2=self.c2, predicted=self.predicted,
                    predicted_worst_case=self.predicted_worst_case, saturated=self.saturated,
                    d_eff_converged=self.d_eff_converged, t_measured=self.t_measured,
                    predicted_measured_t=self.predicted_measured_t)
+        undefined = {}
+        for key, value in out.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                undefined[key] = self._undefined_reason(key, value)
+                out[key] = None
+        out["undefined"] = undefined
         return out
+
+    def _undefined_reason(self, key: str, value: float) -> str:
+        if key == "c1":
+            return (f"n/|log(n·SNR)| is {value} at n·SNR = {self.n * self.snr:g}: the "
+                    "curve's pole (log(n·SNR) = 0)")
+        if key == "c2":
+            return (f"SNR/|log SNR| is {value} at SNR = {self.snr:g}: the curve's pole "
+                    f"(log SNR = 0; λ* = {self.lam_star:g}, the top of the λ grid when the "
+                    "whole NKRLS path is within the tolerance of its best)")
+        return f"{key} is {value}, not a finite number"
 
     def to_text(self) -> str:
         bound = " (a lower bound: the subsample is too small to resolve it)" \
@@ -217,8 +239,8 @@ class Advice:
             f"degrees of freedom at λ* (subsample of {self.subsample}, {self.dof_seconds:.1f} s):"
             f" d_eff = {self.d_eff:.4g}{growth}, d̃ = max leverage × size = {self.d_max:.4g}"
             f"{bound}",
-            f"map curves at this SNR: c1 = n/|log(n·SNR)| = {self.c1:.4g}, "
-            f"c2 = SNR/|log SNR| = {self.c2:.4g}",
+            f"map curves at this SNR: c1 = n/|log(n·SNR)| = {_curve_text(self.c1)}, "
+            f"c2 = SNR/|log SNR| = {_curve_text(self.c2)}",
             f"predicted fastest: {self.predicted.upper()} (at d_eff); "
             f"{self.predicted_worst_case.upper()} at d̃ (uniform sampling's worst case)",
             f"NYTRO, same centers ({self.nytro_seconds:.1f} s): {reached}",
@@ -226,6 +248,61 @@ class Advice:
             f"(at t = {self.t_measured:.3g}, d_eff)",
         ]
         return "\n".join(lines) + "\n"
+
+
+def _curve_text(value: float) -> str:
+    return f"{value:.4g}" if math.isfinite(value) else "∞ (the curve's pole)"
+
+
+#: float64's ε: a kernel value below it vanishes beside the diagonal's 1.
+EPS = float(np.finfo(np.float64).eps)
+
+
+def useful_sigma_range(X: Any, size: int = 3000, rng: Any = None) -> tuple[float, float]:
+    """The Gaussian σ for which the kernel matrix of a uniform subsample of ``X`` is neither
+    the identity nor constant in float64 arithmetic.
+
+    Below ``low = d_min/√(2 ln(1/ε))`` (about ``d_min/8.5``) every kernel value
+    ``exp(−‖x − x'‖²/(2σ²))`` between two distinct rows is under ``ε``: the kernel matrix is
+    the identity, a model predicts 0 away from its centers, every λ validates alike and λ*, SNR
+    and d_eff say nothing about the data. Above ``high = d_max·√(2/ε)`` every value rounds to
+    1 (``‖x − x'‖²/(2σ²) < ε/4``, half the spacing of floats below 1): the kernel matrix is
+    constant. ``d_min`` and ``d_max`` are the smallest and largest
+    distances between two distinct rows of the subsample.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n, d)
+    size : int, default 3000
+        Rows drawn uniformly without replacement (all when ``size >= n``).
+    rng : int or numpy Generator, optional
+
+    Returns
+    -------
+    low, high : float
+        ``(0, inf)`` when the subsample has fewer than two distinct rows.
+    """
+    n = X.shape[0]
+    size = min(int(check_positive(size, "size")), n)
+    idx = np.sort(check_random_state(rng, "rng").choice(n, size=size, replace=False))
+    rows = sp.csr_matrix(X[idx], dtype=np.float64) if sp.issparse(X) else \
+        np.asarray(X[idx], dtype=np.float64)
+    norms = np.asarray(rows.multiply(rows).sum(axis=1)).ravel() if sp.issparse(rows) else \
+        np.einsum("ij,ij->i", rows, rows)
+    d_min, d_max = np.inf, 0.0
+    step = 512  # rows per block: a few MB of distances at a time
+    for start in range(0, size, step):
+        gram = rows[start:start + step] @ rows.T
+        gram = gram.toarray() if sp.issparse(gram) else gram
+        sq = norms[start:start + step, None] + norms[None, :] - 2.0 * gram
+        # the expansion's rounding: differences at the level of ε·‖x‖² are equal rows
+        distinct = sq > 8 * EPS * (norms[start:start + step, None] + norms[None, :])
+        if distinct.any():
+            d_min = min(d_min, float(np.sqrt(sq[distinct].min())))
+            d_max = max(d_max, float(np.sqrt(sq[distinct].max())))
+    if not np.isfinite(d_min):
+        return 0.0, np.inf
+    return d_min / math.sqrt(2.0 * math.log(1.0 / EPS)), d_max * math.sqrt(2.0 / EPS)
 
 
 def subsample_kernel(X: Any, kernel: Kernel, size: int, rng: Any = None) -> np.ndarray:

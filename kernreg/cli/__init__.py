@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import _thread
+import functools
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 
@@ -16,6 +19,7 @@ from kernreg.cli.plot import plot, report
 from kernreg.cli.run import run, table
 from kernreg.cli.stream import stream
 from kernreg.errors import KernregError
+from kernreg.switches import check_environment
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,6 +32,9 @@ def cli(verbose: bool) -> None:
         format="%(levelname)s: %(message)s",
         stream=sys.stderr,
     )
+    # before any sub-command reads data or writes: a misspelt KERNREG_* switch is refused
+    # (exit 2) rather than read as on or off
+    check_environment()
 
 
 cli.add_command(data)
@@ -43,6 +50,17 @@ def _terminated(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _interrupt_again(hook: Callable[[Any], object], unraisable: Any) -> None:
+    """``sys.unraisablehook``: a Ctrl-C that Python cannot raise where it landed (in a
+    finalizer or a weakref callback: a Dask run's main thread runs many) would be printed as
+    "Exception ignored in" and lost, the run going on; it is raised again in the main thread.
+    Anything else goes to ``hook``."""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+        _thread.interrupt_main()
+    else:
+        hook(unraisable)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: user errors become one message on stderr and a non-zero exit status.
 
@@ -51,9 +69,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     previous = signal.getsignal(signal.SIGTERM)
     if previous is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminated)
+    unraisable_hook = sys.unraisablehook
+    sys.unraisablehook = functools.partial(_interrupt_again, unraisable_hook)
     try:
         _main(argv)
     finally:
+        sys.unraisablehook = unraisable_hook
         if previous is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, previous)
 

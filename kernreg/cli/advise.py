@@ -7,8 +7,10 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import click
+import numpy as np
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
@@ -80,11 +82,50 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
     ds = load_dataset(spec.name)
     X, y = subsample_rows(ds.X_train, ds.y_train, max_n, subsample_rng(seed))
     with threadpool_limits(limits=blas_threads):
+        check_sigma_for_data(sigma, X, subsample, seed, spec.name)
         advice = estimate_regime(X, y, sigma=sigma, m=m, subsample=subsample,
                                  tolerance=tolerance, seed=seed, dataset=spec.name,
                                  max_iter=max_iter)
     click.echo(advice.to_text(), nl=False)
     folder = Path(out)
-    write_text(folder / f"{spec.name}.json", json.dumps(advice.to_dict(), indent=2) + "\n")
+    # strict JSON for other programs: to_dict has turned non-finite values into null
+    write_text(folder / f"{spec.name}.json",
+               json.dumps(advice.to_dict(), indent=2, allow_nan=False) + "\n")
     png, = save_figure(regime_map_figure(advice), [folder / f"{spec.name}.png"])
     click.echo(f"map: {png}")
+
+
+def check_sigma_for_data(sigma: float, X: Any, subsample: int, seed: int, dataset: str) -> None:
+    """Refuse a σ whose kernel matrix is the identity (every value between distinct rows below
+    float64's ε) or constant (every value rounds to 1) on a uniform subsample of the rows: the
+    advice — λ*, SNR, d_eff, the map — would describe the arithmetic, not the data.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``--sigma``, its value and the bound, before anything is written.
+    """
+    from kernreg.advise import useful_sigma_range
+
+    size = min(subsample, X.shape[0])
+    low, high = useful_sigma_range(X, size, np.random.default_rng([seed, 0x5167]))
+    if sigma < low:
+        raise ConfigError(
+            f"--sigma {sigma:g} is below {_significant(low, math.ceil)} for {dataset}: the "
+            f"Gaussian kernel between any two distinct rows of a uniform subsample of {size} is "
+            f"below float64's ε there, so the kernel matrix is the identity and λ*, SNR, d_eff "
+            f"and the map would say nothing; give --sigma ≥ {_significant(low, math.ceil)}")
+    if sigma > high:
+        raise ConfigError(
+            f"--sigma {sigma:g} is above {_significant(high, math.floor)} for {dataset}: the "
+            f"Gaussian kernel between any two rows of a uniform subsample of {size} rounds to "
+            f"1 there, so the kernel matrix is constant and λ*, SNR, d_eff and the map would "
+            f"say nothing; give --sigma ≤ {_significant(high, math.floor)}")
+
+
+def _significant(value: float, rounding: Any) -> str:
+    """``value`` to 3 significant digits, rounded by ``rounding`` (ceil for a lower bound,
+    floor for an upper one), so that the printed bound is itself on the allowed side."""
+    unit = 10.0 ** (math.floor(math.log10(value)) - 2)
+    return f"{rounding(value / unit) * unit:.3g}"
+

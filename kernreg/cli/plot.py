@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
 
 from kernreg.atomic import write_text
+from kernreg.results.run_folder import check_output_file, check_output_folder
+from kernreg.results.store import RunStore
 
 
 @click.command()
@@ -25,8 +28,14 @@ def plot(runs: tuple[str, ...], formats: tuple[str, ...], out_dir: str | None) -
 
     if out_dir and len(runs) > 1:
         raise ConfigError("--out-dir takes one run; each run's figures go to <run>/figures")
+    if out_dir:
+        check_output_folder(out_dir, "--out-dir")
     for run in runs:
-        written, skipped = save_figures(run, out_dir, formats)
+        # into the run's own folder: as a writer of it, holding its lock
+        holding = nullcontext() if out_dir else RunStore(run).lock(
+            advice="make the run folder writable, or use --out-dir")
+        with holding:
+            written, skipped = save_figures(run, out_dir, formats)
         for path in written:
             click.echo(str(path))
         for stem, why in skipped.items():
@@ -44,5 +53,6 @@ def report(runs: tuple[str, ...], out: str, title: str) -> None:
     """Write one HTML file with the tables and figures of RUNS (images inline)."""
     from kernreg.results.report import build_report
 
+    check_output_file(out, "--out")
     write_text(out, build_report([Path(r) for r in runs], title))
     click.echo(out)

@@ -16,6 +16,7 @@ from kernreg.config import load_experiment
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
 from kernreg.errors import KernregError, ResultsError
 from kernreg.experiment import run_dir_for, run_experiment
+from kernreg.results.run_folder import check_output_file
 from kernreg.results.store import RunStore, fill_missing_runs, read_results_csv
 from kernreg.results.tables import (
     TABLES,
@@ -133,7 +134,9 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
             store.load_trials()  # each trial file checked against its name and the manifest
         return read_results_csv(run_dir)
 
-    frames, not_run, notes, missing, measures = [], [], [], [], []
+    frames: list[pd.DataFrame] = []
+    sources: list[str] = []  # where each frame's rows come from, to name a repeated trial
+    not_run, notes, missing, measures = [], [], [], []
     pending: list[tuple[tuple[str, str], dict[str, Any], str]] = []  # not run: (pair, NA, warning)
     for item in inputs:
         path = Path(item)
@@ -149,6 +152,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
             runs = [path]
         else:
             frames.append(read(path) if path.is_dir() else read_results_csv(path))
+            sources.append(str(path))
             continue
         for run_config in runs:
             exp = load_experiment(run_config)
@@ -159,6 +163,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
                 if labels is not None:
                     frame = frame[frame["label"].isin(labels)]
                 frames.append(frame)
+                sources.append(str(run_dir))
                 done = set(frame["label"])
             for algo in exp.algorithms:
                 if labels is not None and algo.label not in labels:
@@ -173,6 +178,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
     if fallback is not None:
         filled = fill_missing_runs(frames, read_results_csv(fallback))
         frames.append(filled)
+        sources.append(fallback)
         covered = set(zip(filled["experiment"], filled["label"], strict=True))
         missing += [f"{line} (rows from {fallback})" for pair, _, line in pending
                     if pair in covered]
@@ -181,7 +187,26 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
     missing += [line for _, _, line in pending]
     if not frames:
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))
-    return Collected(pd.concat(frames, ignore_index=True), not_run, notes, missing, measures)
+    return Collected(_merge_frames(frames, sources), not_run, notes, missing, measures)
+
+
+def _merge_frames(frames: list[pd.DataFrame], sources: list[str]) -> pd.DataFrame:
+    """The rows of every input, each trial (experiment, label, trial) once: a run named by two
+    inputs (two table configs) counts once; the same trial from two different sources (two
+    copies of a run) is refused, as averaging them would count it twice."""
+    tagged = pd.concat([frame.assign(_source=source)
+                        for frame, source in zip(frames, sources, strict=True)],
+                       ignore_index=True)
+    key = ["experiment", "label", "trial"]
+    tagged = tagged.drop_duplicates([*key, "_source"]).reset_index(drop=True)
+    repeated = tagged[tagged.duplicated(key, keep=False)]
+    if not repeated.empty:
+        first = repeated.iloc[0]
+        where = repeated[(repeated[key] == first[key]).all(axis=1)]["_source"]
+        raise ResultsError(f"trial {int(first['trial'])} of {first['experiment']}/"
+                           f"{first['label']} is in both {' and '.join(where)}; name each run "
+                           f"once")
+    return tagged.drop(columns="_source")
 
 
 @click.command()
@@ -209,6 +234,9 @@ def table(inputs: tuple[str, ...], which: str | None, fmt: str, compare_paper: b
           trials_out: str | None) -> None:
     """Render a table (NYTRO Table 1 or 2, LiM Table 1, a summary) from INPUTS: table configs,
     experiment configs, run folders or results.csv files."""
+    for option, path in (("--output", output), ("--trials-out", trials_out)):
+        if path:
+            check_output_file(path, option)
     if which is None:
         kinds = {load_table_config(i)["table"] for i in inputs
                  if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)}

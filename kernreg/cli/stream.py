@@ -3,14 +3,32 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
 from kernreg.cli.run import experiment_options, export_data_settings
-from kernreg.config.streaming import load_stream_config
+from kernreg.config.streaming import StreamConfig, load_stream_config
+from kernreg.errors import ConfigError
 from kernreg.experiment.streaming import run_stream
+from kernreg.results.run_folder import check_output_file
+
+#: Figure formats matplotlib writes without outside programs (pgf needs LaTeX).
+_NEEDS_LATEX = {"pgf"}
+
+
+def _check_figure_path(path: str) -> None:
+    """Refuse a ``--figure`` format matplotlib cannot write, before the run starts."""
+    from matplotlib.backend_bases import FigureCanvasBase  # matplotlib loads only here
+
+    formats = sorted(set(FigureCanvasBase.get_supported_filetypes()) - _NEEDS_LATEX)
+    suffix = Path(path).suffix.lstrip(".").lower() or "png"
+    if suffix not in formats:
+        raise ConfigError(f"--figure: {path!r}: cannot write a .{suffix} figure; use one of "
+                          f"{', '.join('.' + f for f in formats)}")
+    check_output_file(path, "--figure")
 
 
 @click.command()
@@ -32,12 +50,31 @@ def stream(config: str, trials: int | None, seed: int | None, out: str, resume: 
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
     cfg = load_stream_config(config, {"trials": trials, "seed": seed})
+    if table_path:
+        check_output_file(table_path, "--table")
+    if figure_path:
+        _check_figure_path(figure_path)
     export_data_settings(mirror, cache_dir, offline)
-    done = run_stream(cfg, out, resume=resume, force=force, progress=not no_progress)
-    # imported here: matplotlib's start-up would otherwise slow every `kernreg` command
-    from kernreg.results.stream_report import plot_stream_accuracy, render_table7
 
-    run_dir = Path(out) / cfg.name
+    def report(done: list[dict[str, Any]], run_dir: Path) -> None:
+        table_file = Path(table_path) if table_path else run_dir / "table7_1.md"
+        text = _table_text(cfg, done)
+        write_text(table_file, text)
+        # imported here: matplotlib's start-up would otherwise slow every `kernreg` command
+        from kernreg.results.stream_report import plot_stream_accuracy
+
+        figure = plot_stream_accuracy(done, figure_path or run_dir / "fig7_3.png",
+                                      title=cfg.dataset.upper())
+        click.echo(text, nl=False)
+        click.echo(f"wrote {table_file}, {figure}")
+
+    run_stream(cfg, out, resume=resume, force=force, progress=not no_progress, report=report)
+
+
+def _table_text(cfg: StreamConfig, done: list[dict[str, Any]]) -> str:
+    """Table 7.1 of the finished trials, with the protocol and grids beneath."""
+    from kernreg.results.stream_report import render_table7
+
     p, features = cfg.protocol, cfg.model["features"]
     notes = [f"n_bal = {p['n_bal']}, n_test = {p['n_test']} per class, every "
              f"{p['holdout_every']}th draw held out for validation; a class counts in the "
@@ -46,10 +83,4 @@ def stream(config: str, trials: int | None, seed: int | None, out: str, resume: 
              f"α grid: {', '.join(f'{a:g}' for a in cfg.model['alphas'])}; inputs: "
              + (features["kind"] if features["kind"] == "linear" else
                 f"{features['kind']} features, size {features['size']}, σ = {features['sigma']:g}")]
-    text = render_table7(done, title=f"{cfg.name}: thesis Table 7.1 (MNIST rows)", notes=notes)
-    table_file = Path(table_path) if table_path else run_dir / "table7_1.md"
-    write_text(table_file, text)
-    figure = plot_stream_accuracy(done, figure_path or run_dir / "fig7_3.png",
-                                  title=cfg.dataset.upper())
-    click.echo(text, nl=False)
-    click.echo(f"wrote {table_file}, {figure}")
+    return render_table7(done, title=f"{cfg.name}: thesis Table 7.1 (MNIST rows)", notes=notes)

@@ -347,13 +347,21 @@ def _grid_problems(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
-    exp_name = data["name"] if "name" in data else path.stem
+def experiment_name(data: dict[str, Any], path: Path, problems: list[str]) -> str:
+    """The experiment's name — ``name``, else the file's stem — which becomes its run folder
+    under ``--out``: one that cannot be a folder name (``.``, ``..``, a newline, a slash) is
+    added to ``problems``."""
+    name = data["name"] if "name" in data else path.stem
     try:
-        path_component(exp_name, "name" if "name" in data else
+        path_component(name, "name" if "name" in data else
                        f"name (none given, so the file name {path.name!r})")
     except ConfigError as exc:
         problems.append(str(exc))
+    return name
+
+
+def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
+    exp_name = experiment_name(data, path, problems)
     problems += _grid_problems(data)
     raise_problems(path, problems)
     dataset = {"dtype": "float64", "target_coding": "pm1", **data["dataset"]}

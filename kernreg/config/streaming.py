@@ -17,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from kernreg.config.loader import non_finite_problems, raise_problems, read_yaml, schema_problems
+from kernreg.config.loader import (
+    DEFAULT_BUDGET,
+    MAX_LIST,
+    MAX_TRIALS,
+    experiment_name,
+    non_finite_problems,
+    raise_problems,
+    read_yaml,
+    schema_problems,
+)
 from kernreg.datasets import get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
@@ -28,10 +37,13 @@ __all__ = ["METHODS", "StreamConfig", "is_stream_config", "load_stream_config"]
 METHODS = ("N", "RB", "RC")
 
 _GRID = {
+    "description": f"a list of positive numbers, or {{min, max, num}} with 0 < min <= max and "
+                   f"num at most {MAX_LIST}",
     "oneOf": [
         {"type": "array", "minItems": 1, "items": POSITIVE},
         {"type": "object", "additionalProperties": False, "required": ["min", "max", "num"],
-         "properties": {"min": POSITIVE, "max": POSITIVE, "num": POSITIVE_INT}},
+         "properties": {"min": POSITIVE, "max": POSITIVE,
+                        "num": {**POSITIVE_INT, "maximum": MAX_LIST}}},
     ]
 }
 
@@ -40,7 +52,7 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["dataset", "protocol"],
     "properties": {
-        "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+        "name": {"type": "string"},  # checked as a folder name (experiment_name)
         "description": {"type": "string"},
         "dataset": {"type": "object", "additionalProperties": False, "required": ["name"],
                     "properties": {"name": {"type": "string"}}},
@@ -50,7 +62,7 @@ SCHEMA: dict[str, Any] = {
             "required": ["kind"],
             "properties": {
                 "kind": {"const": "streaming"},
-                "trials": POSITIVE_INT,
+                "trials": {**POSITIVE_INT, "maximum": MAX_TRIALS},
                 "seed": {"type": "integer", "minimum": 0},
                 "n_bal": POSITIVE_INT,
                 "n_test": POSITIVE_INT,
@@ -79,7 +91,7 @@ SCHEMA: dict[str, Any] = {
         "methods": {"type": "array", "minItems": 1, "uniqueItems": True,
                     "items": {"enum": list(METHODS)}},
         "budget": {"type": "object", "additionalProperties": False,
-                   "properties": {"blas_threads": POSITIVE_INT}},
+                   "properties": {"blas_threads": POSITIVE_INT, "memory_gb": POSITIVE}},
     },
 }
 
@@ -118,11 +130,13 @@ class StreamConfig:
                 "budget": dict(self.budget)}
 
     def config_hash(self) -> str:
-        """sha256 of what decides a trial's numbers (not the name, description, trial count)."""
+        """sha256 of what decides a trial's numbers (not the name, description, trial count
+        or memory budget)."""
         payload = self.as_dict()
         for key in ("name", "description"):
             payload.pop(key)
         payload["protocol"].pop("trials")
+        payload["budget"].pop("memory_gb", None)
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -141,8 +155,9 @@ def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None 
     data = copy.deepcopy(data)
     if overrides and isinstance(data.get("protocol"), dict):
         data["protocol"].update({k: v for k, v in overrides.items() if v is not None})
-    raise_problems(path, schema_problems(data, SCHEMA, []))
-    problems: list[str] = []
+    problems = schema_problems(data, SCHEMA, [])
+    name = experiment_name(data, path, problems)
+    raise_problems(path, problems)
     try:
         spec = get_spec(data["dataset"]["name"])
     except DataError as exc:
@@ -172,10 +187,10 @@ def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None 
     raise_problems(path, problems)
     protocol["record_at"] = sorted(set(protocol["record_at"]))
     protocol.setdefault("validation_min_examples", protocol["n_bal"])
-    name = data.get("name") or path.stem
     return StreamConfig(name=name, dataset=spec.name, protocol=protocol, model=model,
                         methods=tuple(data.get("methods", METHODS)),
-                        budget={"blas_threads": 1, **data.get("budget", {})},
+                        budget={"blas_threads": 1, "memory_gb": DEFAULT_BUDGET["memory_gb"],
+                                **data.get("budget", {})},
                         description=data.get("description", ""), path=path)
 
 

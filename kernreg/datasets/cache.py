@@ -64,7 +64,7 @@ def write(path: Path, splits: Splits, meta: dict[str, object]) -> None:
         with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
             for name in _ARRAYS:
                 f.create_dataset(name, data=getattr(splits, name))
-            f.attrs["meta"] = json.dumps(meta)
+            f.attrs["meta"] = json.dumps(meta, allow_nan=False)  # strict JSON (all strings)
     except (OutputError, OSError, RuntimeError) as exc:  # h5py: RuntimeError on a full disk
         log.warning("could not cache prepared data at %s (%s); continuing without the cache",
                     path, exc)

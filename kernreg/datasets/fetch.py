@@ -21,6 +21,7 @@ import pooch
 
 from kernreg.datasets.spec import DatasetSpec, RemoteFile, Source
 from kernreg.errors import DataError
+from kernreg.switches import env_switch
 
 log = logging.getLogger("kernreg.datasets")
 
@@ -60,7 +61,9 @@ def resolve_settings(
 ) -> DataSettings:
     """Combine explicit arguments with the ``KERNREG_*`` environment variables.
 
-    Explicit arguments win; then ``KERNREG_MIRROR``, ``KERNREG_CACHE``, ``KERNREG_OFFLINE``;
+    Explicit arguments win; then ``KERNREG_MIRROR``, ``KERNREG_CACHE``, ``KERNREG_OFFLINE`` (a
+    switch, :mod:`kernreg.switches`: ``1``/``true``/``yes``/``on`` or
+    ``0``/``false``/``no``/``off``);
     the cache defaults to the platform cache folder (``~/.cache/kernreg`` on Linux).
     ``KERNREG_DOWNLOAD_RETRIES`` (default 3) sets how often a failed download is retried.
     """
@@ -72,8 +75,8 @@ def resolve_settings(
                 f"mirror folder {mirror} does not exist (from --mirror or {ENV_MIRROR})"
             )
     cache = cache_dir or os.environ.get(ENV_CACHE) or pooch.os_cache("kernreg")
-    if offline is None:
-        offline = os.environ.get(ENV_OFFLINE, "").lower() in ("1", "true", "yes")
+    if offline is None:  # a switch: on/off values only, anything else a ConfigError
+        offline = bool(env_switch(ENV_OFFLINE))
     retries = os.environ.get(ENV_RETRIES, str(DOWNLOAD_RETRIES))
     if not retries.isdigit():
         raise DataError(f"{ENV_RETRIES} must be a non-negative integer, got {retries!r}")

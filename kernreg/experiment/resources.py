@@ -157,7 +157,14 @@ def blas_description() -> str:
 
 
 def environment() -> dict[str, str]:
-    """Versions and machine facts stored with every result."""
+    """Versions and machine facts of this invocation, stored in the run's manifest (rewritten
+    by each ``--resume``; the kernel path of each trial is in its own record).
+
+    Raises
+    ------
+    ConfigError
+        A ``KERNREG_JIT`` value that is neither on nor off (:mod:`kernreg.switches`).
+    """
     import h5py
     import numpy
     import scipy
@@ -183,7 +190,10 @@ def environment() -> dict[str, str]:
         # how long OpenBLAS's threads spin after a call (kernreg's default 4; unset: 28)
         "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "unset"),
         "numba": numba,
-        "kernel_path": active_path(),  # compiled ("numba") or "numpy" kernel loops
+        # compiled ("numba") or "numpy" kernel loops when this invocation started: a resumed
+        # run's earlier trials may have run the other path; each trial's record names its own
+        # (TrialRecord.info["kernel_path"])
+        "kernel_path_at_start": active_path(),
         "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
                    f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
     }

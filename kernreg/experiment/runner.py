@@ -17,6 +17,7 @@ from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
 from kernreg.solvers import reuse_buffers
+from kernreg.switches import check_environment
 
 
 def run_dir_for(exp: Experiment, out: str | Path) -> Path:
@@ -55,8 +56,10 @@ def run_experiment(
 
     The run holds the run folder's lock throughout (a second run on the folder is refused);
     the data, memory and numeric checks and the connection to a Dask scheduler all come
-    before the first write.
+    before the first write, and first of all the ``KERNREG_*`` switches
+    (:func:`kernreg.switches.check_environment`).
     """
+    check_environment()  # a misspelt switch would otherwise surface mid-run, or be guessed
     algorithms = select_algorithms(exp, only)
     store = RunStore(run_dir_for(exp, out))
     with store.lock():

@@ -31,8 +31,9 @@ from tqdm import tqdm
 from kernreg.config.streaming import StreamConfig
 from kernreg.datasets import load_dataset
 from kernreg.experiment.resources import environment
+from kernreg.experiment.stream_preflight import check_stream, n_draws
 from kernreg.features import make_feature_map
-from kernreg.kernels import make_kernel
+from kernreg.kernels import active_path, make_kernel
 from kernreg.losses import class_key, get_measure, get_task
 from kernreg.results.stream_store import StreamStore
 from kernreg.solvers.blocks.nystrom import nystrom_setup
@@ -42,6 +43,7 @@ from kernreg.solvers.blocks.rlsc import (
     select_lambda,
     select_recoding,
 )
+from kernreg.switches import check_environment
 
 __all__ = ["draw_trial", "input_map", "run_stream", "stream_trial"]
 
@@ -55,14 +57,6 @@ def _every_ith(n: int, i: int) -> np.ndarray:
     return np.arange(n) % i == i - 1
 
 
-def _n_draws(n_train: int, i: int) -> int:
-    """Fewest draws that leave ``n_train`` training examples when every ``i``-th is held out."""
-    n = n_train + n_train // (i - 1)
-    while n - n // i < n_train:
-        n += 1
-    return n
-
-
 def draw_trial(y_train: np.ndarray, y_test: np.ndarray, protocol: dict[str, Any],
                rng: np.random.Generator) -> dict[str, Any]:
     """Row indices of one trial: balanced train/validation, the new class's stream, test."""
@@ -73,11 +67,11 @@ def draw_trial(y_train: np.ndarray, y_test: np.ndarray, protocol: dict[str, Any]
     n_bal, n_imb = protocol["n_bal"], max(protocol["record_at"])
     fit, val = [], []
     for c in classes[classes != imb]:
-        rows = rng.choice(np.flatnonzero(y_train == c), _n_draws(n_bal, i), replace=False)
+        rows = rng.choice(np.flatnonzero(y_train == c), n_draws(n_bal, i), replace=False)
         held = _every_ith(rows.size, i)
         fit.append(rows[~held])
         val.append(rows[held])
-    stream = rng.choice(np.flatnonzero(y_train == imb), _n_draws(n_imb, i), replace=False)
+    stream = rng.choice(np.flatnonzero(y_train == imb), n_draws(n_imb, i), replace=False)
     test = np.concatenate([rng.choice(np.flatnonzero(y_test == c), protocol["n_test"],
                                       replace=False) for c in classes])
     return {"imbalanced": imb, "classes": classes, "fit": np.concatenate(fit),
@@ -208,7 +202,8 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
             lam, _ = select_lambda(rb.decision_function(Xv), y_col, mask)
             record("RB", rb.decision_function(X_te)[lam], lam, 1.0)
     result: dict[str, Any] = {
-        "attrs": {"trial": trial, "seed": seed, "imbalanced_class": imb,
+        "attrs": {"trial": trial, "config_hash": cfg.config_hash(), "seed": seed,
+                  "kernel_path": active_path(), "imbalanced_class": imb,
                   "classes": classes.tolist(), "n_features": int(X_fit.shape[1]),
                   "n_validation_balanced": int(X_val.shape[0])},
         "record_at": np.asarray(record_at),
@@ -221,11 +216,20 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
 
 
 def run_stream(cfg: StreamConfig, out: str | Path, *, resume: bool = False, force: bool = False,
-               progress: bool = True) -> list[dict[str, Any]]:
-    """Run every trial of ``cfg`` not finished yet under ``out/<name>``; return all trials."""
+               progress: bool = True,
+               report: Callable[[list[dict[str, Any]], Path], None] | None = None
+               ) -> list[dict[str, Any]]:
+    """Run every trial of ``cfg`` not finished yet under ``out/<name>``; return all trials.
+
+    The run holds its folder's lock throughout (a second command on the folder is refused);
+    the data, sizes and memory are checked before the first write. ``report(trials,
+    run_dir)``, when given, writes the run's table and figure with the lock still held.
+    """
+    check_environment()
     store = StreamStore(Path(out) / cfg.name)
-    with threadpool_limits(limits=cfg.budget["blas_threads"]):
+    with store.lock(), threadpool_limits(limits=cfg.budget["blas_threads"]):
         ds = load_dataset(cfg.dataset)
+        check_stream(cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test)
         manifest = {"experiment": cfg.name, "config": cfg.as_dict(),
                     "config_hash": cfg.config_hash(),
                     "config_file": str(cfg.path) if cfg.path else "",
@@ -236,4 +240,7 @@ def run_stream(cfg: StreamConfig, out: str | Path, *, resume: bool = False, forc
         for trial in tqdm(todo, desc=cfg.name, unit="trial", disable=not progress, leave=False):
             store.save_trial(trial, stream_trial(cfg, ds.X_train, ds.y_train, ds.X_test,
                                                  ds.y_test, trial))
-    return [t for t in store.load_trials() if t["attrs"]["trial"] < cfg.protocol["trials"]]
+        done = [t for t in store.load_trials() if t["attrs"]["trial"] < cfg.protocol["trials"]]
+        if report is not None:
+            report(done, store.run_dir)
+    return done

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,8 @@ from kernreg.config import Algorithm, Experiment, experiment_task, make_estimato
 from kernreg.datasets import load_dataset
 from kernreg.errors import DegenerateError
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
-from kernreg.losses import Task
+from kernreg.kernels.compiled import active_path
+from kernreg.losses import Task, get_measure
 from kernreg.results.record import TrialRecord
 from kernreg.solvers import holdout_split
 
@@ -88,7 +90,14 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     The model-selection time is the wall time of ``fit``: kernel evaluations, the whole
     regularization path and the validation predictions of every path point (and the refit when
     the protocol asks for one); loading the data is excluded. ``gemm_gflops``, this host's
-    measured GEMM rate, is recorded beside the times.
+    measured GEMM rate, is recorded beside the times, and ``info["kernel_path"]`` names the
+    kernel loops that ran (``"numba"`` or ``"numpy"``, :func:`kernreg.kernels.active_path`).
+
+    Raises
+    ------
+    DegenerateError
+        The fit, the selection, the predictions or a test measure met non-finite values
+        (:func:`check_finite_result`, :func:`check_finite_measures`): nothing is returned.
     """
     seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
     estimator = make_estimator(algo, exp, random_state=seed)
@@ -108,12 +117,21 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
             raise
         raise DegenerateError(f"{where}: non-finite values reached a factorization "
                               f"({exc})") from None
+    # after the fit: a numba that failed to load has fallen back to numpy by now
+    kernel_path = active_path()
     chosen = estimator.selection()
     check_finite_result(where, chosen.selected if chosen.param_name else None,
-                        chosen.val_rmse, y_pred)
+                        chosen.val_rmse, y_pred, path_values=chosen.path_values,
+                        m_values=chosen.m_values, m_selected=chosen.info.get("m_selected"))
     task = experiment_task(exp.task, exp.dataset["name"])
-    measures = task.evaluate(data.y_test, y_pred, data.codes)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is checked just below
+        measures = task.evaluate(data.y_test, y_pred, data.codes)
+        test_rmse = measures["rmse"] if "rmse" in measures else _coded_rmse(task, data, y_pred)
+    test_error = measures.get("error", float("nan"))
+    check_finite_measures(where, measures, test_rmse, test_error,
+                          undefined_ok=per_class_prefixes(task))
     info = dict(chosen.info)
+    info["kernel_path"] = kernel_path
     test_path: dict[str, np.ndarray] = {}
     selection_seconds = fit_clock.seconds
     if eval_rows:
@@ -133,8 +151,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         val_rmse=chosen.val_rmse,
         model_selection_time=selection_seconds,
         predict_time=predict_clock.seconds,
-        test_rmse=measures["rmse"] if "rmse" in measures else _coded_rmse(task, data, y_pred),
-        test_error=measures.get("error", float("nan")),
+        test_rmse=test_rmse,
+        test_error=test_error,
         peak_rss=memory.peak_bytes,
         n_fit=len(y_fit),
         n_val=len(y_val),
@@ -168,17 +186,100 @@ def path_measures(task: Task, data: PreparedData, outputs: np.ndarray,
     return {name: grid.reshape(shape) for name, grid in paths.items()}
 
 
-def check_finite_result(where: str, selected: Any, val_rmse: np.ndarray, y_pred: np.ndarray
-                        ) -> None:
+def check_finite_result(where: str, selected: Any, val_rmse: np.ndarray, y_pred: np.ndarray,
+                        *, path_values: Any = None, m_values: Any = None,
+                        m_selected: Any = None) -> None:
     """A trial whose selection, validation path or predictions are not finite is refused
-    (:class:`~kernreg.errors.DegenerateError`), never stored."""
+    (:class:`~kernreg.errors.DegenerateError`), never stored.
+
+    A path may hold NaN or ∞ at points that were not reached (a stopped iteration path, the
+    empty cells of a two-parameter grid) or that diverged without being selected: only a path
+    with no finite value, or a selected point whose own validation value is not finite, is
+    refused. The selected point is found by ``selected`` in ``path_values`` (and
+    ``m_selected`` in ``m_values`` for a two-parameter path); where it cannot be located, only
+    the other checks apply.
+    """
     val = np.asarray(val_rmse, dtype=np.float64)
     if val.size and not np.isfinite(val).any():
         raise DegenerateError(f"{where}: every validation RMSE of the path is NaN or infinite")
     if selected is not None and not np.isfinite(float(selected)):
         raise DegenerateError(f"{where}: the selected parameter is {selected}")
+    value = selected_value(selected, val, path_values, m_values, m_selected)
+    if value is not None and not np.isfinite(value):
+        at_m = f" (m = {m_selected})" if val.ndim == 2 else ""
+        raise DegenerateError(f"{where}: the validation value at the selected point "
+                              f"{float(selected):g}{at_m} is {value}")
     if not np.all(np.isfinite(np.asarray(y_pred))):
         raise DegenerateError(f"{where}: the test predictions are not finite (overflow)")
+
+
+def selected_value(selected: Any, val_rmse: np.ndarray, path_values: Any, m_values: Any = None,
+                   m_selected: Any = None) -> float | None:
+    """The validation value of the selected point of a path: ``val_rmse`` at the entry of
+    ``path_values`` equal to ``selected`` (and, for an ``(L, M)`` path, the column of
+    ``m_values`` equal to ``m_selected``); ``None`` where the point cannot be located (no
+    selection, no path, a value not on the grid)."""
+    val = np.asarray(val_rmse, dtype=np.float64)
+    if selected is None or path_values is None or val.size == 0:
+        return None
+    values = np.asarray(path_values, dtype=np.float64).ravel()
+    rows = np.flatnonzero(values == float(selected))
+    if rows.size != 1 or val.shape[0] != values.size or val.ndim > 2:
+        return None
+    if val.ndim == 1:
+        return float(val[rows[0]])
+    if m_selected is None or m_values is None:
+        return None
+    levels = np.asarray(m_values).ravel()
+    cols = np.flatnonzero(levels == m_selected)
+    if cols.size != 1 or val.shape[1] != levels.size:
+        return None
+    return float(val[rows[0], cols[0]])
+
+
+def per_class_prefixes(task: Task) -> tuple[str, ...]:
+    """Name prefixes of ``task``'s per-class measures (``accuracy_class_``): their value is
+    NaN, legitimately, for a class absent from the test rows."""
+    return tuple(f"{get_measure(name).per_class}_" for name in task.measures
+                 if get_measure(name).per_class)
+
+
+def check_finite_measures(where: str, measures: Mapping[str, float], test_rmse: float,
+                          test_error: float, undefined_ok: tuple[str, ...] = ()) -> None:
+    """Every test measure a trial stores must be finite.
+
+    Finite predictions can still give an infinite measure — outputs of about 1e298 (a step
+    size of 1e300) square to ∞ — so the measures are checked themselves, not only the
+    predictions.
+
+    Parameters
+    ----------
+    where : str
+        ``"<label> trial <k>"``, the message's subject.
+    measures : mapping
+        The task's test measures (``Task.evaluate``).
+    test_rmse, test_error : float
+        The record's RMSE and classification error; ``test_error`` may be NaN when the task has
+        no ``error`` measure (regression).
+    undefined_ok : tuple of str
+        Prefixes of measures that may be NaN (never ∞): a per-class measure of a class that
+        is not in the test rows (:func:`per_class_prefixes`).
+
+    Raises
+    ------
+    DegenerateError
+        Naming the first measure that is not finite and its value.
+    """
+    values = [*measures.items(), ("rmse", test_rmse)]
+    if "error" in measures or not np.isnan(test_error):
+        values.append(("error", test_error))
+    for name, value in values:
+        value = float(value)
+        if np.isfinite(value) or (np.isnan(value) and name.startswith(undefined_ok)
+                                  and name not in ("rmse", "error")):
+            continue
+        raise DegenerateError(f"{where}: the test {name} is {value}, not finite (the measure "
+                              f"overflows on these finite predictions)")
 
 
 def _coded_rmse(task: Task, data: PreparedData, y_pred: np.ndarray) -> float:

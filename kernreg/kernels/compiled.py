@@ -14,8 +14,10 @@ Two operations are compiled (``numba``, multithreaded with ``prange``):
   products accumulated in float64 whatever ``K``'s dtype.
 
 Which path runs is decided per call by :func:`jit_enabled`: numba must import, and the
-environment variable ``KERNREG_JIT`` must not be ``0``/``false``/``no``/``off``
-(:func:`use_jit` overrides both within a ``with`` block, for tests and benchmarks).
+environment switch ``KERNREG_JIT`` must not be off (``0``/``false``/``no``/``off``; unset,
+empty or ``1``/``true``/``yes``/``on`` leave it on; any other value is refused with a
+:class:`~kernreg.errors.ConfigError`, :mod:`kernreg.switches`); :func:`use_jit` overrides both
+within a ``with`` block, for tests and benchmarks.
 :func:`active_path` names the path (``"numba"`` or ``"numpy"``). Both paths compute the same
 numbers: float64 to about 1e-15 relative (the exponentials differ by a few ulp), float32 to
 about 1e-6 relative (:data:`FLOAT32_RTOL`).
@@ -28,7 +30,6 @@ the call and restored after, so compiled code and BLAS never run more threads th
 from __future__ import annotations
 
 import importlib.util
-import os
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
@@ -36,6 +37,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+
+from kernreg.switches import env_switch
 
 __all__ = [
     "FLOAT32_RTOL",
@@ -66,7 +69,8 @@ GAUSSIAN, LAPLACIAN, MATERN32, MATERN52 = 0, 1, 2, 3
 #: ``‖x‖² + ‖y‖² − 2x·y`` in float32, and the float32 exponentials, differ between the paths).
 FLOAT32_RTOL = 1e-5
 
-_FALSE = {"0", "false", "no", "off"}
+#: The environment switches of the two paths (:mod:`kernreg.switches`).
+ENV_JIT, ENV_JIT_PASS = "KERNREG_JIT", "KERNREG_JIT_PASS"
 _override: bool | None = None
 # numba's default "workqueue" threading layer must not be entered by two Python threads at once
 # (Dask's threaded workers would); other layers are thread-safe.
@@ -76,12 +80,20 @@ _lock = threading.Lock()
 def jit_enabled() -> bool:
     """Whether the compiled path runs: numba is installed (and imported without error when it
     was first needed), and neither :func:`use_jit` nor ``KERNREG_JIT`` (``0``, ``false``,
-    ``no``, ``off``) turns it off."""
+    ``no``, ``off``) turns it off.
+
+    Raises
+    ------
+    ConfigError
+        ``KERNREG_JIT`` holds a value that is neither on nor off (e.g. ``fasle``).
+    """
+    # checked first: a misspelt value is an error whichever path would run, never a guess
+    setting = env_switch(ENV_JIT)
     if not HAVE_NUMBA or _import_error is not None:
         return False
     if _override is not None:
         return _override
-    return os.environ.get("KERNREG_JIT", "1").strip().lower() not in _FALSE
+    return setting is not False
 
 
 def active_path() -> str:
@@ -333,16 +345,15 @@ def normal_pass(
 def compiled_pass_enabled(columns: int = 1) -> bool:
     """Whether :func:`normal_pass` runs its compiled loop for ``columns`` right-hand sides
     (besides :func:`jit_enabled`): by default for one column and not for several;
-    ``KERNREG_JIT_PASS=1`` takes it for any number, ``KERNREG_JIT_PASS=0`` for none.
+    ``KERNREG_JIT_PASS`` on (``1``, ``true``, ...) takes it for any number, off (``0``, ...)
+    for none (:mod:`kernreg.switches`).
 
     Measured (``scripts/bench_kernels.py``, 2 threads, 20000 stored rows, OPENBLAS_THREAD_TIMEOUT
     4, 2026-11-27): one column, the compiled loop four rows at a time against numpy's two BLAS
     products per block, see docs/speed.md; several columns, BLAS's GEMMs win (k = 16: Adult-sized
     float32 25.3 against 97.2 ms, Ijcnn1-sized float64 243 against 507 ms)."""
-    setting = os.environ.get("KERNREG_JIT_PASS", "").strip().lower()
-    if setting in _FALSE:
-        return False
-    return columns == 1 or setting != ""
+    setting = env_switch(ENV_JIT_PASS)  # ConfigError for a value neither on nor off
+    return columns == 1 if setting is None else setting
 
 
 def _normal_pass_block(Kb: np.ndarray, beta: np.ndarray, y: np.ndarray, grad: np.ndarray,

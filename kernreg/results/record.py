@@ -23,6 +23,9 @@ class TrialRecord:
     the readers of earlier results; ``measures`` holds every test-set measure of the run's
     ``task`` (:mod:`kernreg.losses`), those two included, and ``val_measure`` names what the
     validation path ``val_rmse`` holds (the square-loss algorithms validate by RMSE).
+    ``info`` holds the fit's scalar facts (stored as JSON), among them ``kernel_path``: the
+    kernel loops that ran this trial, ``"numba"`` or ``"numpy"`` (absent from trial files
+    written before it was recorded).
     """
 
     algorithm: str

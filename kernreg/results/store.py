@@ -14,24 +14,17 @@ files, so a trial is never counted twice. Each trial file records its label, tri
 the hash of the config that produced it; a file that disagrees with its name or the run's
 manifest is reported, never merged.
 
-Whatever writes to a run folder (``kernreg run``, ``kernreg table --rebuild``) holds its lock,
-an advisory ``flock`` on ``.lock``: a second writer is refused with the holder's pid and host,
-and the lock of a killed process is free again (the kernel releases it), so the next run takes
-it over. With the lock held, temporaries of killed writers are removed.
+Whatever writes to a run folder (``kernreg run``, ``kernreg table --rebuild``, ``kernreg
+plot``) holds its lock; the lock, ``--force`` and the checks on resume are the discipline every
+run folder shares (:mod:`kernreg.results.run_folder`).
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import os
 import re
-import shutil
-import socket
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -40,10 +33,11 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from kernreg.atomic import atomic_path, check_inside, remove_temporaries, write_text
+from kernreg.atomic import atomic_path, check_inside, write_hdf5
 from kernreg.config import algorithm_hashes, results_relevant
-from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
+from kernreg.errors import ConfigError, OutputError, ResultsError
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
+from kernreg.results.run_folder import RunFolder, manifest_hashes
 
 _ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse")
 _JSON = ("blas", "info", "measures")
@@ -51,7 +45,6 @@ _JSON = ("blas", "info", "measures")
 _PATHS = "test_path"
 #: A trial file's name: ``<label>__t<trial>.h5`` (labels are checked path components).
 TRIAL_FILE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)__t([0-9]{3,})\.h5")
-LOCK_FILE = ".lock"
 log = logging.getLogger("kernreg.results")
 
 
@@ -111,139 +104,30 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["strategy"] = record.info.get("strategy", "")
     row["validation_strategy"] = record.info.get("validation_strategy", "")
     row["precision"] = record.info.get("precision", "")  # NKRLS's AᵀA: float64 or mixed
+    # numba or numpy loops: times depend on it, and a resumed run may mix them
+    row["kernel_path"] = record.info.get("kernel_path", "")
     del row["peak_rss"]
     # one column per measure of the task (test_rmse and test_error keep their place)
     row.update({f"test_{name}": value for name, value in record.measures.items()})
     return row
 
 
-def _holder(text: str) -> str:
-    """The lock holder's words: "pid 123 on host h since …" (or what the file holds)."""
-    try:
-        info = json.loads(text)
-        return f"pid {info['pid']} on host {info['host']}, since {info['since']}"
-    except (ValueError, KeyError, TypeError):
-        return "holder unknown"
+class RunStore(RunFolder):
+    """The folder of one hold-out run (:class:`~kernreg.results.run_folder.RunFolder`: its lock,
+    manifest, and what ``--force`` may delete)."""
 
-
-class RunStore:
-    """The folder of one experiment run."""
+    KIND = "holdout"
+    TRIAL_FILE = TRIAL_FILE
+    OUTPUT_FILES = ("results.h5", "results.csv")
+    OUTPUT_FOLDERS = ("figures",)
 
     def __init__(self, run_dir: str | Path) -> None:
-        self.run_dir = Path(run_dir)
-        self.trials_dir = self.run_dir / "trials"
-        self.manifest_path = self.run_dir / "manifest.json"
+        super().__init__(run_dir)
         self.h5_path = self.run_dir / "results.h5"
         self.csv_path = self.run_dir / "results.csv"
-        self.lock_path = self.run_dir / LOCK_FILE
 
     def trial_path(self, label: str, trial: int) -> Path:
         return self.trials_dir / f"{label}__t{trial:03d}.h5"
-
-    def has_results(self) -> bool:
-        return self.manifest_path.exists() or self.trials_dir.exists()
-
-    def manifest(self) -> dict[str, Any]:
-        try:
-            manifest = json.loads(self.manifest_path.read_text())
-            if not isinstance(manifest, dict) or "config_hash" not in manifest:
-                raise ValueError("not a kernreg manifest")
-            return manifest
-        except (OSError, ValueError) as exc:
-            raise ResultsError(f"cannot read {self.manifest_path} ({exc}); the run folder is "
-                               f"damaged: start it again with --force") from None
-
-    # ------------------------------------------------------------------------- the run lock
-    @contextmanager
-    def lock(self, advice: str = "choose another --out folder") -> Iterator[None]:
-        """Hold the run folder's lock (creating the folder); refuse with
-        :class:`~kernreg.errors.RunLockedError` naming the holder when another process has it.
-
-        A folder this call created and nothing else wrote into is removed again on exit, so a
-        run refused before writing leaves nothing behind. Temporaries of killed writers are
-        removed once the lock is held.
-        """
-        created = self._make_dirs(advice)
-        fd = self._acquire(advice)
-        try:
-            host = socket.gethostname()
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": host,
-                                      "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-                                     ).encode() + b"\n", 0)
-            self.remove_temporaries()
-            yield
-        finally:
-            try:
-                if created and [p.name for p in self.run_dir.iterdir()] == [LOCK_FILE]:
-                    self.lock_path.unlink()  # still locked: a waiting process retries
-                    for folder in created:
-                        folder.rmdir()
-            except OSError:
-                pass
-            os.close(fd)  # releases the lock
-
-    def _make_dirs(self, advice: str) -> list[Path]:
-        """Create the run folder and missing parents; return the created ones, deepest first."""
-        created = []
-        folder = self.run_dir
-        while not folder.exists() and folder != folder.parent:
-            created.append(folder)
-            folder = folder.parent
-        try:
-            for path in reversed(created):
-                path.mkdir()
-        except FileExistsError:
-            pass  # made by a concurrent run: the lock decides
-        except OSError as exc:
-            raise OutputError(self.run_dir, exc, advice) from exc
-        if self.run_dir.is_symlink() or not self.run_dir.is_dir():
-            raise OutputError(self.run_dir, "it is not a folder (a link or a file)", advice)
-        return created
-
-    def _acquire(self, advice: str) -> int:
-        for _ in range(10):
-            try:
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-            except OSError as exc:
-                raise OutputError(self.lock_path, exc, advice) from exc
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 4096, 0).decode(errors="replace")
-                os.close(fd)
-                raise RunLockedError(
-                    f"{self.run_dir} is in use by another kernreg run ({_holder(holder)}); "
-                    f"wait for it to end, or stop it and continue with --resume") from None
-            try:  # the file we locked is still the folder's lock (not unlinked meanwhile)
-                if os.fstat(fd).st_ino == os.stat(self.lock_path, follow_symlinks=False).st_ino:
-                    return fd
-            except FileNotFoundError:
-                pass
-            os.close(fd)
-        raise RunLockedError(f"cannot take the lock of {self.run_dir}: it keeps changing")
-
-    def remove_temporaries(self) -> None:
-        """Remove temporaries of killed writers (call with the lock held)."""
-        for path in remove_temporaries(self.run_dir) + remove_temporaries(self.trials_dir):
-            log.info("removed %s, left by a killed writer", path)
-
-    def remove_temporaries_if_idle(self) -> None:
-        """Remove killed writers' temporaries when no process holds the lock (``table``); a
-        folder that cannot be locked here (read-only) is left as it is."""
-        if not self.lock_path.is_file() and not self.trials_dir.is_dir():
-            return
-        try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        except OSError:
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self.remove_temporaries()
-        except OSError:
-            pass  # a run is writing: its temporaries are live
-        finally:
-            os.close(fd)
 
     # ------------------------------------------------------------------------- starting a run
     def open(self, manifest: dict[str, Any], *, resume: bool, force: bool,
@@ -251,27 +135,33 @@ class RunStore:
         """Start (or, with ``resume``, continue) the run described by ``manifest`` (call with
         the lock held).
 
-        ``force`` deletes earlier results — only of a folder whose manifest marks it as a run
-        of the same experiment; with ``redo`` labels and an unchanged config it deletes only
-        those algorithms' trials and keeps the others.
+        ``force`` deletes earlier results — only of a folder whose manifest marks it as a
+        hold-out run of the same experiment, and only the files kernreg wrote; with ``redo``
+        labels and an unchanged config it deletes only those algorithms' trials and keeps the
+        others.
 
         Raises
         ------
         ConfigError
             Results exist and neither ``resume`` nor ``force`` was given, ``resume`` was given
-            for results of a different config, or ``force`` for a folder kernreg cannot tell
-            is this experiment's run.
+            for results of a different config or a streaming run, or ``force`` for a folder
+            kernreg cannot tell is this experiment's run.
+        ResultsError
+            ``resume`` finds a trial file that another config wrote, or that holds another
+            trial than its name says (the manifest lost or replaced): nothing is written.
         """
         if self.has_results():
             if force:
-                self._check_deletable(manifest)
+                self.check_deletable(manifest)
+            else:
+                self.check_kind(manifest)
             if force and redo and self._same_config(manifest):
                 for label in redo:
                     for path in self.trial_files():
                         if TRIAL_FILE.fullmatch(path.name)[1] == label:
                             check_inside(path, self.run_dir).unlink()
             elif force:
-                self._delete_results()
+                self.delete_results()
             elif not resume:
                 raise ConfigError(
                     f"results already exist in {self.run_dir}; use --resume to continue them "
@@ -287,48 +177,15 @@ class RunStore:
                         - {manifest["config_hash"], ""})
                 elif old.get("compatible_hashes"):
                     manifest["compatible_hashes"] = old["compatible_hashes"]
+            if resume and not force:
+                self.check_trials_before_resume(manifest_hashes(manifest))
         advice = "choose another --out folder"
-        write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n",
-                   advice=advice, root=self.run_dir)
+        self.write_manifest(manifest, advice)
         try:
             self.trials_dir.mkdir(exist_ok=True)
             check_inside(self.trials_dir, self.run_dir)
         except OSError as exc:
             raise OutputError(self.trials_dir, exc, advice) from exc
-
-    def _check_deletable(self, manifest: dict[str, Any]) -> None:
-        """``--force`` deletes only a run folder of this experiment, as its manifest says."""
-        why = None
-        if not self.manifest_path.is_file() or self.manifest_path.is_symlink():
-            why = "it has no manifest.json of kernreg's"
-        else:
-            try:
-                old = self.manifest()
-            except ResultsError:
-                why = "its manifest.json is unreadable"
-            else:
-                if old.get("experiment") != manifest["experiment"]:
-                    why = (f"its manifest.json is of experiment {old.get('experiment')!r}, "
-                           f"not {manifest['experiment']!r}")
-        if why:
-            raise ConfigError(f"--force: {self.run_dir} is not marked as a run of "
-                              f"{manifest['experiment']} ({why}); kernreg deletes only its own "
-                              f"runs: move it away or use --out for another folder")
-
-    def _delete_results(self) -> None:
-        """Delete what kernreg wrote into the run folder (never through a link; the lock and
-        files kernreg does not know stay)."""
-        for name in ("results.h5", "results.csv", "manifest.json"):
-            path = self.run_dir / name
-            if path.is_symlink() or path.is_file():
-                path.unlink()
-        for name in ("trials", "figures"):
-            folder = self.run_dir / name
-            if folder.is_symlink():
-                folder.unlink()
-            elif folder.is_dir():
-                check_inside(folder, self.run_dir)
-                shutil.rmtree(folder)  # removes links inside, never follows them
 
     def _check_resumable(self, old: dict[str, Any], manifest: dict[str, Any]) -> None:
         """A changed config resumes when every label with trials here computes as before
@@ -372,7 +229,7 @@ class RunStore:
         except (OSError, KeyError, ValueError, TypeError):
             check_inside(path, self.run_dir).unlink()
             return False
-        self._check_record(path, record, self._config_hashes())
+        self._check_record(path, record, self.config_hashes())
         return True
 
     def save_trial(self, record: TrialRecord) -> None:
@@ -381,53 +238,37 @@ class RunStore:
         done = len(self.trial_files())
         advice = f"the {done} trials finished before it are kept in {self.trials_dir}; free " \
                  f"space and continue with --resume"
-        with atomic_path(path, advice, root=self.run_dir) as tmp, h5_writes(path, advice), \
-                h5py.File(tmp, "w") as f:
-            _write_record(f, record)
+        write_hdf5(path, lambda f: _write_record(f, record), advice, root=self.run_dir)
 
-    def trial_files(self) -> list[Path]:
-        """The trial files (``<label>__t<trial>.h5``) of the run, sorted."""
-        if not self.trials_dir.is_dir():
-            return []
-        return sorted(p for p in self.trials_dir.iterdir()
-                      if TRIAL_FILE.fullmatch(p.name) and p.is_file() and not p.is_symlink())
+    def check_file(self, path: Path, config_hashes: list[str]) -> str | None:
+        try:
+            with h5py.File(path, "r") as f:
+                record = _read_record(f)
+        except (OSError, KeyError, ValueError, TypeError):
+            return None  # unreadable: redone when its turn comes
+        return self._record_problem(path, record, config_hashes)
 
-    def unknown_files(self) -> list[Path]:
-        """Entries of ``trials/`` that are no trial file (nor a temporary being written)."""
-        if not self.trials_dir.is_dir():
-            return []
-        known = set(self.trial_files())
-        return sorted(p for p in self.trials_dir.iterdir()
-                      if p not in known and not (p.name.startswith(".") and
-                                                 p.name.endswith(".tmp")))
-
-    def _config_hashes(self) -> list[str]:
-        """The run's config hash, then those of the earlier configs it was resumed from (their
-        trials compute as this config's: see :meth:`_check_resumable`); empty: no manifest."""
-        if not self.manifest_path.is_file():
-            return []
-        manifest = self.manifest()
-        hashes = [manifest.get("config_hash", ""), *manifest.get("compatible_hashes", [])]
-        return [h for h in hashes if h]
-
-    @staticmethod
-    def _check_record(path: Path, record: TrialRecord, config_hashes: list[str]) -> None:
-        """A trial file holds what its name says, from the run's config or one it was resumed
-        from (files written before trial files recorded their config have no hash and pass)."""
+    @classmethod
+    def _record_problem(cls, path: Path, record: TrialRecord, config_hashes: list[str]
+                        ) -> str | None:
         match = TRIAL_FILE.fullmatch(path.name)
         assert match is not None  # trial_files() lists only matching names
         label, trial = match[1], int(match[2])
-        problems = []
-        if record.label != label or record.trial != trial:
-            problems.append(f"it holds trial {record.trial} of {record.label!r}, not trial "
-                            f"{trial} of {label!r}")
-        if record.config_hash and config_hashes and record.config_hash not in config_hashes:
-            problems.append(f"it comes from another config (hash {record.config_hash[:12]}…, "
-                            f"the run's {config_hashes[0][:12]}…)")
-        if problems:
-            raise ResultsError(f"trial file {path} does not belong to this run: "
-                               f"{'; '.join(problems)}; kernreg never merges such files: move "
-                               f"it out of {path.parent} (then --resume redoes that trial)")
+        if record.label != label:
+            return (f"trial file {path} does not belong to this run: it holds trial "
+                    f"{record.trial} of {record.label!r}, not trial {trial} of {label!r}; "
+                    f"kernreg never merges such files: move it out of {path.parent} (then "
+                    f"--resume redoes that trial)")
+        return cls.mismatch(path, trial, record.trial, record.config_hash, config_hashes,
+                            f" of {label!r}")
+
+    @classmethod
+    def _check_record(cls, path: Path, record: TrialRecord, config_hashes: list[str]) -> None:
+        """A trial file holds what its name says, from the run's config or one it was resumed
+        from (files written before trial files recorded their config have no hash and pass)."""
+        problem = cls._record_problem(path, record, config_hashes)
+        if problem:
+            raise ResultsError(problem)
 
     def load_trials(self) -> list[TrialRecord]:
         """Every finished trial's record; files in ``trials/`` that are no trial file are
@@ -442,7 +283,7 @@ class RunStore:
         for path in self.unknown_files():
             log.warning("%s is no trial file of kernreg's (expected <label>__t<trial>.h5); "
                         "ignored", path)
-        config_hashes = self._config_hashes()
+        config_hashes = self.config_hashes()
         records = []
         for path in self.trial_files():
             try:
@@ -486,8 +327,8 @@ class RunStore:
         context, per_label = self.context()
         advice = f"the finished trials are kept in {self.trials_dir}; free space and rebuild " \
                  f"with kernreg table --rebuild {self.run_dir}"
-        with atomic_path(self.h5_path, advice, root=self.run_dir) as tmp, \
-                h5_writes(self.h5_path, advice), h5py.File(tmp, "w") as f:
+
+        def fill(f: h5py.File) -> None:
             for key in ("experiment", "config_hash", "dataset", "dataset_sha256"):
                 f.attrs[key] = manifest[key]
             f.attrs["config"] = json.dumps(manifest["config"])
@@ -495,23 +336,13 @@ class RunStore:
             for record in records:
                 _write_record(f.create_group(f"{record.label}/trial_{record.trial:03d}"),
                               record)
+
+        write_hdf5(self.h5_path, fill, advice, root=self.run_dir)
         table = pd.DataFrame([tidy_row(r, {**context, **per_label.get(r.label, {})})
                               for r in records])
         with atomic_path(self.csv_path, advice, root=self.run_dir) as tmp:
             table.to_csv(tmp, index=False)
         return table
-
-
-@contextmanager
-def h5_writes(path: Path, advice: str) -> Iterator[None]:
-    """HDF5 write failures (h5py raises ``RuntimeError`` when a full disk stops it extending
-    the file) as an :class:`~kernreg.errors.OutputError` naming ``path``."""
-    try:
-        yield
-    except RuntimeError as exc:
-        if "errno" not in str(exc) and "write" not in str(exc).lower():
-            raise  # not an I/O failure: a bug
-        raise OutputError(path, exc, advice) from exc
 
 
 #: Columns every tidy CSV has, and those that must be numbers.
@@ -562,7 +393,22 @@ def read_results_csv(path: str | Path) -> pd.DataFrame:
         if not pd.api.types.is_numeric_dtype(table[column]):
             raise ResultsError(f"{csv}: column {column} holds non-numbers; {rebuild}")
     if table[list(FILLED_COLUMNS)].isna().any().any():
-        raise ResultsError(f"{csv} has empty required values (truncated?); {rebuild}")
+        raise ResultsError(f"{csv} has empty required values (truncated?) on "
+                           f"{_lines(table[list(FILLED_COLUMNS)].isna().any(axis=1))}; "
+                           f"{rebuild}")
+    numbers = table.select_dtypes("number")
+    infinite = np.isinf(numbers.to_numpy(dtype=np.float64))
+    if infinite.any():
+        rows, cols = np.nonzero(infinite)
+        raise ResultsError(f"{csv}: column {numbers.columns[cols[0]]} holds "
+                           f"{numbers.iat[rows[0], cols[0]]} on {_lines(infinite.any(axis=1))}; "
+                           f"a result is a finite number: {rebuild}")
+    repeated = table.duplicated(["experiment", "label", "trial"], keep=False)
+    if repeated.any():
+        first = table[repeated].iloc[0]
+        raise ResultsError(f"{csv} holds trial {int(first['trial'])} of {first['experiment']}/"
+                           f"{first['label']} more than once ({_lines(repeated)}); a trial is "
+                           f"counted once: {rebuild}")
     if (run_dir / "trials").is_dir():
         files = {p.stem for p in RunStore(run_dir).trial_files()}
         listed = {f"{label}__t{int(t):03d}" for label, t in zip(table["label"], table["trial"],
@@ -572,6 +418,13 @@ def read_results_csv(path: str | Path) -> pd.DataFrame:
                                f"{len(files)} (truncated or stale); {rebuild}")
         _check_results_h5(run_dir / "results.h5", listed, rebuild)
     return table
+
+
+def _lines(rows: pd.Series | np.ndarray) -> str:
+    """The CSV lines (header = line 1) of the rows marked True: "line 3", "lines 3, 7"."""
+    lines = [str(i + 2) for i in np.flatnonzero(np.asarray(rows))]
+    shown = ", ".join(lines[:5]) + (f" … ({len(lines)} in all)" if len(lines) > 5 else "")
+    return f"line{'s' if len(lines) > 1 else ''} {shown}"
 
 
 def _check_results_h5(path: Path, trials: set[str], rebuild: str) -> None:

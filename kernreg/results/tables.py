@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kernreg.config import raise_problems, read_yaml, schema_problems
+from kernreg.config import load_experiment, raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
 from kernreg.losses import get_measure, get_task, measure_names
@@ -651,11 +651,24 @@ def table_schema() -> dict[str, Any]:
 
 
 def load_table_config(path: str | Path) -> dict[str, Any]:
-    """Read and validate a table config (``table:``, ``runs:``, optional ``not_run:``,
-    ``notes:``)."""
+    """Read and validate a table config (``table:``, ``runs:``, optional ``labels:``,
+    ``not_run:``, ``notes:``); every label ``labels:`` names must be an algorithm label of
+    one of the runs (their configs are read for it).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key and, for ``labels:``, the unknown label and the runs' labels.
+    """
     path = Path(path)
     data = read_yaml(path)
     raise_problems(path, schema_problems(data, table_schema(), []))
+    if "labels" in data:
+        known = {a.label for run in data["runs"]
+                 for a in load_experiment(path.parent / run).algorithms}
+        raise_problems(path, [f"labels[{i}]: {label!r} is no algorithm label of the runs "
+                              f"({', '.join(sorted(known))})"
+                              for i, label in enumerate(data["labels"]) if label not in known])
     return data
 
 
