@@ -1,5 +1,6 @@
 """Dask: trials as tasks equal the local run, data-parallel NKRLS and NYTRO equal the local
-solvers, and a worker killed mid-run costs a retry, never a lost or duplicated trial.
+solvers, a worker killed mid-run costs a retry, never a lost or duplicated trial, and Ctrl-C
+on a LocalCluster run prints one line and leaves a run that --resume finishes.
 
 A LocalCluster of 2 worker processes × 1 thread (this machine has 2 cores); data from
 scikit-learn's bundled breast cancer table and generated problems (no mirror needed).
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -202,3 +205,48 @@ def test_a_worker_killed_mid_run_costs_a_retry_not_a_trial(cluster, tmp_path: Pa
     assert len(files) == len(set(files)) == 24  # every trial once
     local = run_experiment(load_experiment(config), tmp_path / "local", progress=False)
     pd.testing.assert_frame_equal(_table(result["table"]), _table(local))
+
+
+def test_ctrl_c_on_a_local_cluster_prints_one_line_and_resumes(tmp_path: Path) -> None:
+    """Ctrl-C reaches a terminal's whole process group, the LocalCluster's worker processes
+    included: only ``aborted`` is printed (no worker's KeyboardInterrupt traceback, no Dask
+    warning about the trials it kills), the exit status is 130, and ``--resume`` finishes
+    the run as if uninterrupted."""
+    config = tmp_path / "dsk.yaml"
+    config.write_text(CONFIG.replace("trials: 4", "trials: 100"))  # still running at Ctrl-C
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "kernreg", "run", str(config), "--scheduler", "local:2",
+               "--out", str(out), "--no-progress"]
+    # the child starts with SIGINT at its default, as from a terminal, even where this
+    # process was started with it ignored (a background job of a script)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    trials = out / "dsk" / "trials"
+    try:
+        deadline = time.monotonic() + 120
+        while not any(trials.glob("*.h5")):
+            assert run.poll() is None, run.communicate()[1]
+            assert time.monotonic() < deadline, "no trial finished in 120 s"
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        _, stderr = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+    assert run.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert [line for line in stderr.splitlines() if line.strip()] == ["aborted"], stderr
+    assert 0 < len(list(trials.glob("*.h5"))) < 200
+
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True,
+                             timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    run_experiment(load_experiment(config), tmp_path / "local", progress=False)
+    dask, local = (pd.read_csv(base / "dsk" / "results.csv") for base in (out,
+                                                                          tmp_path / "local"))
+    pd.testing.assert_frame_equal(_table(dask), _table(local))

@@ -7,6 +7,7 @@ import functools
 import logging
 import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -56,7 +57,10 @@ def _interrupt_again(hook: Callable[[Any], object], unraisable: Any) -> None:
     "Exception ignored in" and lost, the run going on; it is raised again in the main thread.
     Anything else goes to ``hook``."""
     if issubclass(unraisable.exc_type, KeyboardInterrupt):
-        _thread.interrupt_main()
+        # from another thread, a moment later: raised from here it would be lost again
+        again = threading.Timer(0.01, _thread.interrupt_main)
+        again.daemon = True
+        again.start()
     else:
         hook(unraisable)
 

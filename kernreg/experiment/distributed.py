@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import psutil
@@ -29,7 +32,7 @@ from kernreg.experiment.trial import PreparedData, run_trial
 from kernreg.results.record import TrialRecord
 
 if TYPE_CHECKING:
-    from distributed import Client
+    from distributed import Client, LocalCluster, Worker
 
 __all__ = ["admissions", "dask_client", "local_workers", "run_trials_on_dask", "trial_task",
            "worker_blas_threads"]
@@ -60,7 +63,7 @@ def dask_client(scheduler: str) -> Iterator[Client]:
         Dask is not installed, or the scheduler cannot be reached.
     """
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError:
         raise ConfigError(f"--scheduler {scheduler} needs Dask: pip install 'kernreg[dask]' "
                           f"(or make install, which installs it)") from None
@@ -68,19 +71,8 @@ def dask_client(scheduler: str) -> Iterator[Client]:
     logging.getLogger("distributed").setLevel(logging.WARNING)
     workers = local_workers(scheduler)
     if workers is not None:
-        # Dask's default gives each worker total/N bytes and restarts a worker above 95% of
-        # it: a Covertype NYTRO trial (17.9 GB) on local:2 would be killed over and over.
-        # Memory is shared here and kernreg admits trials by their estimated peaks
-        # (admissions), so each worker may use the whole machine.
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR,
-                               memory_limit=psutil.virtual_memory().total)
-        client = Client(cluster)
-        try:
+        with _local_cluster(workers) as cluster, Client(cluster) as client:
             yield client
-        finally:
-            client.close()
-            cluster.close()
         return
     _probe(scheduler)
     try:
@@ -96,6 +88,120 @@ def dask_client(scheduler: str) -> Iterator[Client]:
         yield client
     finally:
         client.close()
+
+
+@contextmanager
+def _local_cluster(workers: int) -> Iterator[LocalCluster]:
+    """A LocalCluster of ``workers`` single-threaded worker processes, closed on exit.
+
+    A terminal's Ctrl-C goes to its whole process group: each worker would die of it printing
+    a KeyboardInterrupt traceback. So SIGINT is blocked in this thread while the cluster
+    starts: its event loop thread starts then and inherits the mask, and so do the worker
+    processes its nannies spawn, now or on a restart (a signal mask survives fork and exec).
+    Only this process takes Ctrl-C (one pressed during the start once the cluster is up: a
+    half-started cluster would not close) and closes the cluster quietly
+    (:func:`_quiet_once_interrupted`, :func:`dask_teardown`).
+    """
+    from multiprocessing import resource_tracker
+
+    from distributed import LocalCluster
+
+    with _quiet_once_interrupted():
+        cluster = None
+        try:
+            # starting the tracker unblocks SIGINT in the thread that starts it: start it first
+            resource_tracker.ensure_running()
+            with _interrupts_held(), _blocked(signal.SIGINT):
+                # Dask's default gives each worker total/N bytes and restarts a worker above
+                # 95% of it: a Covertype NYTRO trial (17.9 GB) on local:2 would be killed
+                # over and over. Memory is shared here and kernreg admits trials by their
+                # estimated peaks (admissions), so each worker may use the whole machine.
+                # The scheduler's HTTP server takes a free port: on 8787, taken by any other
+                # Dask cluster, Dask warns.
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR,
+                                       scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                                       memory_limit=psutil.virtual_memory().total,
+                                       preload=[__name__])  # its dask_teardown
+            yield cluster
+        finally:
+            if cluster is not None:
+                cluster.close()
+
+
+@contextmanager
+def _blocked(signum: int) -> Iterator[None]:
+    """Block ``signum`` in this thread (and in the threads and processes it starts)."""
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signum})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back until the end of the block, then handle the first: this
+    process's other threads (BLAS's) take a signal that the main thread blocks, and Python
+    still raises it in the main thread."""
+    handlers = _python_handlers()
+    held: list[int] = []
+    for signum in handlers:
+        signal.signal(signum, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    if held:
+        handlers[held[0]](held[0], None)
+
+
+@contextmanager
+def _quiet_once_interrupted() -> Iterator[None]:
+    """From Ctrl-C (or SIGTERM, which the CLI handles alike) to the end of the block, this
+    process logs nothing: the interrupted call and the close kill the trials under way, and
+    Dask's threads log what they make of that (cancelled calls, lost results, workers killed
+    after a timeout), racing the KeyboardInterrupt that the handlers in place still raise."""
+    disabled = logging.root.manager.disable
+    handlers = _python_handlers()
+
+    def quiet(handler: Callable[[int, FrameType | None], Any]
+              ) -> Callable[[int, FrameType | None], Any]:
+        def handle(signum: int, frame: FrameType | None) -> Any:
+            logging.disable(logging.CRITICAL)
+            return handler(signum, frame)
+        return handle
+
+    for signum, handler in handlers.items():
+        signal.signal(signum, quiet(handler))
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        logging.disable(disabled)
+
+
+def _python_handlers() -> dict[int, Callable[[int, FrameType | None], Any]]:
+    """The Python handlers of SIGINT and SIGTERM; none outside the main thread, where
+    handlers cannot be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    return {signum: handler for signum, handler in handlers.items() if callable(handler)}
+
+
+def dask_teardown(worker: Worker) -> None:
+    """Silence the logging of a worker of ``local:N`` (its own process) as it starts to close.
+
+    Dask calls this preload hook at the start of the worker's close. The workers close when
+    the run ends or is interrupted (Ctrl-C), with trials under way or not; what Dask logs
+    then goes straight to the terminal and is no news to the user (a heartbeat cut off by
+    the close logs an ERROR with a traceback).
+    """
+    logging.disable(logging.CRITICAL)
 
 
 def _probe(scheduler: str) -> None:

@@ -122,8 +122,6 @@ class RunFolder:
     (:attr:`OUTPUT_FILES`, :attr:`OUTPUT_FOLDERS`).
     """
 
-    #: The protocol kind of this folder's runs (:func:`run_kind`).
-    KIND: ClassVar[str] = "holdout"
     #: A trial file's name; its last group is the trial number.
     TRIAL_FILE: ClassVar[re.Pattern[str]]
     #: Files at the top of the folder that the run writes (besides the manifest).

@@ -116,7 +116,6 @@ class RunStore(RunFolder):
     """The folder of one hold-out run (:class:`~kernreg.results.run_folder.RunFolder`: its lock,
     manifest, and what ``--force`` may delete)."""
 
-    KIND = "holdout"
     TRIAL_FILE = TRIAL_FILE
     OUTPUT_FILES = ("results.h5", "results.csv")
     OUTPUT_FOLDERS = ("figures",)

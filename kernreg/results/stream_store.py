@@ -40,7 +40,6 @@ STREAM_TRIAL_FILE = re.compile(r"t([0-9]{3,})\.h5")
 class StreamStore(RunFolder):
     """The folder of one streaming run."""
 
-    KIND = "streaming"
     TRIAL_FILE = STREAM_TRIAL_FILE
     OUTPUT_FILES = ("table7_1.md", "fig7_3.png")
 
