@@ -16,7 +16,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from kernreg.atomic import atomic_path
+from kernreg.atomic import write_hdf5
 from kernreg.datasets.spec import DatasetSpec, Splits
 from kernreg.errors import OutputError
 
@@ -57,14 +57,18 @@ def read(path: Path) -> tuple[Splits, dict[str, object]] | None:
 
 
 def write(path: Path, splits: Splits, meta: dict[str, object]) -> None:
-    """Write a cache entry atomically (temporary file in the same folder, then rename). The
-    cache only saves time: a failure to write it (read-only or full disk) is logged and the
-    data are used uncached."""
+    """Write a cache entry atomically (built in memory, then written to a temporary file in the
+    same folder and renamed: :func:`~kernreg.atomic.write_hdf5`, so a full disk never leaves
+    the HDF5 library holding a file it cannot close). The cache only saves time: a failure to
+    write it (read-only or full disk) is logged and the data are used uncached."""
+
+    def fill(f: h5py.File) -> None:
+        for name in _ARRAYS:
+            f.create_dataset(name, data=getattr(splits, name))
+        f.attrs["meta"] = json.dumps(meta, allow_nan=False)  # strict JSON (all strings)
+
     try:
-        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
-            for name in _ARRAYS:
-                f.create_dataset(name, data=getattr(splits, name))
-            f.attrs["meta"] = json.dumps(meta, allow_nan=False)  # strict JSON (all strings)
-    except (OutputError, OSError, RuntimeError) as exc:  # h5py: RuntimeError on a full disk
+        write_hdf5(path, fill)
+    except (OutputError, OSError) as exc:
         log.warning("could not cache prepared data at %s (%s); continuing without the cache",
                     path, exc)
