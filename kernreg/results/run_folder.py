@@ -42,6 +42,8 @@ __all__ = ["LOCK_FILE", "RunFolder", "check_output_file", "check_output_folder",
 
 LOCK_FILE = ".lock"
 MANIFEST = "manifest.json"
+#: What reading a damaged or foreign trial file raises.
+UNREADABLE = (OSError, KeyError, ValueError, TypeError)
 #: The record of a run: files no other command may write over.
 RECORD_FILES = (LOCK_FILE, MANIFEST, "results.h5", "results.csv")
 log = logging.getLogger("kernreg.results")
@@ -155,10 +157,18 @@ class RunFolder:
             raise ResultsError(f"cannot read {self.manifest_path} ({exc}); the run folder is "
                                f"damaged: start it again with --force") from None
 
-    def write_manifest(self, manifest: dict[str, Any], advice: str) -> None:
+    def start(self, manifest: dict[str, Any], advice: str = "choose another --out folder"
+              ) -> None:
+        """Write the manifest and make ``trials/`` (the last step of opening a run, once the
+        folder's results have been checked, kept or deleted)."""
         write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True,
                                                   allow_nan=False) + "\n",
                    advice=advice, root=self.run_dir)
+        try:
+            self.trials_dir.mkdir(exist_ok=True)
+            check_inside(self.trials_dir, self.run_dir)
+        except OSError as exc:
+            raise OutputError(self.trials_dir, exc, advice) from exc
 
     # ------------------------------------------------------------------------- the run lock
     @contextmanager
@@ -380,7 +390,47 @@ class RunFolder:
 
     def check_file(self, path: Path, config_hashes: list[str]) -> str | None:
         """Why the trial file ``path`` does not belong to a run of ``config_hashes`` (None:
-        it does, or it is unreadable — then it is redone). Subclasses read their format."""
+        it does, or it is unreadable — then it is redone)."""
+        try:
+            record = self.read_trial(path)
+        except UNREADABLE:
+            return None
+        return self.trial_problem(path, record, config_hashes)
+
+    def check_record(self, path: Path, record: Any, config_hashes: list[str]) -> None:
+        """Raise the :class:`ResultsError` of :meth:`trial_problem`, if any."""
+        problem = self.trial_problem(path, record, config_hashes)
+        if problem:
+            raise ResultsError(problem)
+
+    def completed_file(self, path: Path) -> bool:
+        """Whether the trial file ``path`` exists and is readable (an unreadable one is removed,
+        so its trial is redone).
+
+        Raises
+        ------
+        ResultsError
+            It holds another trial, or comes from another config, than its name and the
+            manifest say.
+        """
+        if not path.is_file():
+            return False
+        try:
+            record = self.read_trial(path)
+        except UNREADABLE:
+            check_inside(path, self.run_dir).unlink()
+            return False
+        self.check_record(path, record, self.config_hashes())
+        return True
+
+    # each kind of run: its trial files' format
+    def read_trial(self, path: Path) -> Any:
+        """The record of the trial file ``path`` (raises one of :data:`UNREADABLE`)."""
+        raise NotImplementedError
+
+    def trial_problem(self, path: Path, record: Any, config_hashes: list[str]) -> str | None:
+        """Why ``record``, read from ``path``, does not belong to a run of
+        ``config_hashes`` (None: it does; see :meth:`mismatch`)."""
         raise NotImplementedError
 
 

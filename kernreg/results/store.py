@@ -35,9 +35,9 @@ import pandas as pd
 
 from kernreg.atomic import atomic_path, check_inside, write_hdf5
 from kernreg.config import algorithm_hashes, results_relevant
-from kernreg.errors import ConfigError, OutputError, ResultsError
+from kernreg.errors import ConfigError, ResultsError
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
-from kernreg.results.run_folder import RunFolder, manifest_hashes
+from kernreg.results.run_folder import UNREADABLE, RunFolder, manifest_hashes
 
 _ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse")
 _JSON = ("blas", "info", "measures")
@@ -178,13 +178,7 @@ class RunStore(RunFolder):
                     manifest["compatible_hashes"] = old["compatible_hashes"]
             if resume and not force:
                 self.check_trials_before_resume(manifest_hashes(manifest))
-        advice = "choose another --out folder"
-        self.write_manifest(manifest, advice)
-        try:
-            self.trials_dir.mkdir(exist_ok=True)
-            check_inside(self.trials_dir, self.run_dir)
-        except OSError as exc:
-            raise OutputError(self.trials_dir, exc, advice) from exc
+        self.start(manifest)
 
     def _check_resumable(self, old: dict[str, Any], manifest: dict[str, Any]) -> None:
         """A changed config resumes when every label with trials here computes as before
@@ -219,17 +213,7 @@ class RunStore(RunFolder):
         ResultsError
             The file holds another trial, label or config than its name and the manifest say.
         """
-        path = self.trial_path(label, trial)
-        if not path.is_file():
-            return False
-        try:
-            with h5py.File(path, "r") as f:
-                record = _read_record(f)
-        except (OSError, KeyError, ValueError, TypeError):
-            check_inside(path, self.run_dir).unlink()
-            return False
-        self._check_record(path, record, self.config_hashes())
-        return True
+        return self.completed_file(self.trial_path(label, trial))
 
     def save_trial(self, record: TrialRecord) -> None:
         """Write one finished trial's file atomically (nothing half-written on failure)."""
@@ -239,17 +223,14 @@ class RunStore(RunFolder):
                  f"space and continue with --resume"
         write_hdf5(path, lambda f: _write_record(f, record), advice, root=self.run_dir)
 
-    def check_file(self, path: Path, config_hashes: list[str]) -> str | None:
-        try:
-            with h5py.File(path, "r") as f:
-                record = _read_record(f)
-        except (OSError, KeyError, ValueError, TypeError):
-            return None  # unreadable: redone when its turn comes
-        return self._record_problem(path, record, config_hashes)
+    def read_trial(self, path: Path) -> TrialRecord:
+        with h5py.File(path, "r") as f:
+            return _read_record(f)
 
-    @classmethod
-    def _record_problem(cls, path: Path, record: TrialRecord, config_hashes: list[str]
-                        ) -> str | None:
+    def trial_problem(self, path: Path, record: TrialRecord, config_hashes: list[str]
+                      ) -> str | None:
+        """A trial file holds what its name says, from the run's config or one it was resumed
+        from (files written before trial files recorded their config have no hash and pass)."""
         match = TRIAL_FILE.fullmatch(path.name)
         assert match is not None  # trial_files() lists only matching names
         label, trial = match[1], int(match[2])
@@ -258,16 +239,8 @@ class RunStore(RunFolder):
                     f"{record.trial} of {record.label!r}, not trial {trial} of {label!r}; "
                     f"kernreg never merges such files: move it out of {path.parent} (then "
                     f"--resume redoes that trial)")
-        return cls.mismatch(path, trial, record.trial, record.config_hash, config_hashes,
-                            f" of {label!r}")
-
-    @classmethod
-    def _check_record(cls, path: Path, record: TrialRecord, config_hashes: list[str]) -> None:
-        """A trial file holds what its name says, from the run's config or one it was resumed
-        from (files written before trial files recorded their config have no hash and pass)."""
-        problem = cls._record_problem(path, record, config_hashes)
-        if problem:
-            raise ResultsError(problem)
+        return self.mismatch(path, trial, record.trial, record.config_hash, config_hashes,
+                             f" of {label!r}")
 
     def load_trials(self) -> list[TrialRecord]:
         """Every finished trial's record; files in ``trials/`` that are no trial file are
@@ -286,14 +259,13 @@ class RunStore(RunFolder):
         records = []
         for path in self.trial_files():
             try:
-                with h5py.File(path, "r") as f:
-                    record = _read_record(f)
-            except (OSError, KeyError, ValueError, TypeError) as exc:
+                record = self.read_trial(path)
+            except UNREADABLE as exc:
                 raise ResultsError(
                     f"damaged trial file {path} ({type(exc).__name__}: {exc}); delete it and "
                     f"run the experiment again with --resume to redo that trial"
                 ) from None
-            self._check_record(path, record, config_hashes)
+            self.check_record(path, record, config_hashes)
             records.append(record)
         return records
 

@@ -26,9 +26,9 @@ from typing import Any
 import h5py
 import numpy as np
 
-from kernreg.atomic import check_inside, write_hdf5
-from kernreg.errors import ConfigError, OutputError, ResultsError
-from kernreg.results.run_folder import RunFolder, manifest_hashes
+from kernreg.atomic import write_hdf5
+from kernreg.errors import ConfigError, ResultsError
+from kernreg.results.run_folder import UNREADABLE, RunFolder, manifest_hashes
 
 __all__ = ["StreamStore"]
 
@@ -75,13 +75,7 @@ class StreamStore(RunFolder):
                                       "different config; use --force to start again or --out "
                                       "for another folder")
                 self.check_trials_before_resume(manifest_hashes(manifest))
-        advice = "choose another --out folder"
-        self.write_manifest(manifest, advice)
-        try:
-            self.trials_dir.mkdir(exist_ok=True)
-            check_inside(self.trials_dir, self.run_dir)
-        except OSError as exc:
-            raise OutputError(self.trials_dir, exc, advice) from exc
+        self.start(manifest)
 
     def completed(self, trial: int) -> bool:
         """Whether a readable file of ``trial`` exists (an unreadable one is removed).
@@ -91,16 +85,7 @@ class StreamStore(RunFolder):
         ResultsError
             The file holds another trial or comes from another config than the manifest's.
         """
-        path = self.trial_path(trial)
-        if not path.is_file():
-            return False
-        try:
-            record = self._read(path)
-        except (OSError, KeyError, ValueError, TypeError):
-            check_inside(path, self.run_dir).unlink()
-            return False
-        self._check_record(path, record, self.config_hashes())
-        return True
+        return self.completed_file(self.trial_path(trial))
 
     def save_trial(self, trial: int, record: Trial) -> None:
         """Write one finished trial atomically (nothing left behind on failure)."""
@@ -122,8 +107,7 @@ class StreamStore(RunFolder):
 
         write_hdf5(self.trial_path(trial), fill, advice, root=self.run_dir)
 
-    @staticmethod
-    def _read(path: Path) -> Trial:
+    def read_trial(self, path: Path) -> Trial:
         record: Trial = {}
         with h5py.File(path, "r") as f:
             record["attrs"] = json.loads(f.attrs["attrs"])
@@ -136,26 +120,13 @@ class StreamStore(RunFolder):
             raise ValueError("its attributes are not a mapping")
         return record
 
-    def check_file(self, path: Path, config_hashes: list[str]) -> str | None:
-        try:
-            record = self._read(path)
-        except (OSError, KeyError, ValueError, TypeError):
-            return None  # unreadable: redone when its turn comes
-        return self._problem(path, record, config_hashes)
-
-    @classmethod
-    def _problem(cls, path: Path, record: Trial, config_hashes: list[str]) -> str | None:
+    def trial_problem(self, path: Path, record: Trial, config_hashes: list[str]
+                      ) -> str | None:
         match = STREAM_TRIAL_FILE.fullmatch(path.name)
         assert match is not None  # trial_files() lists only matching names
         attrs = record["attrs"]
-        return cls.mismatch(path, int(match[1]), attrs.get("trial"),
-                            str(attrs.get("config_hash", "")), config_hashes)
-
-    @classmethod
-    def _check_record(cls, path: Path, record: Trial, config_hashes: list[str]) -> None:
-        problem = cls._problem(path, record, config_hashes)
-        if problem:
-            raise ResultsError(problem)
+        return self.mismatch(path, int(match[1]), attrs.get("trial"),
+                             str(attrs.get("config_hash", "")), config_hashes)
 
     def load_trials(self) -> list[Trial]:
         """Every finished trial, in trial order, each checked against its file name and the
@@ -172,12 +143,12 @@ class StreamStore(RunFolder):
         for path in sorted(self.trial_files(),  # t1000 after t999, not after t100
                            key=lambda p: int(STREAM_TRIAL_FILE.fullmatch(p.name)[1])):
             try:
-                record = self._read(path)
-            except (OSError, KeyError, ValueError, TypeError) as exc:
+                record = self.read_trial(path)
+            except UNREADABLE as exc:
                 raise ResultsError(f"damaged trial file {path} ({type(exc).__name__}: {exc}); "
                                    "delete it and run again with --resume to redo that "
                                    "trial") from None
-            self._check_record(path, record, config_hashes)
+            self.check_record(path, record, config_hashes)
             records.append(record)
         if not records:
             raise ResultsError(f"no finished trial in {self.trials_dir}")
