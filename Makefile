@@ -64,7 +64,10 @@ $(BIN)/python:
 
 install: $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev,dask]'
+	# PyTorch's CPU build first (device: torch in the tests): an unpinned torch pulls a CUDA
+	# build of several GB, which a machine without a GPU does not need
+	$(BIN)/python -m pip install torch==2.13.0
+	$(BIN)/python -m pip install -e '.[dev,dask,torch]'
 
 test:
 	$(BIN)/python -m pytest -q

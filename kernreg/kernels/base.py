@@ -28,6 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernreg._validation import check_dtype, check_int, check_positive
+from kernreg.backend import CPU, Device, get_device
+from kernreg.kernels import device_products
 from kernreg.kernels.compiled import normal_pass
 
 __all__ = [
@@ -131,6 +133,8 @@ class Kernel(ABC):
     """
 
     name: ClassVar[str] = ""
+    #: Where the fused products run and :meth:`on_device` puts its values (:meth:`to`).
+    device: Device = CPU
 
     def __init__(self, *, dtype: Any = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET):
         self.dtype = check_dtype(dtype, "dtype")
@@ -148,6 +152,40 @@ class Kernel(ABC):
     @abstractmethod
     def diag(self, X: Any) -> np.ndarray:
         """Return ``k(x_i, x_i)`` for every row ``x_i`` of ``X`` (float64, shape ``(n,)``)."""
+
+    def _fill_xp(self, xp: Any, Xb: Any, Y: Any, aux: Any) -> Any:
+        """The kernel values between the rows of the device arrays ``Xb`` and ``Y``, written
+        once against the array namespace ``xp`` (the device path; see :meth:`to`). Kernels
+        without one are refused on a device (:meth:`check_device`)."""
+        raise NotImplementedError
+
+    def _prepare_xp(self, xp: Any, Y: Any) -> Any:
+        """Per-``Y`` data of :meth:`_fill_xp` (default: nothing)."""
+        return None
+
+    def check_device(self) -> None:
+        """Raise ``ValueError`` if this kernel has no device path."""
+        if type(self)._fill_xp is Kernel._fill_xp:
+            raise ValueError(f"kernel {self.name!r} has no device path (device={self.device.name!r}"
+                             "); it runs on device cpu")
+
+    def to(self, device: Any) -> Kernel:
+        """A copy of this kernel whose fused products run on ``device`` (a
+        :class:`~kernreg.backend.Device` or its name): inputs stay host arrays and products
+        come back as float64 host arrays, while the kernel blocks are evaluated and used
+        where the device is (:mod:`kernreg.kernels.device_products`)."""
+        new = copy.copy(self)
+        new.device = get_device(device)
+        if not new.device.is_numpy:
+            new.check_device()
+        return new
+
+    def on_device(self, X: Any, Y: Any = None) -> Any:
+        """The full kernel matrix ``K(X, Y)`` as an array of this kernel's device (numpy on
+        ``cpu``), in the kernel's dtype."""
+        if self.device.is_numpy:
+            return self(X, Y)
+        return device_products.full(self, X, X if Y is None else Y)
 
     # ----------------------------------------------------------------- block machinery
     def with_dtype(self, dtype: Any) -> Kernel:
@@ -290,6 +328,9 @@ class Kernel(ABC):
         G : ndarray of shape (m, m), float64, symmetric
         b : ndarray of shape (m,) or (m, k), float64, or None when ``y`` is None
         """
+        if not self.device.is_numpy:
+            return device_products.gram_products(self, X, C, y, right=right,
+                                                 block_rows=block_rows, row_scale=row_scale)
         m = as_2d(C, "C").shape[0]
         G = np.zeros((m, m))
         b = None
@@ -315,6 +356,9 @@ class Kernel(ABC):
                row_scale: np.ndarray | None = None) -> np.ndarray:
         """Return ``K(X, C) @ v`` (float64, shape ``(n,)`` or ``(n, k)``) without storing K
         (``diag(row_scale) K(X, C) @ v`` with ``row_scale``)."""
+        if not self.device.is_numpy:
+            return device_products.matvec(self, X, C, v, block_rows=block_rows,
+                                          row_scale=row_scale)
         v = np.asarray(v, dtype=np.float64)
         n = as_2d(X, "X").shape[0]
         m = as_2d(C, "C").shape[0]
@@ -331,6 +375,9 @@ class Kernel(ABC):
                 row_scale: np.ndarray | None = None) -> np.ndarray:
         """Return ``K(X, C)ᵀ @ u`` (float64, shape ``(m,)`` or ``(m, k)``) without storing K
         (``(diag(row_scale) K(X, C))ᵀ @ u`` with ``row_scale``)."""
+        if not self.device.is_numpy:
+            return device_products.rmatvec(self, X, C, u, block_rows=block_rows,
+                                           row_scale=row_scale)
         u = np.asarray(u, dtype=np.float64)
         n = as_2d(X, "X").shape[0]
         if u.shape[0] != n:
@@ -354,6 +401,9 @@ class Kernel(ABC):
         evaluation; ``y`` is ``(n,)`` (shared by the columns) or ``(n, k)``. With
         ``row_scale``, ``K_nm`` is ``diag(row_scale) K(X, C)``.
         """
+        if not self.device.is_numpy:
+            return device_products.normal_matvec(self, X, C, v, y, block_rows=block_rows,
+                                                 row_scale=row_scale)
         v = np.asarray(v, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         n = as_2d(X, "X").shape[0]
@@ -380,7 +430,10 @@ class Kernel(ABC):
         return f"{type(self).__name__}({params})"
 
     def _params(self) -> dict[str, Any]:
-        return {"dtype": np.dtype(self.dtype).name, "memory_budget": self.memory_budget}
+        params = {"dtype": np.dtype(self.dtype).name, "memory_budget": self.memory_budget}
+        if not self.device.is_numpy:
+            params["device"] = self.device.name
+        return params
 
 
 class DistanceKernel(Kernel):
@@ -417,6 +470,23 @@ class DistanceKernel(Kernel):
 
     def diag(self, X: Any) -> np.ndarray:
         return np.ones(as_2d(X, "X").shape[0])
+
+    def _prepare_xp(self, xp: Any, Y: Any) -> Any:
+        return xp.sum(Y * Y, axis=1)
+
+    def _sq_dist_xp(self, xp: Any, Xb: Any, Y: Any, yy: Any) -> tuple[Any, Any]:
+        """``(‖x − y‖², ‖x‖²)`` of a device block by the GEMM expansion, clipped at 0."""
+        xx = xp.sum(Xb * Xb, axis=1)
+        d2 = xx[:, None] + yy[None, :] - 2.0 * (Xb @ Y.T)
+        return xp.clip(d2, 0.0, None), xx
+
+    def _distances_xp(self, xp: Any, Xb: Any, Y: Any, yy: Any) -> Any:
+        """``‖x − y‖`` of a device block, with the squared distances at the expansion's
+        rounding level set to 0 (as the host path does: coincident points get ``r = 0``)."""
+        d2, xx = self._sq_dist_xp(xp, Xb, Y, yy)
+        eps = float(np.finfo(self.dtype).eps)
+        noise = 4.0 * eps * (xp.max(xx) + xp.max(yy))
+        return xp.sqrt(xp.where(d2 <= noise, xp.zeros_like(d2), d2))
 
     def _params(self) -> dict[str, Any]:
         return {"sigma": self.sigma, **super()._params()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -59,6 +61,10 @@ class GaussianKernel(DistanceKernel):
             np.minimum(out, 0.0, out=out)  # rounding can make −‖x−y‖² slightly positive
         np.exp(out, out=out)
         return out
+
+    def _fill_xp(self, xp: Any, Xb: Any, Y: Any, aux: Any) -> Any:
+        d2, _ = self._sq_dist_xp(xp, Xb, Y, aux)
+        return xp.exp(d2 * (-0.5 / self.sigma**2))
 
 
 register(KernelSpec(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from kernreg.kernels.base import Data, DistanceKernel, cross, row_sq_norms
@@ -44,6 +46,9 @@ class LaplacianKernel(DistanceKernel):
         out *= -1.0 / self.sigma
         np.exp(out, out=out)
         return out
+
+    def _fill_xp(self, xp: Any, Xb: Any, Y: Any, aux: Any) -> Any:
+        return xp.exp(self._distances_xp(xp, Xb, Y, aux) * (-1.0 / self.sigma))
 
 
 register(KernelSpec(

@@ -45,6 +45,9 @@ class LinearKernel(Kernel):
     def _fill(self, Xb: Data, Y: Data, aux: Any, out: np.ndarray) -> np.ndarray:
         return cross(Xb, Y, out)
 
+    def _fill_xp(self, xp: Any, Xb: Any, Y: Any, aux: Any) -> Any:
+        return Xb @ Y.T
+
     def diag(self, X: Any) -> np.ndarray:
         return row_sq_norms(cast(as_2d(X, "X"), np.float64))
 

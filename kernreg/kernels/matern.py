@@ -68,9 +68,25 @@ class MaternKernel(DistanceKernel):
         out *= np.sqrt(2.0 * self.nu) / self.sigma  # t = √(2ν) r/σ
         return _matern_of_t(out, self.nu)
 
+    def _fill_xp(self, xp: Any, Xb: Any, Y: Any, aux: Any) -> Any:
+        self.check_device()
+        t = self._distances_xp(xp, Xb, Y, aux) * (np.sqrt(2.0 * self.nu) / self.sigma)
+        poly = _POLYNOMIALS[self.nu]
+        return poly(t) * xp.exp(-t)
+
+    def check_device(self) -> None:
+        # the Bessel function of a general ν (scipy.special.kv) has no array-API counterpart
+        if self.nu not in _POLYNOMIALS:
+            raise ValueError(f"kernel {self.name!r} with nu={self.nu} has no device path (only "
+                             "nu = 0.5, 1.5, 2.5 do); it runs on device cpu")
+
     def _params(self) -> dict[str, Any]:
         return {"nu": self.nu, **super()._params()}
 
+
+#: The closed-form ν: the polynomial in ``t = √(2ν) r/σ`` that multiplies ``exp(−t)``.
+_POLYNOMIALS = {0.5: lambda t: 1.0, 1.5: lambda t: 1.0 + t,
+                2.5: lambda t: 1.0 + t + t * t / 3.0}
 
 #: The profiles of :func:`~kernreg.kernels.compiled.distance_exp` for the closed-form ν.
 _PROFILES = {0.5: LAPLACIAN, 1.5: MATERN32, 2.5: MATERN52}

@@ -134,6 +134,7 @@ def make_kernel(
     *,
     dtype: Any = "float64",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    device: Any = "cpu",
     **params: Any,
 ) -> Kernel:
     """Build a registered kernel by name.
@@ -147,6 +148,8 @@ def make_kernel(
         every kernel can be built from the same arguments.
     dtype, memory_budget
         See :class:`~kernreg.kernels.base.Kernel`.
+    device : str or Device, default "cpu"
+        Where the fused products run (:meth:`~kernreg.kernels.base.Kernel.to`).
     **params
         The kernel's other parameters; those left out take the registered defaults.
 
@@ -167,7 +170,8 @@ def make_kernel(
     missing = [p for p in spec.parameters if p not in kwargs]
     if missing:
         raise ValueError(f"kernel {name!r}: parameters {missing} are required")
-    return spec.kernel(**kwargs, dtype=dtype, memory_budget=memory_budget)
+    kernel = spec.kernel(**kwargs, dtype=dtype, memory_budget=memory_budget)
+    return kernel if device == "cpu" else kernel.to(device)
 
 
 class _KernelClasses(Mapping[str, type[Kernel]]):

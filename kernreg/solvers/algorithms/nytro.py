@@ -140,6 +140,9 @@ class Nytro(IterativeEstimator):
         :mod:`kernreg.solvers.blocks.acceleration`.
     nu : float, default 1.0
         ν of the ν-method.
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where ``K_nm`` lives and its products run (:mod:`kernreg.backend`); the strategies
+        are chosen within that device's memory, the ``m × m`` work stays on the host.
 
     Attributes
     ----------
@@ -184,6 +187,7 @@ class Nytro(IterativeEstimator):
         acceleration: str = "none",
         nu: float = 1.0,
         backend: str = "local",
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -207,6 +211,7 @@ class Nytro(IterativeEstimator):
         self.acceleration = acceleration
         self.nu = nu
         self.backend = backend
+        self.device = device
 
     def _fit_info(self) -> dict[str, Any]:
         # how NYTRO touched K_nm, for reading its timings
@@ -241,7 +246,7 @@ class _NytroRun:
         self.est, self.C, self.factor = est, setup.centers, setup.factor
         n_val = 0 if X_val is None else X_val.shape[0]
         self.with_val_rows = est.step_rows == "all" and est.step_size is None and n_val > 0
-        limit, workers = strategy_memory(est.max_memory, est.backend)
+        limit, workers = strategy_memory(est.max_memory, est.backend, est.kernel_.device)
         self.chosen, self.costs = plan_strategies(
             X.shape[0], n_val, setup.indices.size, X.shape[1], est._check_max_iter(),
             est.kernel_.itemsize, est.memory_budget, limit, est.strategy,

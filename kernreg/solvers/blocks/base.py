@@ -20,13 +20,14 @@ from kernreg._validation import (
     check_positive,
     check_random_state,
 )
+from kernreg.backend import Device, get_device
 from kernreg.kernels import Kernel, make_kernel
 from kernreg.solvers.blocks.centers import clamp_centers, get_sampler
 from kernreg.solvers.blocks.nystrom import NystromSetup, check_epsilon, nystrom_setup
 from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID
 from kernreg.solvers.blocks.stopping import StoppingRule, get_stopping_rule
 
-__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "stack_rows"]
+__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "estimator_device", "stack_rows"]
 
 #: Default λ grid of the protocol: 100 values log-spaced in [1e-15, 1].
 DEFAULT_LAMBDAS = np.logspace(np.log10(DEFAULT_LAMBDA_GRID[0]), np.log10(DEFAULT_LAMBDA_GRID[1]),
@@ -65,6 +66,18 @@ class Selection:
     #: and its validation paths ``(S, *val_rmse.shape)``; empty otherwise.
     sigma_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     sigma_val_rmse: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def estimator_device(est: Any) -> Device:
+    """The estimator's ``device`` (those that take one; ``cpu`` for the others), checked: a
+    device other than ``cpu`` with ``backend="dask"`` is refused (the row parts' products run
+    on the workers' CPUs)."""
+    device = get_device(getattr(est, "device", "cpu"))
+    backend = getattr(est, "backend", "local")
+    if not device.is_numpy and backend != "local":
+        raise ValueError(f"device={device.name!r} needs backend='local', got backend={backend!r}"
+                         " (on a Dask cluster, trials run on GPU workers with backend='local')")
+    return device
 
 
 def stack_rows(X: Any, X_val: Any) -> Any:
@@ -127,7 +140,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     def _make_kernel(self) -> Kernel:
         sigma = self.sigma if self.kernel != "linear" else None
         return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget,
-                           **self._kernel_params())
+                           device=estimator_device(self), **self._kernel_params())
 
     def _kernel_params(self) -> dict[str, Any]:
         """The kernel's parameters besides σ: ``kernel_params`` for the estimators that take it

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from kernreg.kernels import Kernel, normal_pass
+from kernreg.kernels.device_products import to_device_rows
 from kernreg.solvers.blocks.buffers import release, take
 
-__all__ = ["KNM_STORAGES", "BlockedKnm", "InMemoryKnm", "KnmOperator", "NormalProduct",
-           "knm_normal_product", "make_knm"]
+__all__ = ["KNM_STORAGES", "BlockedKnm", "DeviceBlockedKnm", "DeviceStoredKnm", "InMemoryKnm",
+           "KnmOperator", "NormalProduct", "knm_normal_product", "make_knm"]
 
 
 class KnmOperator(ABC):
@@ -94,18 +95,67 @@ class BlockedKnm(KnmOperator):
         return self.kernel.normal_matvec(self.X, self.C, v, y, row_scale=self.row_scale)
 
 
-#: Storage strategies by name.
-KNM_STORAGES: dict[str, type[KnmOperator]] = {"memory": InMemoryKnm, "blocked": BlockedKnm}
+class DeviceStoredKnm(KnmOperator):
+    """``K_nm`` computed once on the kernel's device and kept there (the ``memory`` strategy
+    on a device); products take and return float64 host arrays, only ``m``- and ``n``-vectors
+    cross. The residual is formed in float64 before it goes back through ``K_nm``."""
+
+    def __init__(self, kernel: Kernel, X: Any, C: Any, row_scale: np.ndarray | None = None):
+        self.device = kernel.device
+        self.K = kernel.on_device(X, C)
+        if row_scale is not None:
+            self.K *= self.device.asarray(row_scale, kernel.dtype)[:, None]
+        self.shape = (int(self.K.shape[0]), int(self.K.shape[1]))
+
+    def close(self) -> None:
+        self.K = None  # the device memory goes back to torch's allocator
+
+    def _times(self, M: Any, a: np.ndarray) -> np.ndarray:
+        xp = self.device.xp
+        return self.device.to_numpy(M @ xp.astype(self.device.asarray(a), self.K.dtype))
+
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        return self._times(self.K, v)
+
+    def rmatvec(self, u: np.ndarray) -> np.ndarray:
+        return self._times(self.K.T, u)
+
+    def normal_matvec(self, v: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        device, xp = self.device, self.device.xp
+        Kv = device.asarray(self.K @ xp.astype(device.asarray(v), self.K.dtype))
+        yd = device.asarray(y)
+        r = Kv - (yd[:, None] if Kv.ndim == 2 and yd.ndim == 1 else yd)
+        grad = self.K.T @ xp.astype(r, self.K.dtype)
+        return device.to_numpy(grad), device.to_numpy(r)
+
+
+class DeviceBlockedKnm(BlockedKnm):
+    """``K_nm`` re-evaluated on the kernel's device every product (the ``blocked`` strategy on a
+    device): the rows stay on the device when they take at most a quarter of its memory
+    budget, else each row block is sent from host memory per product (out of core)."""
+
+    def __init__(self, kernel: Kernel, X: Any, C: Any, row_scale: np.ndarray | None = None):
+        device = kernel.device
+        rows_bytes = X.shape[0] * X.shape[1] * kernel.itemsize
+        if rows_bytes <= device.memory_budget() // 4:
+            X = to_device_rows(kernel, X)
+        super().__init__(kernel, X, C, row_scale)
+
+
+#: Storage strategies by name (host, device).
+KNM_STORAGES: dict[str, tuple[type[KnmOperator], type[KnmOperator]]] = {
+    "memory": (InMemoryKnm, DeviceStoredKnm), "blocked": (BlockedKnm, DeviceBlockedKnm)}
 
 
 def make_knm(storage: str, kernel: Kernel, X: Any, C: Any,
              row_scale: np.ndarray | None = None) -> KnmOperator:
-    """Build the ``K_nm`` strategy ``storage`` (one of :data:`KNM_STORAGES`); with
-    ``row_scale`` its matrix is ``diag(row_scale) K(X, C)`` (repeated rows merged, see
-    :func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
+    """Build the ``K_nm`` strategy ``storage`` (one of :data:`KNM_STORAGES`) on the kernel's
+    device; with ``row_scale`` its matrix is ``diag(row_scale) K(X, C)`` (repeated rows
+    merged, see :func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
     if not isinstance(storage, str) or storage not in KNM_STORAGES:
         raise ValueError(f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {storage!r}")
-    return KNM_STORAGES[storage](kernel, X, C, row_scale)
+    host, device = KNM_STORAGES[storage]
+    return (host if kernel.device.is_numpy else device)(kernel, X, C, row_scale)
 
 
 #: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.linalg as la
 from scipy.linalg import blas
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+
+from kernreg.backend.linalg import is_host, namespace, solve_triangular
 
 __all__ = [
     "NystromFactor",
@@ -74,6 +77,7 @@ class NystromFactor:
     epsilon: float
     epsilon_requested: float
     retries: int
+    _device_R: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def solve(self, B: np.ndarray) -> np.ndarray:
         """``R⁻¹ B``."""
@@ -90,10 +94,23 @@ class NystromFactor:
             return blas.dtrsv(self.R, B, lower=0, trans=trans)
         return la.solve_triangular(self.R, B, trans=trans, lower=False, check_finite=False)
 
-    def right_solve(self, B: np.ndarray) -> np.ndarray:
-        """``B R⁻¹`` in float64 (e.g. a row block of ``A = K_nm R⁻¹``)."""
+    def right_solve(self, B: Any) -> Any:
+        """``B R⁻¹`` in float64 (e.g. a row block of ``A = K_nm R⁻¹``); a device array ``B``
+        is solved on its device (``R`` sent there once)."""
+        if not is_host(B):
+            R = self._on_device(B)
+            return solve_triangular(R, namespace(B).astype(B, R.dtype), right=True)
         B = np.asarray(B, dtype=np.float64)
         return la.solve_triangular(self.R, B.T, trans="T", lower=False, check_finite=False).T
+
+    def _on_device(self, like: Any) -> Any:
+        """``R`` in float64 on the device of the array ``like`` (cached per device)."""
+        key = str(like.device)
+        if key not in self._device_R:
+            import torch
+
+            self._device_R[key] = torch.from_numpy(np.ascontiguousarray(self.R)).to(like.device)
+        return self._device_R[key]
 
     @property
     def info(self) -> dict[str, float | int]:

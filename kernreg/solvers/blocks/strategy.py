@@ -24,6 +24,7 @@ from itertools import product
 
 import psutil
 
+from kernreg.backend import CPU, Device
 from kernreg.solvers.blocks.dask_rows import current_client, worker_memory_limit
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK
 
@@ -163,11 +164,15 @@ def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize:
     return choose_strategy(costs, memory_limit, strategy, validation_strategy), costs
 
 
-def strategy_memory(max_memory: int | None, backend: str) -> tuple[int, int]:
+def strategy_memory(max_memory: int | None, backend: str, device: Device = CPU
+                    ) -> tuple[int, int]:
     """``(bytes, workers)``: the memory the strategies' kernel arrays may take, per worker, and
-    the number of workers. ``max_memory``, else 80% of the memory available now; on a Dask
-    cluster each worker's own limit, or its share of this host's."""
+    the number of workers. ``max_memory``, else 80% of the memory available now (on a device
+    other than ``cpu``, its :meth:`~kernreg.backend.Device.memory_budget`); on a Dask cluster
+    each worker's own limit, or its share of this host's."""
     limit = max_memory
+    if limit is None and not device.is_numpy:
+        limit = device.memory_budget()
     if limit is None:
         limit = int(0.8 * psutil.virtual_memory().available)
     workers = 1
