@@ -113,6 +113,13 @@ class Device:
         if self.is_gpu:
             self.torch.cuda.synchronize(self.torch_device)
 
+    def __deepcopy__(self, memo: dict) -> Device:
+        return self  # immutable (scikit-learn's clone deep-copies parameters)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # sent to a Dask worker by name: the worker resolves its own torch and GPU
+        return _by_name, (self.name, self.memory_bytes, self.tf32)
+
     def describe(self) -> str:
         """The device in words, for records: ``cpu``, ``torch 2.13.0 (cpu)`` or the GPU's
         name."""
@@ -122,6 +129,10 @@ class Device:
             return f"{self.torch.cuda.get_device_name(self.torch_device)} (torch " \
                    f"{self.torch.__version__})"
         return f"torch {self.torch.__version__} (cpu)"
+
+
+def _by_name(name: str, memory_bytes: int | None, tf32: bool) -> Device:
+    return get_device(name, memory_bytes=memory_bytes, tf32=tf32)
 
 
 #: The numpy host device, every estimator's default.

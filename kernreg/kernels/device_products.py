@@ -63,9 +63,12 @@ def blocks(kernel: Kernel, X: Any, C: Any, *, block_rows: int | None = None,
 
 
 def full(kernel: Kernel, X: Any, Y: Any) -> Any:
-    """``K(X, Y)`` as one device array in the kernel's dtype."""
-    parts = [Kb for _, Kb in blocks(kernel, X, Y)]
-    return parts[0] if len(parts) == 1 else kernel.device.xp.concat(parts, axis=0)
+    """``K(X, Y)`` as one device array in the kernel's dtype, filled block by block (the
+    result and one block at a time: no concatenation of parts)."""
+    out = kernel.device.zeros((_n_rows(X), _n_rows(Y)), kernel.dtype)
+    for sl, Kb in blocks(kernel, X, Y):
+        out[sl] = Kb
+    return out
 
 
 def _host_vector(a: Any, name: str, rows: int) -> np.ndarray:

@@ -247,10 +247,18 @@ class _NytroRun:
         n_val = 0 if X_val is None else X_val.shape[0]
         self.with_val_rows = est.step_rows == "all" and est.step_size is None and n_val > 0
         limit, workers = strategy_memory(est.max_memory, est.backend, est.kernel_.device)
-        self.chosen, self.costs = plan_strategies(
-            X.shape[0], n_val, setup.indices.size, X.shape[1], est._check_max_iter(),
-            est.kernel_.itemsize, est.memory_budget, limit, est.strategy,
-            est.validation_strategy, self.with_val_rows, workers)
+
+        def plan(strategy: str, validation: str) -> tuple[Any, Any]:
+            return plan_strategies(
+                X.shape[0], n_val, setup.indices.size, X.shape[1], est._check_max_iter(),
+                est.kernel_.itemsize, est.memory_budget, limit, strategy, validation,
+                self.with_val_rows, workers)
+
+        self.chosen, self.costs = plan(est.strategy, est.validation_strategy)
+        if not est.kernel_.device.is_numpy and self.chosen.peak_bytes > limit:
+            # a device's memory is a wall: strategies that do not fit it give way to the
+            # plan's (K_nm re-evaluated there from rows sent from host memory)
+            self.chosen, self.costs = plan("auto", "auto")
         self.rows = RowProducts(est.kernel_, est.backend, est._hold)
 
     def iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any

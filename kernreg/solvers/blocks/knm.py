@@ -39,6 +39,11 @@ class KnmOperator(ABC):
         r = self.matvec(v) - y
         return self.rmatvec(r), r
 
+    def gradient(self, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """``v ↦ K_nmᵀ(K_nm v − y)`` (a device strategy keeps ``y`` there and sends back only
+        the ``m``-vector)."""
+        return lambda v: self.normal_matvec(v, y)[0]
+
     def close(self) -> None:  # noqa: B027 (only stored strategies have something to hand on)
         """End of use: stored kernel values go to the next fit of the same shape (see
         :mod:`kernreg.solvers.blocks.buffers`); no product may follow."""
@@ -120,13 +125,19 @@ class DeviceStoredKnm(KnmOperator):
     def rmatvec(self, u: np.ndarray) -> np.ndarray:
         return self._times(self.K.T, u)
 
-    def normal_matvec(self, v: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _normal(self, v: np.ndarray, yd: Any) -> tuple[Any, Any]:
         device, xp = self.device, self.device.xp
         Kv = device.asarray(self.K @ xp.astype(device.asarray(v), self.K.dtype))
-        yd = device.asarray(y)
         r = Kv - (yd[:, None] if Kv.ndim == 2 and yd.ndim == 1 else yd)
-        grad = self.K.T @ xp.astype(r, self.K.dtype)
-        return device.to_numpy(grad), device.to_numpy(r)
+        return device.asarray(self.K.T @ xp.astype(r, self.K.dtype)), r
+
+    def normal_matvec(self, v: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        grad, r = self._normal(v, self.device.asarray(y))
+        return self.device.to_numpy(grad), self.device.to_numpy(r)
+
+    def gradient(self, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        yd = self.device.asarray(y)  # sent once, not every iteration
+        return lambda v: self.device.to_numpy(self._normal(v, yd)[0])
 
 
 class DeviceBlockedKnm(BlockedKnm):
@@ -168,5 +179,4 @@ def knm_normal_product(knm: KnmOperator) -> NormalProduct:
     no target to subtract)."""
     if isinstance(knm, InMemoryKnm):
         return lambda u: normal_pass(knm.K, u)[0]  # knm.K read at call time: None once closed
-    zeros = np.zeros(knm.shape[0])
-    return lambda u: knm.normal_matvec(u, zeros)[0]  # K_nmᵀ(K_nm u − 0)
+    return knm.gradient(np.zeros(knm.shape[0]))  # K_nmᵀ(K_nm u − 0)

@@ -80,7 +80,7 @@ class RowProducts:
             rows = self._open(DistributedRows(self.kernel, X, y, C, strategy, row_scale=scale))
             return rows.gradient, rows.normal
         knm = self._open(make_knm(strategy, self.kernel, X, C, scale))
-        return (lambda alpha: knm.normal_matvec(alpha, y)[0]), knm_normal_product(knm)
+        return knm.gradient(y), knm_normal_product(knm)
 
     def validation(self, X_val: Any, y_val: np.ndarray, C: Any, strategy: str
                    ) -> tuple[Callable[[np.ndarray], np.ndarray], int, NormalProduct]:
