@@ -239,3 +239,22 @@ bench-rlsc:
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info
+
+# The prepared GPU check (docs/gpu.md): on a machine with one GPU (no network), the Table 2 cells
+# on the GPU and on its CPU cores in one run of < 8 minutes -> $OUT/gpu_check.csv when OUT is set,
+# else results/gpu_check.csv. It reads the wheels and mirror files it lacks from gpu_carry/
+# (make gpu-check-pack, here, with PyPI reachable); GPU_CHECK_ARGS passes options, e.g.
+# `make gpu-check GPU_CHECK_ARGS="--device torch --quick"` for the dry run on PyTorch's CPU build.
+# Its python: this checkout's venv where there is one, else python3 (the GPU image's).
+.PHONY: gpu-check gpu-check-pack bench-torch-cpu
+GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
+gpu-check:
+	PYTHONUNBUFFERED=1 $(GPU_PYTHON) scripts/gpu_check.py $(GPU_CHECK_ARGS)
+
+gpu-check-pack:
+	$(BIN)/python scripts/gpu_check.py --pack
+
+# PyPI's torch CPU build against numpy (+ the compiled numba layer) on this host: kernel blocks
+# and NYTRO's normal pass -> results/bench_torch_cpu.csv (a minute or two; not in the cost model)
+bench-torch-cpu:
+	$(BIN)/python scripts/bench_torch_cpu.py

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "kernreg"
 FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
-    "kernreg.paper": 0, "kernreg.switches": 0,
+    "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3, "kernreg.theory": 3,

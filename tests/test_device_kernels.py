@@ -146,6 +146,17 @@ def test_blocked_knm_streams_rows_from_host_over_budget(data: dict) -> None:
     assert rel(knm.matvec(data["v"]), roomy.matvec(data["v"])) < 1e-12
 
 
+def test_stored_knm_over_the_device_budget_is_reevaluated(data: dict) -> None:
+    """PCG and the validation rows ask make_knm for a stored K_nm: one that does not fit the
+    device is re-evaluated there instead, never an out-of-memory error mid-fit."""
+    X, C = data["X"], data["C"]
+    small = make_kernel("gaussian", 1.1, device=get_device("torch", memory_bytes=100_000))
+    knm = make_knm("memory", small, X, C)  # 700 × 50 float64 = 280 kB
+    assert isinstance(knm, DeviceBlockedKnm)
+    host = make_knm("memory", make_kernel("gaussian", 1.1), X, C)
+    assert rel(host.matvec(data["v"]), knm.matvec(data["v"])) < 1e-12
+
+
 def _nytro_problem() -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(3)
     X = rng.standard_normal((1500, 5))

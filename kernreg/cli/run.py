@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,15 @@ from kernreg.results.tables import (
 )
 
 DEFAULT_OUT = "results"
+_DEVICE = re.compile(r"cpu|torch|cuda(:[0-9]+)?")
+
+
+def _device_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--device``: a device name (whether this machine has it is the run's preflight)."""
+    if value is not None and not _DEVICE.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a device; expected cpu (numpy), torch "
+                                 f"(PyTorch on the CPU), cuda or cuda:N (GPU N)")
+    return value
 
 
 def export_data_settings(mirror: str | None, cache_dir: str | None, offline: bool | None
@@ -65,10 +75,14 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
                    "processes on this machine) or a scheduler's address (tcp://host:8786); "
                    "overrides the config's execution.scheduler (default: local, this "
                    "process).")
+@click.option("--device", metavar="NAME", callback=_device_name,
+              help="Where the algorithms that take a device run: cpu (numpy), torch (PyTorch "
+                   "on the CPU), cuda or cuda:N; overrides the config's device (default: "
+                   "cpu). The others are refused on any device but cpu.")
 @data_options
 def run(config: str, trials: int | None, seed: int | None, out: str, resume: bool, force: bool,
-        only: tuple[str, ...], no_progress: bool, scheduler: str | None, mirror: str | None,
-        cache_dir: str | None, offline: bool | None) -> None:
+        only: tuple[str, ...], no_progress: bool, scheduler: str | None, device: str | None,
+        mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
     """Run the experiment of CONFIG (YAML): every algorithm, every trial.
 
     CONFIG may also be a table config (`table:` and `runs:`): each listed experiment is then
@@ -84,6 +98,8 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
         overrides["protocol"] = protocol
     if scheduler:
         overrides["execution"] = {"scheduler": scheduler}
+    if device:
+        overrides["device"] = device
     if is_table_config(config):
         if only:
             raise click.UsageError("--only applies to one experiment, not to a table config")

@@ -1,7 +1,12 @@
 """Experiment configs: YAML files validated against a schema, defaults filled in, and the
 estimators they configure."""
 
-from kernreg.config.estimators import estimator_params, make_estimator
+from kernreg.config.estimators import (
+    device_algorithms,
+    estimator_params,
+    make_estimator,
+    takes_device,
+)
 from kernreg.config.experiment import (
     Algorithm,
     Experiment,
@@ -23,6 +28,7 @@ __all__ = [
     "Algorithm",
     "Experiment",
     "algorithm_hashes",
+    "device_algorithms",
     "estimator_params",
     "expand_m",
     "experiment_task",
@@ -34,4 +40,5 @@ __all__ = [
     "read_yaml",
     "results_relevant",
     "schema_problems",
+    "takes_device",
 ]

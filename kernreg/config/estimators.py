@@ -4,13 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernreg.backend import Device
 from kernreg.config.experiment import Algorithm, Experiment
-from kernreg.solvers import KernelEstimator, get_algorithm
+from kernreg.solvers import KernelEstimator, algorithm_names, get_algorithm
 from kernreg.solvers.blocks.sigma_search import SigmaSearch
 
 
-def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dict[str, Any]:
-    """Constructor arguments of ``algo``'s estimator; every config key is used exactly once."""
+def takes_device(name: str) -> bool:
+    """Whether the registered algorithm ``name`` can run on a device other than ``cpu``: its
+    estimator takes a ``device`` parameter."""
+    return "device" in get_algorithm(name)().get_params()
+
+
+def device_algorithms() -> list[str]:
+    """The registered algorithms that can run on a device other than ``cpu``."""
+    return [name for name in algorithm_names() if takes_device(name)]
+
+
+def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
+                     device: Device | None = None) -> dict[str, Any]:
+    """Constructor arguments of ``algo``'s estimator; every config key is used exactly once.
+
+    ``device`` (other than ``cpu``) goes to an estimator that takes one, with the device's
+    memory budget as ``max_memory`` (the strategies' kernel arrays live there; ``None``: the
+    device's free memory when the fit plans); on ``cpu`` the estimator keeps its numpy
+    default and ``budget.memory_gb``.
+    """
     params = dict(algo.params)
     kwargs: dict[str, Any] = {
         "kernel": exp.kernel["name"],
@@ -36,6 +55,9 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int) -> dic
     kwargs.update(params)
     estimator_class = get_algorithm(algo.name)
     accepted = estimator_class().get_params()
+    if device is not None and not device.is_numpy and "device" in accepted:
+        kwargs["device"] = device
+        kwargs["max_memory"] = device.memory_bytes
     # the kernel's parameters besides σ reach only estimators that take them: all of them as
     # `kernel_params` (KRLS, NKRLS), or those declared as kernel parameters by name (a
     # same-named estimator parameter, e.g. NYTRO's ν-method `nu`, is another thing); a kernel
@@ -60,11 +82,12 @@ def is_sigma_grid(sigma: Any) -> bool:
     return isinstance(sigma, dict | list)
 
 
-def make_estimator(algo: Algorithm, exp: Experiment, random_state: int
-                   ) -> KernelEstimator | SigmaSearch:
-    """The estimator for ``algo`` with the experiment's kernel, dtype, budget and protocol;
-    with a σ grid, the :class:`SigmaSearch` selecting σ around it."""
-    estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state))
+def make_estimator(algo: Algorithm, exp: Experiment, random_state: int,
+                   device: Device | None = None) -> KernelEstimator | SigmaSearch:
+    """The estimator for ``algo`` with the experiment's kernel, dtype, budget and protocol (on
+    ``device``, for one that takes a device: :func:`estimator_params`); with a σ grid, the
+    :class:`SigmaSearch` selecting σ around it."""
+    estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state, device))
     sigma = exp.kernel.get("sigma")
     if is_sigma_grid(sigma):
         return SigmaSearch(estimator, sigma)

@@ -61,6 +61,10 @@ class Experiment:
     execution: dict[str, Any] = field(default_factory=lambda: {"scheduler": "local"})
     #: The learning task (``kernreg.losses``); ``None``: the dataset's default.
     task: str | None = None
+    #: Where the estimators that take a device run: ``cpu`` (numpy), ``torch``, ``cuda[:N]``.
+    device: str = "cpu"
+    #: TensorFloat-32 in float32 products on a GPU (``cuda`` only).
+    tf32: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""
@@ -73,6 +77,9 @@ class Experiment:
             "protocol": self.protocol,
             "budget": self.budget,
             "execution": self.execution,
+            # where the trials ran: not results-relevant (the same numbers up to rounding)
+            "device": self.device,
+            "tf32": self.tf32,
         }
         if self.task is not None:  # absent for the dataset's default: earlier hashes stand
             out["task"] = self.task
@@ -87,12 +94,14 @@ class Experiment:
 
 def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
     """A normalised config without what cannot change any trial's numbers: the name, the
-    memory budget and block size, the number of trials (trial k depends only on the seed and
-    k, so a run can be extended with more trials) and where trials run (a trial is the same
-    computation on a Dask worker). BLAS threads may change rounding and stay."""
+    memory budgets (``memory_gb``, ``gpu_memory_gb``) and block size, the number of trials
+    (trial k depends only on the seed and k, so a run can be extended with more trials), where
+    trials run (a trial is the same computation on a Dask worker) and on which device with
+    which float32 products (``device``, ``tf32``: the same numbers up to rounding; each trial
+    records its device). BLAS threads may change rounding and stay."""
     payload = copy.deepcopy(config)
-    payload.pop("name", None)
-    payload.pop("execution", None)
+    for key in ("name", "execution", "device", "tf32"):
+        payload.pop(key, None)
     payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
     payload.get("protocol", {}).pop("trials", None)
     return payload

@@ -250,8 +250,9 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
                      ) -> Experiment:
     """Validate ``data`` (a parsed YAML mapping) and fill in defaults.
 
-    ``overrides`` (e.g. ``{"protocol": {"trials": 2}}`` from the command line) are merged
-    before validation, so they are checked like the file's own values.
+    ``overrides`` (e.g. ``{"protocol": {"trials": 2}}`` or ``{"device": "torch"}`` from the
+    command line) are merged before validation, so they are checked like the file's own
+    values: a mapping into its section, a value in place of the key's.
     """
     if isinstance(data, dict) and isinstance(data.get("protocol"), dict) \
             and data["protocol"].get("kind") == "streaming":
@@ -259,6 +260,9 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
                           f"`kernreg stream {path}`")
     data = copy.deepcopy(data)
     for section, values in (overrides or {}).items():
+        if not isinstance(values, dict):  # a top-level value (device)
+            data[section] = values
+            continue
         data.setdefault(section, {})
         if isinstance(data[section], dict):
             data[section].update(values)
@@ -474,9 +478,13 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         description=data.get("description", ""),
         execution=execution,
         task=task,
+        device=data.get("device", "cpu"),
+        tf32=data.get("tf32", False),
     )
     # The estimators check their own parameters, with the code their fit runs: a value the
     # schema lets through (or a combination of values) is rejected now, before a run writes.
+    # (On the numpy device: whether this machine has the config's device, and what an
+    # estimator says on it, is the run's preflight, kernreg.experiment.devices.)
     for i, algo in zip(entries, exp.algorithms, strict=True):
         try:
             make_estimator(algo, exp, random_state=0).check_params()

@@ -74,6 +74,15 @@ def experiment_schema() -> dict[str, Any]:
                         "type": "boolean"},
                 },
             },
+            "device": {
+                "description": "cpu (numpy, the default), torch (PyTorch on the CPU), cuda or "
+                               "cuda:N (GPU N)",
+                "type": "string",
+                "pattern": "^(cpu|torch|cuda(:[0-9]+)?)$",
+            },
+            "tf32": {"description": "TensorFloat-32 in float32 products on a GPU (default "
+                                    "false)",
+                     "type": "boolean"},
             "execution": {
                 "type": "object",
                 "additionalProperties": False,
@@ -92,6 +101,8 @@ def experiment_schema() -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": {
                     "memory_gb": POSITIVE,
+                    # the device's memory kernreg may fill (default: 90% of its free memory)
+                    "gpu_memory_gb": POSITIVE,
                     # a kernel block of at least 1 KiB: less rounds to a 0-byte budget
                     "block_mb": {"type": "number", "minimum": 1 / 1024},
                     # "auto": the cores other processes leave idle, when each trial starts

@@ -1,6 +1,7 @@
 """Running experiments: trials of the hold-out protocol, resumable, measured."""
 
 from kernreg.config import make_estimator
+from kernreg.experiment.devices import experiment_device
 from kernreg.experiment.resources import (
     PeakMemory,
     Stopwatch,
@@ -22,6 +23,6 @@ from kernreg.experiment.trial import (
 )
 
 __all__ = ["PeakMemory", "PreparedData", "Stopwatch", "blas_description", "blas_threads",
-           "gemm_gflops", "idle_cores", "make_estimator", "prepare_data", "resolve_blas_threads",
-           "run_dir_for", "run_experiment", "run_trial", "subsample_rng", "subsample_rows",
-           "trial_seed", "trial_split"]
+           "experiment_device", "gemm_gflops", "idle_cores", "make_estimator", "prepare_data",
+           "resolve_blas_threads", "run_dir_for", "run_experiment", "run_trial",
+           "subsample_rng", "subsample_rows", "trial_seed", "trial_split"]

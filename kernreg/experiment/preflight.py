@@ -3,6 +3,11 @@
 The estimates count the large arrays each solver holds at its peak (each algorithm's
 :class:`~kernreg.solvers.AlgorithmSpec` says which), plus the data and one kernel block; they are
 meant to stop a run that cannot fit *before* the operating system kills it, and to say why.
+On a device other than ``cpu`` (:mod:`kernreg.experiment.devices`) the algorithms without
+Nyström centers (KOLS, KRLS, ES, ...) hold their whole working set there — the n × n kernel and
+its eigenvectors — and are checked against the device's budget too
+(:func:`check_device_memory`); the Nyström algorithms keep their m × m work on the host and
+plan their ``K_nm`` within the device's memory, streaming row blocks when it does not fit.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from kernreg.backend import Device
 from kernreg.config import Algorithm, Experiment, expand_m
 from kernreg.errors import ConfigError, KernregError
 from kernreg.kernels import make_kernel
@@ -65,6 +71,44 @@ def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int,
             f"{exp.name}: estimated peak memory exceeds the budget of "
             f"{exp.budget['memory_gb']:g} GiB (budget.memory_gb):\n  {lines}\n"
             "Nothing was run. Raise the budget only if the machine has the memory."
+        )
+    return estimates
+
+
+def check_device_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int,
+                        n_val: int, n_test: int, d: int, device: Device) -> list[Estimate]:
+    """Device-memory estimates of the algorithms that hold their whole working set on
+    ``device`` (those without Nyström centers: their spec's estimate plus one kernel block);
+    raise :class:`BudgetError` naming each one over the device's budget
+    (``budget.gpu_memory_gb``, else :meth:`~kernreg.backend.Device.memory_budget`). Nothing
+    to check on ``cpu``; the Nyström algorithms size their ``K_nm`` plan within the device's
+    memory themselves (row blocks streamed from the host when it does not fit)."""
+    if device.is_numpy:
+        return []
+    budget = device.memory_budget()
+    # a kernel block, never larger than the whole kernel between these rows
+    block = min(int(exp.budget["block_mb"] * 2**20), max(n_fit, n_val) * n_fit * _F64)
+    estimates = []
+    for algo in algorithms:
+        spec = get_algorithm_spec(algo.name)
+        if spec.takes_centers or spec.memory is None:
+            continue
+        problem = MemoryProblem(n_fit, n_val, n_test, d, block, budget, exp.dataset["dtype"])
+        parts = {"kernel block": block, **spec.memory(algo.params, problem)}
+        estimates.append(Estimate(algo.label, sum(parts.values()), parts))
+    over = [e for e in estimates if e.peak_bytes > budget]
+    if over:
+        source = ("budget.gpu_memory_gb" if exp.budget.get("gpu_memory_gb") is not None else
+                  "budget.memory_gb" if device.name == "torch" else
+                  "90% of the device's free memory")
+        lines = "\n  ".join(f"{e.label}: needs {e.peak_bytes:,} bytes (" + ", ".join(
+            f"{k} {v:,}" for k, v in e.parts.items()) + ")" for e in over)
+        raise BudgetError(
+            f"{exp.name}: estimated peak memory on device {device.name} exceeds its budget of "
+            f"{budget:,} bytes ({budget / 2**30:.3g} GiB, {source}):\n  {lines}\n"
+            "Nothing was run. These algorithms hold the n × n kernel on the device: run them "
+            "with device: cpu, on fewer rows (dataset.n_train), or where the device has the "
+            "memory."
         )
     return estimates
 

@@ -11,6 +11,8 @@ from types import TracebackType
 import psutil
 from threadpoolctl import threadpool_info
 
+from kernreg.backend import CPU, Device
+
 
 class PeakMemory:
     """Context manager sampling this process's resident set size in a background thread.
@@ -156,9 +158,10 @@ def blas_description() -> str:
     return "; ".join(parts) or "none loaded"
 
 
-def environment() -> dict[str, str]:
+def environment(device: Device = CPU) -> dict[str, str]:
     """Versions and machine facts of this invocation, stored in the run's manifest (rewritten
-    by each ``--resume``; the kernel path of each trial is in its own record).
+    by each ``--resume``; the kernel path and the device of each trial are in its own record),
+    ``device`` the run's (:mod:`kernreg.experiment.devices`).
 
     Raises
     ------
@@ -194,6 +197,9 @@ def environment() -> dict[str, str]:
         # run's earlier trials may have run the other path; each trial's record names its own
         # (TrialRecord.info["kernel_path"])
         "kernel_path_at_start": active_path(),
+        # the device this invocation's trials run on (each trial's record names its own:
+        # TrialRecord.info["device"]); a resumed run's earlier trials may have run elsewhere
+        "device_at_start": device.describe(),
         "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
                    f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
     }

@@ -10,9 +10,11 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from kernreg.backend import Device
 from kernreg.config import Algorithm, Experiment, fit_rows
 from kernreg.errors import ConfigError
-from kernreg.experiment.preflight import check_memory, check_numerics
+from kernreg.experiment.devices import check_device_support, experiment_device
+from kernreg.experiment.preflight import check_device_memory, check_memory, check_numerics
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.results.store import RunStore
@@ -51,8 +53,11 @@ def run_experiment(
     run to the algorithms with these labels (the others can be run later with ``resume``);
     with ``force`` only their earlier trials are deleted when the config is unchanged.
     Before anything runs, each algorithm's peak memory is estimated against
-    ``budget.memory_gb``. With ``exp.execution["scheduler"]`` other than ``"local"`` the trials
-    run as Dask tasks (:mod:`kernreg.experiment.distributed`), stored the same way.
+    ``budget.memory_gb`` and, on a device other than ``cpu`` (``exp.device``), the device is
+    looked for, every algorithm must take it, and those holding the n × n kernel there must
+    fit its budget (:mod:`kernreg.experiment.devices`). With ``exp.execution["scheduler"]``
+    other than ``"local"`` the trials run as Dask tasks
+    (:mod:`kernreg.experiment.distributed`), stored the same way.
 
     The run holds the run folder's lock throughout (a second run on the folder is refused);
     the data, memory and numeric checks and the connection to a Dask scheduler all come
@@ -61,15 +66,17 @@ def run_experiment(
     """
     check_environment()  # a misspelt switch would otherwise surface mid-run, or be guessed
     algorithms = select_algorithms(exp, only)
+    device = experiment_device(exp)  # PyTorch and the GPU there, before the run folder
+    check_device_support(exp, algorithms, device)
     store = RunStore(run_dir_for(exp, out))
     with store.lock():
-        return _run_locked(exp, store, algorithms, resume=resume, force=force,
+        return _run_locked(exp, store, algorithms, device, resume=resume, force=force,
                            progress=progress, only=only)
 
 
-def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, ...], *,
-                resume: bool, force: bool, progress: bool, only: tuple[str, ...]
-                ) -> pd.DataFrame:
+def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, ...],
+                device: Device, *, resume: bool, force: bool, progress: bool,
+                only: tuple[str, ...]) -> pd.DataFrame:
     with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
         data = prepare_data(exp)
         n_fit = fit_rows(len(data.y_train), exp.protocol["validation_fraction"])
@@ -77,6 +84,8 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
         estimates = check_memory(exp, algorithms, n_fit, n_val,
                                  len(data.y_test), data.X_train.shape[1])
+        check_device_memory(exp, algorithms, n_fit, n_val, len(data.y_test),
+                            data.X_train.shape[1], device)
         manifest = {
             "experiment": exp.name,
             "config": exp.as_dict(),
@@ -85,7 +94,7 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
             "dataset": exp.dataset["name"],
             "dataset_sha256": data.sha256,
             "dataset_source": data.source,
-            "environment": environment(),
+            "environment": environment(device),
         }
         scheduler = exp.execution["scheduler"]
         connection: AbstractContextManager = nullcontext()

@@ -11,6 +11,7 @@ import numpy as np
 from kernreg.config import Algorithm, Experiment, experiment_task, make_estimator
 from kernreg.datasets import load_dataset
 from kernreg.errors import DegenerateError
+from kernreg.experiment.devices import experiment_device
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.kernels.compiled import active_path
 from kernreg.losses import Task, get_measure
@@ -90,8 +91,11 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     The model-selection time is the wall time of ``fit``: kernel evaluations, the whole
     regularization path and the validation predictions of every path point (and the refit when
     the protocol asks for one); loading the data is excluded. ``gemm_gflops``, this host's
-    measured GEMM rate, is recorded beside the times, and ``info["kernel_path"]`` names the
-    kernel loops that ran (``"numba"`` or ``"numpy"``, :func:`kernreg.kernels.active_path`).
+    measured GEMM rate, is recorded beside the times, ``info["kernel_path"]`` names the
+    kernel loops that ran (``"numba"`` or ``"numpy"``, :func:`kernreg.kernels.active_path`)
+    and ``info["device"]`` the device (``cpu``, ``torch 2.13.0 (cpu)`` or the GPU's name,
+    :meth:`kernreg.backend.Device.describe`), resolved where the trial runs (a Dask worker
+    included).
 
     Raises
     ------
@@ -100,7 +104,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         (:func:`check_finite_result`, :func:`check_finite_measures`): nothing is returned.
     """
     seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
-    estimator = make_estimator(algo, exp, random_state=seed)
+    device = experiment_device(exp)
+    estimator = make_estimator(algo, exp, random_state=seed, device=device)
     where = f"{algo.label} trial {trial}"
     # the test rows along the path: evaluated inside fit, their time taken out of fit's
     eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}
@@ -132,6 +137,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
                           undefined_ok=per_class_prefixes(task))
     info = dict(chosen.info)
     info["kernel_path"] = kernel_path
+    info["device"] = device.describe()
     test_path: dict[str, np.ndarray] = {}
     selection_seconds = fit_clock.seconds
     if eval_rows:

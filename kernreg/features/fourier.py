@@ -6,13 +6,19 @@ the multivariate Student t with ``2ν`` degrees of freedom and scale ``σ⁻²I`
 kernel of smoothness ν and length scale σ. Frequencies, phases (and the Matérn radial factors)
 come from separate seeded streams, drawn feature by feature (row-major ``W``), so a draw is
 prefix-consistent.
+
+The map ``φ`` is written once against the array namespace of its operands
+(:func:`fourier_features`): numpy on the host, a device's torch arrays on a device
+(:meth:`~kernreg.features.base.FeatureMap.to`), from the same ``W`` and ``b`` drawn on the host.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+from array_api_compat import array_namespace
 
 from kernreg._validation import check_positive
 from kernreg.features.base import FeatureMap, matern_radial_scales
@@ -20,7 +26,17 @@ from kernreg.features.registry import FeatureMapSpec, register
 from kernreg.kernels.base import Data
 from kernreg.kernels.registry import POSITIVE
 
-__all__ = ["MaternFourierFeatures", "RandomFourierFeatures"]
+__all__ = ["MaternFourierFeatures", "RandomFourierFeatures", "fourier_features"]
+
+
+def fourier_features(proj: Any, phases: Any) -> Any:
+    """``√2 cos(proj + b)`` for the projections ``proj = XWᵀ`` ``(rows, D)`` (overwritten) and
+    the phases ``b`` ``(D,)``: float64 arrays of one namespace (numpy, or a device's torch)."""
+    xp = array_namespace(proj, phases)
+    proj += phases
+    proj = xp.cos(proj)  # one temporary block: the array API has no in-place cos
+    proj *= math.sqrt(2.0)
+    return proj
 
 
 class RandomFourierFeatures(FeatureMap):
@@ -55,10 +71,14 @@ class RandomFourierFeatures(FeatureMap):
 
     def _features(self, Xb: Data) -> np.ndarray:
         proj = np.asarray(Xb @ self.frequencies_.T, dtype=np.float64)  # sparse @ dense is dense
-        proj += self.phases_
-        np.cos(proj, out=proj)
-        proj *= np.sqrt(2.0)
-        return proj
+        return fourier_features(proj, self.phases_)
+
+    def _device_params(self) -> tuple[np.ndarray, ...]:
+        return self.frequencies_, self.phases_
+
+    def _features_xp(self, Xb: Any, params: tuple[Any, ...]) -> Any:
+        W, b = params
+        return fourier_features(Xb @ W.T, b)
 
     def _prefix(self, n_features: int) -> None:
         self.frequencies_ = self.frequencies_[:n_features]

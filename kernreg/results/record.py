@@ -24,8 +24,9 @@ class TrialRecord:
     ``task`` (:mod:`kernreg.losses`), those two included, and ``val_measure`` names what the
     validation path ``val_rmse`` holds (the square-loss algorithms validate by RMSE).
     ``info`` holds the fit's scalar facts (stored as JSON), among them ``kernel_path``: the
-    kernel loops that ran this trial, ``"numba"`` or ``"numpy"`` (absent from trial files
-    written before it was recorded).
+    kernel loops that ran this trial, ``"numba"`` or ``"numpy"``, and ``device``: where it
+    ran, ``"cpu"`` (numpy), ``"torch 2.13.0 (cpu)"`` or the GPU's name (both absent from
+    trial files written before they were recorded).
     """
 
     algorithm: str

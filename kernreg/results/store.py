@@ -106,6 +106,8 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     row["precision"] = record.info.get("precision", "")  # NKRLS's AᵀA: float64 or mixed
     # numba or numpy loops: times depend on it, and a resumed run may mix them
     row["kernel_path"] = record.info.get("kernel_path", "")
+    # where it ran (Device.describe()); trials stored before devices existed ran on numpy
+    row["device"] = record.info.get("device", "cpu")
     del row["peak_rss"]
     # one column per measure of the task (test_rmse and test_error keep their place)
     row.update({f"test_{name}": value for name, value in record.measures.items()})

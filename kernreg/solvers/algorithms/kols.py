@@ -65,6 +65,10 @@ class KOLS(KernelEstimator):
         Kernel evaluation precision (the solve runs in float64).
     memory_budget : int
         Bytes per kernel block in blocked evaluation (see :class:`kernreg.kernels.Kernel`).
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where the ``n × n`` kernel lives and is factored (:mod:`kernreg.backend`). PyTorch
+        has no pivoted Cholesky: on a device ``K⁺y`` always comes from ``eigh`` (cuSOLVER on
+        a GPU), whatever ``solver`` says, and ``factorization_`` records ``"eigh"``.
 
     Attributes
     ----------
@@ -90,6 +94,7 @@ class KOLS(KernelEstimator):
         merge_duplicates: bool = True,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -98,6 +103,7 @@ class KOLS(KernelEstimator):
         self.merge_duplicates = merge_duplicates
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.device = device
 
     def _fit_info(self) -> dict[str, Any]:
         return {"rank": float(self.rank_), "factorization": self.factorization_,
@@ -125,15 +131,14 @@ class KOLS(KernelEstimator):
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
         rcond = default_rcond(len(y)) if self.rcond is None else self.rcond  # pinv's n
         rows = repeated_rows(X) if self.merge_duplicates else None
-        if rows is not None:
+        if rows is not None:  # M = C^{1/2} K_u C^{1/2} on the distinct rows, from Qᵀy
             X_u = X[rows.first]
-            solution = min_norm_solve(
-                lambda: rows.scale_kernel(np.asarray(self.kernel_(X_u), dtype=np.float64)),
-                rows.reduce(y), rcond=rcond, solver=self.solver)
+            solution = min_norm_solve(lambda: self.kernel_.on_device(X_u), rows.reduce(y),
+                                      rcond=rcond, solver=self.solver, scale=rows.scale)
             self.alpha_ = rows.expand(solution.alpha)
             self.n_distinct_ = rows.n_distinct
         else:
-            solution = min_norm_solve(lambda: self.kernel_(X), y, rcond=rcond,
+            solution = min_norm_solve(lambda: self.kernel_.on_device(X), y, rcond=rcond,
                                       solver=self.solver)
             self.alpha_ = solution.alpha
             self.n_distinct_ = len(y)

@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as la
+from array_api_compat import device as device_of
 
+from kernreg.backend.linalg import cholesky_upper, is_host, namespace, solve_triangular
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator, eigen_path_coefs
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
@@ -18,14 +20,22 @@ from kernreg.solvers.registry import AlgorithmSpec, register
 __all__ = ["KRLS"]
 
 
-def _solve_shifted(K: np.ndarray, y: np.ndarray, shift: float) -> np.ndarray:
-    """``(K + shift·I)⁻¹ y`` by Cholesky; eigendecomposition if Cholesky fails."""
-    A = K.copy()
-    A.flat[:: K.shape[0] + 1] += shift  # no n × n identity
+def _solve_shifted(K: Any, y: Any, shift: float) -> Any:
+    """``(K + shift·I)⁻¹ y`` by Cholesky; eigendecomposition if Cholesky fails (destroying
+    ``K``, symmetric float64). ``K`` and ``y`` are numpy arrays or arrays of one device, where
+    the solve runs (``torch.linalg``: cuSOLVER on a GPU) and the result stays."""
+    xp = namespace(K, y)
+    A = xp.asarray(K, copy=True)
+    diagonal = xp.arange(K.shape[0], device=device_of(K))
+    A[diagonal, diagonal] += shift  # no n × n identity
     try:
-        return la.cho_solve(la.cho_factor(A, check_finite=False), y, check_finite=False)
-    except la.LinAlgError:
-        s, U = la.eigh(K, check_finite=False)
+        R = cholesky_upper(A)
+        if is_host(R):  # LAPACK potrs: the two triangular solves in one call
+            return la.cho_solve((R, False), y, check_finite=False)
+        return solve_triangular(R, solve_triangular(R, y, trans=True))
+    except np.linalg.LinAlgError:
+        del A  # its memory goes before the eigenvectors take theirs
+        s, U = eigh_inplace(K)
         return eigen_path_coefs(s, U, y, np.array([shift]))[:, 0]
 
 
@@ -54,6 +64,9 @@ class KRLS(LambdaPathEstimator):
         Kernel evaluation precision (the linear algebra runs in float64).
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where the ``n × n`` kernel lives and is factored (:mod:`kernreg.backend`): its
+        eigendecomposition or Cholesky runs there; ``alpha_`` and the path come back as numpy.
     kernel_params : dict, optional
         The kernel's parameters besides σ (scikit-learn's ``KernelRidge`` convention), e.g.
         ``{"beta": 2}`` for ``periodic_spline``; left out, the registered defaults. A config's
@@ -78,8 +91,8 @@ class KRLS(LambdaPathEstimator):
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-
         kernel_params: dict[str, Any] | None = None,
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -89,12 +102,21 @@ class KRLS(LambdaPathEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
         self.kernel_params = kernel_params
+        self.device = device
 
-    def _kernel(self, X: Any) -> np.ndarray:
-        return sym_inplace(np.asarray(self.kernel_(X), dtype=np.float64))
+    def _kernel(self, X: Any) -> Any:
+        """``K(X, X)`` in float64, symmetric, on the kernel's device (numpy on ``cpu``)."""
+        K = self.kernel_.on_device(X)
+        xp = namespace(K)
+        return sym_inplace(xp.astype(K, xp.float64, copy=False))
+
+    def _solve(self, X: Any, y: np.ndarray, lam: float) -> np.ndarray:
+        device = self.kernel_.device
+        return device.to_numpy(_solve_shifted(self._kernel(X), device.asarray(y),
+                                              lam * X.shape[0]))
 
     def _fit_at(self, state: None, X: Any, y: np.ndarray, lam: float) -> None:
-        self.alpha_ = _solve_shifted(self._kernel(X), y, lam * X.shape[0])
+        self.alpha_ = self._solve(X, y, lam)
         self.centers_, self.best_lambda_ = X, lam
 
     def _path(self, state: None, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
@@ -102,12 +124,13 @@ class KRLS(LambdaPathEstimator):
         s, U = eigh_inplace(self._kernel(X))  # K's memory holds the eigenvectors
         alphas = eigen_path_coefs(s, U, y, lambdas * X.shape[0])
         del U
+        alphas = self.kernel_.device.to_numpy(alphas)  # n × L: the path's record is the host's
         self.centers_ = X
         val_rmse = rmse(y_val, self.kernel_.matvec(X_val, X, alphas))
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy())
 
     def _refit(self, state: None, X: Any, y: np.ndarray) -> None:
-        self.alpha_ = _solve_shifted(self._kernel(X), y, self.best_lambda_ * X.shape[0])
+        self.alpha_ = self._solve(X, y, self.best_lambda_)
         self.centers_ = X
 
 

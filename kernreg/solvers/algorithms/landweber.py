@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from scipy.sparse.linalg import LinearOperator
 
 from kernreg._validation import check_bool, check_choice
+from kernreg.backend import Device
+from kernreg.backend.linalg import is_host
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.buffers import release, take
 from kernreg.solvers.blocks.distinct import repeated_rows
@@ -74,6 +78,9 @@ class KernelLandweber(IterativeEstimator):
         Kernel evaluation precision (iterations run in float64).
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where ``K`` and ``K(X_val, X)`` live and every iteration's products run
+        (:mod:`kernreg.backend`); the iterates come back to the host as float64.
 
     Attributes
     ----------
@@ -107,6 +114,7 @@ class KernelLandweber(IterativeEstimator):
         merge_duplicates: bool = True,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -121,50 +129,38 @@ class KernelLandweber(IterativeEstimator):
         self.merge_duplicates = merge_duplicates
         self.dtype = dtype
         self.memory_budget = memory_budget
-
-    def _float64_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
-        """``K(X, Y)`` in float64, written into the previous trial's array of its shape when
-        one was released (see :mod:`kernreg.solvers.blocks.buffers`)."""
-        rows, cols = X.shape[0], (X if Y is None else Y).shape[0]
-        if self.kernel_.dtype == np.float64:
-            return self.kernel_(X, Y, out=take((rows, cols), np.float64))
-        return np.asarray(self.kernel_(X, Y), dtype=np.float64)
+        self.device = device
 
     def _iteration(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
         """The ``step`` closure for data (X, y) and the step size it uses, and ``centers_``
         (X, or its distinct rows); its K is handed on when the fit (or its phase) ends."""
         rows = repeated_rows(X) if self.merge_duplicates else None
         self.centers_ = X if rows is None else X[rows.first]
-        K = sym_inplace(self._float64_kernel(self.centers_))
-        self._hold(lambda: release(K))
-        if rows is not None:
-            rows.scale_kernel(K)  # M = C^{1/2} K_u C^{1/2}, iterated from Qᵀy
+        device, K = self.kernel_.device, _held_kernel(self.kernel_, self._hold, self.centers_)
+        M = sym_inplace(K())
+        if rows is not None:  # M = C^{1/2} K_u C^{1/2}, in place, iterated from Qᵀy
+            scale = device.asarray(rows.scale)
+            M *= scale[:, None]
+            M *= scale[None, :]
             y = rows.reduce(y)
         eta = self.step_size
         if eta is None:
-            eta = 1.0 / (top_eigenvalue(K) if self.step_rule == "norm" else X.shape[0])
-        alpha = np.zeros(K.shape[0])
-        # the coefficients of the centers: Pᵀα_t = C^{1/2} a_t when merged
-        scale = None if rows is None else rows.scale
-        coef = alpha if scale is None else np.zeros(K.shape[0])
-
-        def step() -> np.ndarray:
-            alpha[:] -= eta * (K @ alpha - y)
-            if scale is not None:
-                np.multiply(scale, alpha, out=coef)
-            return coef
-
-        return step, float(eta)
+            eta = 1.0 / (top_eigenvalue(_operator(M, device)) if self.step_rule == "norm"
+                         else X.shape[0])
+        # the step reads K through the getter: nothing of it outlives the hand-on
+        return _landweber_step(K, y, eta, device, None if rows is None else rows.scale), \
+            float(eta)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
         step, self.step_size_ = self._iteration(X, y)
         if X_val is None:
             return Iterations(step)
-        K_val = self._float64_kernel(X_val, self.centers_)
-        self._hold(lambda: release(K_val))
+        K_val = _held_kernel(self.kernel_, self._hold, X_val, self.centers_)
+        device = self.kernel_.device
         # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
-        return Iterations(step, prediction_rmse(lambda a: K_val @ a, y_val), VALIDATION_CHUNK,
-                          self._refit_step)
+        return Iterations(step, prediction_rmse(
+            lambda a: device.to_numpy(K_val() @ device.asarray(a)), y_val),
+            VALIDATION_CHUNK, self._refit_step)
 
     def _refit_step(self, X: Any, y: np.ndarray) -> Any:
         step, self.refit_step_size_ = self._iteration(X, y)
@@ -177,6 +173,63 @@ class KernelLandweber(IterativeEstimator):
         super().check_params()
         check_choice(self.step_rule, "step_rule", STEP_RULES)
         check_bool(self.merge_duplicates, "merge_duplicates")
+
+
+def _held_kernel(kernel: Any, hold: Callable[[Callable[[], Any]], None], X: Any,
+                 Y: Any = None) -> Callable[[], Any]:
+    """``K(X, Y)`` in float64 on the kernel's device (on the host written into the previous
+    trial's array of its shape when one was released, see
+    :mod:`kernreg.solvers.blocks.buffers`), behind a getter: ``hold`` gets what hands it on
+    (releases a host array, drops a device one) when the fit or its phase ends, after which
+    nothing refers to it."""
+    held: dict[str, Any] = {}
+    if not kernel.device.is_numpy:
+        xp = kernel.device.xp
+        held["K"] = xp.astype(kernel.on_device(X, Y), xp.float64, copy=False)
+    elif kernel.dtype == np.float64:
+        held["K"] = kernel(X, Y, out=take((X.shape[0], (X if Y is None else Y).shape[0]),
+                                          np.float64))
+    else:
+        held["K"] = np.asarray(kernel(X, Y), dtype=np.float64)
+    hold(lambda: _hand_on(held))
+    return lambda: held["K"]
+
+
+def _landweber_step(K: Callable[[], Any], y: np.ndarray, eta: float, device: Device,
+                    scale: np.ndarray | None) -> Callable[[], np.ndarray]:
+    """One Landweber update per call, ``α ← α − η(Kα − y)``, on ``K``'s device (``K()``: the
+    held kernel); returns the centers' coefficients on the host (``C^{1/2} a`` when merged)."""
+    yd = device.asarray(y)
+    alpha = device.zeros((yd.shape[0],))
+    coef = None if scale is None else np.zeros(yd.shape[0])
+
+    def step() -> np.ndarray:
+        alpha[:] -= eta * (K() @ alpha - yd)
+        a = device.to_numpy(alpha)  # numpy: alpha itself
+        if scale is None:
+            return a
+        np.multiply(scale, a, out=coef)
+        return coef
+
+    return step
+
+
+def _operator(K: Any, device: Device) -> Any:
+    """``K`` for :func:`top_eigenvalue`: itself on the host, a device ``K``'s products."""
+    if is_host(K):
+        return K
+
+    def product(v: np.ndarray) -> np.ndarray:
+        return device.to_numpy(K @ device.asarray(v))
+
+    return LinearOperator(tuple(K.shape), matvec=product, matmat=product, dtype=np.float64)
+
+
+def _hand_on(held: dict[str, Any]) -> None:
+    """Drop the held kernel array (released for the next fit when it is a host one)."""
+    K = held.pop("K", None)
+    if K is not None and is_host(K):
+        release(K)
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

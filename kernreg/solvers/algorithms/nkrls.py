@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 import numpy as np
 
 from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS
+from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, estimator_device
 from kernreg.solvers.blocks.dask_rows import BACKENDS, path_rmse
 from kernreg.solvers.blocks.lambda_path import (
     PATH_METHODS,
@@ -79,18 +80,19 @@ class NystromKRLS(LambdaPathEstimator):
     precision : {"float64", "mixed", "auto"}, default "float64"
         ``AᵀA`` in float64, or by float32 products of the float64 ``K_b R⁻¹`` with every λ
         refined in float64 (see :mod:`kernreg.solvers.blocks.mixed_precision`; float64 dtype,
-        local backend); ``"auto"``: the cost model's choice.
+        local backend, cpu device); ``"auto"``: the cost model's choice (float64 on a device).
     kernel_params : dict, optional
         The kernel's parameters besides σ (scikit-learn's ``KernelRidge`` convention), e.g.
         ``{"beta": 2}`` for ``periodic_spline``; left out, the registered defaults. A config's
         ``kernel:`` keys besides ``name`` and ``sigma`` arrive here.
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where the kernel blocks, ``AᵀA``, ``Aᵀy`` and the validation predictions are computed
+        (:mod:`kernreg.backend`); the ``m × m`` λ path stays on the host.
 
     Attributes
     ----------
     alpha_ : ndarray of shape (m,)
-    centers_ : rows of X used as centers
-    center_indices_ : ndarray of shape (m,)
-        Their indices into the training rows.
+    centers_, center_indices_ : the centers (rows of X) and their indices into the training rows
     best_lambda_ : float
     factor_info_ : dict
         ``{"epsilon_requested", "epsilon_used", "retries"}``.
@@ -120,6 +122,7 @@ class NystromKRLS(LambdaPathEstimator):
         backend: str = "local",
         precision: str = "float64",
         kernel_params: dict[str, Any] | None = None,
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -137,6 +140,7 @@ class NystromKRLS(LambdaPathEstimator):
         self.backend = backend
         self.precision = precision
         self.kernel_params = kernel_params
+        self.device = device
 
     def _fit_info(self) -> dict[str, Any]:
         return {**self._factor_info(), **self.precision_info_}
@@ -147,14 +151,14 @@ class NystromKRLS(LambdaPathEstimator):
         check_choice(self.path_method, "path_method", PATH_METHODS)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
-        check_precision(self.precision, self.dtype, self.backend)
+        check_precision(self.precision, self.dtype, self.backend, estimator_device(self))
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
         setup = self._nystrom_setup(X, self.penalty)
         grid = DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
         self._precision = resolve_precision(self.precision, X.shape[0], setup.centers.shape[0],
                                             X.shape[1], np.size(grid), self.kernel_.dtype,
-                                            self.backend)
+                                            self.backend, self.kernel_.device)
         system = nkrls_system(self.kernel_, X, y, setup.centers, setup.factor,
                               self._precision, self.backend)
         self.precision_info_ = system.info
@@ -173,13 +177,10 @@ class NystromKRLS(LambdaPathEstimator):
                           record={"cholesky_fallbacks": fallbacks})
 
     def _refit(self, state: NystromSystem, X: Any, y: np.ndarray) -> None:
-        refit = refit_system(self.kernel_, X, y, self.centers_, state, self._precision,
-                             self.backend)
-        try:
+        with closing(refit_system(self.kernel_, X, y, self.centers_, state, self._precision,
+                                  self.backend)) as refit:  # a mixed system's A handed on
             self.alpha_ = refit.solve(np.array([self.best_lambda_]), X.shape[0],
                                       self.path_method)[0][:, 0]
-        finally:
-            refit.close()
 
     def predict_path(self, X: Any) -> np.ndarray:
         """Predictions of every λ of the validated path, ``(n_samples, L)`` (before any refit):

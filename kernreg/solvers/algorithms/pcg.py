@@ -249,6 +249,9 @@ class NystromPCG(LambdaPathEstimator):
         After selection, refit on training + validation rows at (λ*, t*).
     dtype : {"float64", "float32"}, default "float64"
     memory_budget : int
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where ``K_nm``, ``K_vm`` (or ``G``) live and their products run (:mod:`kernreg.backend`);
+        the preconditioner and CG's ``m``-vectors stay on the host.
 
     Attributes
     ----------
@@ -284,6 +287,7 @@ class NystromPCG(LambdaPathEstimator):
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -304,9 +308,9 @@ class NystromPCG(LambdaPathEstimator):
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.device = device
 
-    #: The stopping rule only ends a λ's iterations; the lowest error over the whole grid is
-    #: selected, so the rule's own ``select`` does not apply.
+    #: The rule only ends a λ's iterations (the grid's lowest error is selected, not its own)
     select = None
 
     def check_params(self) -> None:

@@ -7,7 +7,9 @@ Rahimi & Recht). The model is ``w = (ZᵀZ + λnI)⁻¹ Zᵀy``: a ``D × D`` pr
 is prefix-consistent (the first ``D'`` features of a draw of ``D`` are a draw of ``D'``), so one
 pass over the data gives ``UᵀU`` and ``Uᵀy`` (``U = √(D)·Z`` unscaled) for every level
 ``D' ≤ D`` as leading blocks, and each level's λ path comes from one eigendecomposition of its
-block.
+block. On a device the feature blocks, their products and the validation errors are computed
+there (Fourier features only, :meth:`~kernreg.features.FeatureMap.to`); the ``D × D`` λ paths
+stay on the host.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from kernreg.features import (
     feature_map_problem,
     get_feature_map_spec,
     make_feature_map_for,
+    split_features,
 )
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.lambda_path import (
@@ -63,6 +66,24 @@ def _features_schema() -> dict[str, Any]:
             "then": {"required": ["name"], "properties": {"name": {"enum": names}},
                      "allOf": per_map},
             "else": {"enum": names}}
+
+
+def _on_device(fmap: FeatureMap, features: Any, device: Any) -> FeatureMap:
+    """``fmap`` on the device ``device`` (only maps with a device path, the Fourier features, go
+    there: ``ValueError`` naming the map and the device for the others)."""
+    try:
+        return fmap.to(device)
+    except ValueError as exc:
+        raise ValueError(f"features ({split_features(features)[0]}): {exc}") from None
+
+
+def _val_rmse(fmap: FeatureMap, X: Any, coefs: np.ndarray, y: np.ndarray, budget: int
+              ) -> np.ndarray:
+    """Validation RMSE of every column of ``coefs``: block-wise on the host, or on the map's
+    device (the blocks and their products there, one ``(columns,)`` vector back)."""
+    if fmap.device.is_numpy:
+        return column_rmse(fmap.blocks(X, budget), coefs, y)
+    return fmap.column_rmse(X, coefs, y, budget)
 
 
 def _level_path(G: np.ndarray, c: np.ndarray, level: int, shifts: np.ndarray) -> np.ndarray:
@@ -104,6 +125,9 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         A registered feature map serving ``kernel`` (:func:`kernreg.features.serves`), by name
         or with its own parameters (Fastfood FFT: ``{"name": "fastfood", "variant": "fft"}``);
         those shared with the kernel (σ, the ν of ``matern32``) take the kernel's values.
+    device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
+        Where the feature blocks ``ψ(X)``, ``UᵀU``, ``Uᵀy`` and the predictions are computed
+        (:mod:`kernreg.backend`; Fourier features only); the ``D × D`` paths stay on the host.
 
     Attributes
     ----------
@@ -134,6 +158,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         features: str = "rff",
+        device: str = "cpu",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -146,14 +171,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
         self.features = features
-
-    def _gram(self, X: Any, y: np.ndarray, fmap: FeatureMap) -> tuple[np.ndarray, np.ndarray]:
-        D = fmap.n_features
-        G, c = np.zeros((D, D)), np.zeros(D)
-        for rows, U in fmap.blocks(X, self.memory_budget):
-            G += U.T @ U
-            c += U.T @ y[rows]
-        return 0.5 * (G + G.T), c
+        self.device = device
 
     def _fit_info(self) -> dict[str, Any]:
         return {"m_selected": int(self.best_n_features_)}  # the selected size, as m*
@@ -168,13 +186,15 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self._feature_map(1)  # the map's own checks of its parameters
 
     def _feature_map(self, n_features: int) -> FeatureMap:
-        return make_feature_map_for(self.features, self._make_kernel(), n_features,
-                                    random_state=self.random_state)
+        kernel = self._make_kernel()
+        return _on_device(make_feature_map_for(self.features, kernel, n_features,
+                                               random_state=self.random_state),
+                          self.features, kernel.device)
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Features:
         D = check_int(self.n_features, "n_features", minimum=1)
         fmap = self._feature_map(D).draw(X.shape[1])
-        return _Features(fmap, *self._gram(X, y, fmap))
+        return _Features(fmap, *fmap.gram(X, y, self.memory_budget))
 
     def _fit_at(self, state: _Features, X: Any, y: np.ndarray, lam: float) -> None:
         D = state.fmap.n_features
@@ -190,8 +210,8 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         for k, level in enumerate(levels):
             coefs[:level, :, k] = _level_path(state.G, state.c, int(level),
                                                    lambdas * X.shape[0])
-        blocks = state.fmap.blocks(X_val, self.memory_budget)
-        val_rmse = column_rmse(blocks, coefs.reshape(D, L * M), y_val).reshape(L, M)
+        val_rmse = _val_rmse(state.fmap, X_val, coefs.reshape(D, L * M), y_val,
+                             self.memory_budget).reshape(L, M)
         return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels)
 
     def _choose(self, state: _Features, path: LambdaPath, j: int, k: int) -> None:
@@ -200,7 +220,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
 
     def _refit(self, state: _Features, X: Any, y: np.ndarray) -> None:
         D, lam = self.best_n_features_, self.best_lambda_
-        G, c = self._gram(X, y, state.fmap.prefix(D))
+        G, c = state.fmap.prefix(D).gram(X, y, self.memory_budget)
         w = _level_path(G, c, D, np.array([lam * X.shape[0]]))[:, 0]
         self._set_solution(state.fmap, w, lam, D)
 
@@ -227,10 +247,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         y_pred : ndarray of shape (n_samples,), float64
         """
         X = self._check_predict_data(X, "coef_")
-        out = np.empty(X.shape[0])
-        for rows, U in self.feature_map_.blocks(X, self.memory_budget):
-            out[rows] = U @ self.coef_
-        return out
+        return self.feature_map_.matvec(X, self.coef_, self.memory_budget)
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

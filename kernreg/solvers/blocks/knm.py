@@ -161,12 +161,20 @@ KNM_STORAGES: dict[str, tuple[type[KnmOperator], type[KnmOperator]]] = {
 def make_knm(storage: str, kernel: Kernel, X: Any, C: Any,
              row_scale: np.ndarray | None = None) -> KnmOperator:
     """Build the ``K_nm`` strategy ``storage`` (one of :data:`KNM_STORAGES`) on the kernel's
-    device; with ``row_scale`` its matrix is ``diag(row_scale) K(X, C)`` (repeated rows
+    device (``memory`` becomes ``blocked`` there when ``K_nm`` exceeds the device's
+    :meth:`~kernreg.backend.Device.memory_budget`); with ``row_scale`` its matrix is ``diag(row_scale) K(X, C)`` (repeated rows
     merged, see :func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
     if not isinstance(storage, str) or storage not in KNM_STORAGES:
         raise ValueError(f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {storage!r}")
     host, device = KNM_STORAGES[storage]
-    return (host if kernel.device.is_numpy else device)(kernel, X, C, row_scale)
+    if kernel.device.is_numpy:
+        return host(kernel, X, C, row_scale)
+    if storage == "memory" and X.shape[0] * C.shape[0] * kernel.itemsize \
+            > kernel.device.memory_budget():
+        # a device's memory is a wall, never an out-of-memory error mid-fit: a K_nm that does
+        # not fit is re-evaluated there block by block instead
+        device = DeviceBlockedKnm
+    return device(kernel, X, C, row_scale)
 
 
 #: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).

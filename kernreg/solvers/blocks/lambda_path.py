@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as la
+from array_api_compat import device as device_of
 
 from kernreg._validation import check_choice, check_data, check_lambdas
+from kernreg.backend.linalg import eigh, namespace
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
@@ -44,15 +46,18 @@ PATH_METHODS = ("eigh", "cholesky")
 DEFAULT_LEVELS = 50
 
 
-def eigen_path_coefs(
-    s: np.ndarray, U: np.ndarray, rhs: np.ndarray, shifts: np.ndarray
-) -> np.ndarray:
+def eigen_path_coefs(s: Any, U: Any, rhs: Any, shifts: Any) -> Any:
     """Columns ``U diag(1/(s + shift)) Uᵀ rhs`` for every shift (one column per shift).
 
     ``s`` are eigenvalues of a PSD matrix; rounding can make some slightly negative, so they
-    are clipped at 0 first (the exact matrix has none).
+    are clipped at 0 first (the exact matrix has none). ``s`` and ``U`` are numpy arrays or
+    device (torch) arrays of one device, where the coefficients are formed and returned;
+    ``rhs`` and ``shifts`` (host arrays, or arrays of that device) go there first.
     """
-    s = np.maximum(s, 0.0)
+    xp = namespace(s, U)
+    rhs = xp.asarray(rhs, device=device_of(U))
+    shifts = xp.asarray(shifts, device=device_of(U))
+    s = xp.maximum(s, xp.zeros_like(s))
     c = U.T @ rhs
     return U @ (c[:, None] / (s[:, None] + shifts[None, :]))
 
@@ -100,8 +105,13 @@ def nkrls_path(
         if beta is not None:
             return factor.solve(beta[:, None]), fallbacks
     if method == "eigh":
-        s, V = la.eigh(H, check_finite=False, driver="evd")  # divide and conquer: ~15% faster
+        device = factor.device
+        if device.is_numpy:
+            s, V = la.eigh(H, check_finite=False, driver="evd")  # divide and conquer: ~15% faster
+        else:  # on the kernel's device (m = 10000: seconds on a GPU, minutes on 2 cores)
+            s, V = eigh(device.asarray(H))
         betas = eigen_path_coefs(s, V, Aty, lambdas * n)
+        return device.to_numpy(factor.solve(betas)), fallbacks
     else:
         betas = np.empty((H.shape[0], lambdas.size))
         eig = None

@@ -11,6 +11,7 @@ import scipy.linalg as la
 from scipy.linalg import blas
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
+from kernreg.backend import CPU, Device
 from kernreg.backend.linalg import is_host, namespace, solve_triangular
 
 __all__ = [
@@ -25,18 +26,23 @@ __all__ = [
 ]
 
 
-def sym(M: np.ndarray) -> np.ndarray:
-    """Symmetric part ``(M + Mᵀ)/2`` (removes rounding asymmetry before ``eigh``)."""
+def sym(M: Any) -> Any:
+    """Symmetric part ``(M + Mᵀ)/2`` (removes rounding asymmetry before ``eigh``); numpy or
+    device arrays."""
     return 0.5 * (M + M.T)
 
 
-def sym_inplace(M: np.ndarray, block: int = 256) -> np.ndarray:
+def sym_inplace(M: Any, block: int | None = None) -> Any:
     """Replace square ``M`` by ``(M + Mᵀ)/2`` in place, one ``block × block`` tile pair at a time.
 
     For an ``n × n`` kernel matrix :func:`sym` needs two more ``n × n`` temporaries (38 GB at
-    n = 40000); this needs one tile.
+    n = 40000); this needs one tile. ``M`` is a numpy array or a device (torch) array, the same
+    lines serving both; ``block`` defaults to 256 on the host and 2048 on a device (a GPU runs
+    a tile in microseconds, so fewer, larger tiles: 32 MiB of temporaries).
     """
     n = M.shape[0]
+    if block is None:
+        block = 256 if is_host(M) else 2048
     for i in range(0, n, block):
         rows = slice(i, min(i + block, n))
         tile = M[rows, rows]
@@ -49,13 +55,22 @@ def sym_inplace(M: np.ndarray, block: int = 256) -> np.ndarray:
     return M
 
 
-def eigh_inplace(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def eigh_inplace(K: Any) -> tuple[Any, Any]:
     """Eigendecomposition of a symmetric C-ordered ``K``, destroying it, without copying it.
 
     ``Kᵀ`` is the same matrix and is Fortran-ordered, so LAPACK works on ``K``'s own memory
-    (passing ``K`` itself makes a Fortran-ordered copy): peak ``2n²`` floats, not ``3n²``.
+    (passing ``K`` itself makes a Fortran-ordered copy): peak ``2n²`` floats, not ``3n²``. A
+    device (torch) ``K`` is decomposed on its device (``torch.linalg.eigh``: cuSOLVER on a
+    GPU) with ``Kᵀ`` — column-major, as cuSOLVER writes its eigenvectors — as the output, so
+    there too the eigenvectors overwrite ``K`` (ascending eigenvalues, the same order).
     """
-    return la.eigh(K.T, overwrite_a=True, check_finite=False)
+    if is_host(K):
+        return la.eigh(K.T, overwrite_a=True, check_finite=False)
+    import torch
+
+    s = torch.empty(K.shape[0], dtype=K.dtype, device=K.device)
+    s, U = torch.linalg.eigh(K.mT, out=(s, K.mT))
+    return s, U
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,10 @@ class NystromFactor:
     epsilon: float
     epsilon_requested: float
     retries: int
+    #: Where the solves run: host vectors given to a factor of a device (an estimator's
+    #: kernel's) are solved there, where ``R`` is read at the device's bandwidth (m = 10000:
+    #: 800 MB per solve, two solves per NYTRO iteration).
+    device: Device = field(default=CPU, repr=False, compare=False)
     _device_R: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def solve(self, B: np.ndarray) -> np.ndarray:
@@ -88,6 +107,11 @@ class NystromFactor:
         return self._solve(B, trans=1)
 
     def _solve(self, B: np.ndarray, trans: int) -> np.ndarray:
+        if not is_host(B):
+            R = self._on_device(B)
+            return solve_triangular(R, namespace(B).astype(B, R.dtype), trans=bool(trans))
+        if not self.device.is_numpy:
+            return self.device.to_numpy(self._solve(self.device.asarray(B), trans))
         if B.ndim == 1 and B.dtype == np.float64 and self.R.flags.f_contiguous:
             # BLAS trsv directly: an iteration of NYTRO's gram strategy does two solves with
             # one vector each, where solve_triangular's checks cost as much as the solve.

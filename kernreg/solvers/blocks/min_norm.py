@@ -37,6 +37,9 @@ factor, so the test is not a proof; the 1-norm itself overestimates ``‖K₁₁
 gap — a spectrum that decays smoothly through ``τ`` — the two rules keep different
 directions and the predictions differ at order one (docs/solvers.md): :func:`min_norm_solve`
 then falls back to the eigendecomposition.
+
+On a device (a torch ``K``: :mod:`kernreg.backend`) :func:`min_norm_solve` always takes the
+eigendecomposition, there (cuSOLVER on a GPU): PyTorch has no pivoted Cholesky.
 """
 
 from __future__ import annotations
@@ -44,11 +47,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.linalg as la
+from array_api_compat import device as device_of
+from array_api_compat import to_device
 from scipy.linalg import blas, lapack
 
+from kernreg.backend.linalg import is_host, namespace
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace, top_eigenvalue
 
 __all__ = ["MIN_NORM_SOLVERS", "MinNormSolution", "check_solver", "default_rcond",
@@ -104,17 +111,21 @@ def check_solver(solver: object) -> None:
         raise ValueError(f"solver must be one of {list(MIN_NORM_SOLVERS)}, got {solver!r}")
 
 
-def eigh_min_norm(K: np.ndarray, y: np.ndarray, rcond: float) -> MinNormSolution:
+def eigh_min_norm(K: Any, y: Any, rcond: float) -> MinNormSolution:
     """``α = U_k S_k⁻¹ U_kᵀ y`` over the eigenvalues ``|s| > rcond · max|s|``; destroys ``K``
-    (symmetric, C-ordered float64)."""
+    (symmetric, C-ordered float64). ``K`` is a numpy array or a device (torch) array, which is
+    decomposed on its device (cuSOLVER on a GPU); ``alpha`` comes back as a float64 numpy
+    array."""
     clock = _Clock()
     s, U = eigh_inplace(K)
     clock.lap("factor")
-    cutoff = rcond * float(np.max(np.abs(s), initial=0.0))
-    keep = np.abs(s) > cutoff
+    xp = namespace(s, U)
+    y = xp.asarray(y, device=device_of(U))
+    cutoff = rcond * (float(xp.max(xp.abs(s))) if s.shape[0] else 0.0)
+    keep = xp.abs(s) > cutoff
     # zero weights instead of U[:, keep], which would copy the n × n eigenvectors twice
-    weights = np.divide(U.T @ y, s, out=np.zeros_like(s), where=keep)
-    alpha = U @ weights
+    weights = xp.where(keep, (U.T @ y) / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s))
+    alpha = _to_host(U @ weights)
     clock.lap("solve")
     return MinNormSolution(alpha, int(keep.sum()), cutoff, "eigh", True, clock.seconds)
 
@@ -243,24 +254,30 @@ def _inverse_of_btb(M: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: x - M.T @ la.cho_solve(factor, M @ x, check_finite=False)
 
 
-def min_norm_solve(kernel_matrix: Callable[[], np.ndarray], y: np.ndarray, *,
-                   rcond: float | None = None, solver: str = "pivoted_cholesky"
-                   ) -> MinNormSolution:
+def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
+                   rcond: float | None = None, solver: str = "pivoted_cholesky",
+                   scale: np.ndarray | None = None) -> MinNormSolution:
     """``α = K⁺ y`` under MATLAB ``pinv``'s cut-off, by ``solver``.
 
     ``pivoted_cholesky`` returns its own answer only when the gap test certifies that the
     eigenvalue rule keeps the same rank, and otherwise falls back to ``eigh`` on a freshly
-    evaluated ``K``, so both solvers follow the same rank cut-off rule.
+    evaluated ``K``, so both solvers follow the same rank cut-off rule. A ``K`` on a device
+    (a torch array: PyTorch has no LAPACK pivoted Cholesky) is always solved by ``eigh``, there
+    (the solution's ``factorization`` says so).
 
     Parameters
     ----------
     kernel_matrix : callable
-        Returns a fresh ``K`` (float64 or float32, C-ordered, ``n × n``); called once, twice
-        on a fallback (the first ``K`` is destroyed by the factorization and released first).
+        Returns a fresh ``K`` (float64 or float32, C-ordered, ``n × n``; a numpy array, or an
+        array of a device); called once, twice on a fallback (the first ``K`` is destroyed by
+        the factorization and released first).
     y : ndarray of shape (n,)
     rcond : float, optional
         Relative cut-off; default :func:`default_rcond`.
     solver : {"pivoted_cholesky", "eigh"}
+    scale : ndarray of shape (n,), optional
+        Solve with ``diag(scale) K diag(scale)`` instead of ``K`` (repeated rows merged:
+        :mod:`kernreg.solvers.blocks.distinct`), scaled where ``K`` is.
 
     Returns
     -------
@@ -270,11 +287,26 @@ def min_norm_solve(kernel_matrix: Callable[[], np.ndarray], y: np.ndarray, *,
     y = np.asarray(y, dtype=np.float64)
     rcond = default_rcond(y.shape[0]) if rcond is None else float(rcond)
 
-    def fresh() -> np.ndarray:
-        return sym_inplace(np.asarray(kernel_matrix(), dtype=np.float64))
+    def fresh() -> Any:
+        K = kernel_matrix()
+        xp = namespace(K)
+        K = xp.astype(K, xp.float64, copy=False)
+        if scale is not None:  # M = diag(s) K diag(s), in place
+            s = xp.asarray(scale, dtype=xp.float64, device=device_of(K))
+            K *= s[:, None]
+            K *= s[None, :]
+        return sym_inplace(K)
 
-    if solver == "pivoted_cholesky":
-        solution = pivoted_cholesky_min_norm(fresh(), y, rcond, solve_uncertified=False)
+    K = fresh()
+    if solver == "pivoted_cholesky" and is_host(K):
+        solution = pivoted_cholesky_min_norm(K, y, rcond, solve_uncertified=False)
         if solution.certified:
             return solution
-    return eigh_min_norm(fresh(), y, rcond)
+        del K  # destroyed by the factorization: its memory goes before the fresh one's
+        K = fresh()
+    return eigh_min_norm(K, y, rcond)
+
+
+def _to_host(a: Any) -> np.ndarray:
+    """A float64 numpy copy of a device array (``a`` itself when it is a numpy one)."""
+    return np.asarray(to_device(a, "cpu"), dtype=np.float64)

@@ -54,6 +54,7 @@ import psutil
 import scipy.linalg as la
 
 from kernreg._validation import check_choice
+from kernreg.backend import CPU, Device
 from kernreg.kernels import Kernel, normal_pass
 from kernreg.solvers.blocks.buffers import release, take
 from kernreg.solvers.blocks.dask_rows import DistributedRows
@@ -89,17 +90,22 @@ AUTO_MARGIN = 0.85
 STORE_SHARE = 0.25
 
 
-def check_precision(precision: Any, dtype: Any, backend: str) -> str:
+def check_precision(precision: Any, dtype: Any, backend: str, device: Device = CPU) -> str:
     """``precision`` must be one of :data:`PRECISIONS`; ``"mixed"`` needs float64 kernel values
     (float32 rounding of ``K_nm`` comes out of ``R⁻¹`` magnified up to ``1/√ε``, which no
-    refinement of ``A = K_nm R⁻¹`` undoes: float64's answer is the one to reproduce) and the
-    local backend."""
+    refinement of ``A = K_nm R⁻¹`` undoes: float64's answer is the one to reproduce), the
+    local backend and the ``cpu`` device (its stored ``A`` and float32 ``syrk`` are host
+    arrays and host BLAS; on a device the float64 ``AᵀA`` is formed there instead)."""
     check_choice(precision, "precision", PRECISIONS)
     if precision == "mixed" and np.dtype(dtype) != np.float64:
         raise ValueError("precision='mixed' needs dtype='float64' (float32 kernel values are "
                          f"rounded before R⁻¹ magnifies them), got dtype={dtype!r}")
     if precision == "mixed" and backend != "local":
         raise ValueError(f"precision='mixed' needs backend='local', got backend={backend!r}")
+    if precision == "mixed" and not device.is_numpy:
+        raise ValueError(f"precision='mixed' runs on device 'cpu' only (it keeps A = K_nm R⁻¹ "
+                         f"in host memory), got device={device.name!r}; use precision='float64'"
+                         " or 'auto' on a device")
     return precision
 
 
@@ -138,15 +144,15 @@ def check_fits(n: int, m: int) -> None:
 
 
 def resolve_precision(precision: str, n: int, m: int, d: int, n_lambdas: int, dtype: Any,
-                      backend: str = "local") -> str:
+                      backend: str = "local", device: Device = CPU) -> str:
     """``"float64"`` or ``"mixed"``: the one asked for, or for ``"auto"`` the cost model's
     choice (mixed when :func:`precision_costs` expects it :data:`AUTO_MARGIN` of float64's
-    time or less; float64 on a Dask cluster, whose parts sum float64 Grams, and for float32
-    kernels, which mixed precision does not take)."""
+    time or less; float64 on a Dask cluster, whose parts sum float64 Grams, for float32
+    kernels, which mixed precision does not take, and on a device, where ``AᵀA`` is formed)."""
     if precision != "auto":
         return precision
     itemsize = np.dtype(dtype).itemsize
-    if backend != "local" or itemsize != F64:
+    if backend != "local" or itemsize != F64 or not device.is_numpy:
         return "float64"
     costs = precision_costs(n, m, d, n_lambdas, itemsize)
     cheaper = costs["mixed"] <= AUTO_MARGIN * costs["float64"]
@@ -326,6 +332,7 @@ def nkrls_system(kernel: Kernel, X: Any, y: np.ndarray, C: Any, factor: NystromF
     :func:`mixed_system`, or ``(AᵀA, Aᵀy)`` in float64 here or summed over the parts of the
     rows on a Dask cluster (``backend="dask"``)."""
     if precision == "mixed":
+        check_precision(precision, kernel.dtype, backend, kernel.device)
         system = mixed_system(kernel, X, C, y, factor)
         system.rows = X.shape[0]
         return system

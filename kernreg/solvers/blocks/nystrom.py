@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -63,8 +63,9 @@ def nystrom_setup(
     # back to Rᵀ. A float64 K_mm beside a float32 K_nm lets R⁻¹ magnify K_nm's rounding by up
     # to 1/√ε (7% off in the step size, tests/test_solver_equivalence.py).
     K_mm = np.asarray(kernel(C), dtype=np.float64)
-    return NystromSetup(idx, C, nystrom_factor(K_mm, check_epsilon(epsilon),
-                                               floor=rounding_floor(K_mm, kernel, C)))
+    factor = nystrom_factor(K_mm, check_epsilon(epsilon), floor=rounding_floor(K_mm, kernel, C))
+    # the solves with R run where the kernel's products do
+    return NystromSetup(idx, C, replace(factor, device=kernel.device))
 
 
 def rounding_floor(K_mm: np.ndarray, kernel: Kernel, C: Any) -> float:
