@@ -57,6 +57,9 @@ help:
 	@echo "make thesis-table7 thesis Table 7.1 / Figure 7.3 (MNIST, 10 trials, ~15 min) and Figure 7.1"
 	@echo "                 -> results/thesis_table7.md, results/figures/thesis_fig7_*.png"
 	@echo "make bench-rlsc  incremental RLSC update time per example vs n, beside RB's refit"
+	@echo "make gpu-check-pack  fill gpu_carry/ (wheels + mirror files) for the GPU check"
+	@echo "make gpu-check   Table 2 cells on a GPU and its CPU cores, one run < 8 min (docs/gpu.md)"
+	@echo "make bench-torch-cpu  PyTorch's CPU build against numpy/numba: kernel block, NYTRO pass"
 	@echo "make clean       remove caches of prepared data and build artefacts"
 
 $(BIN)/python:

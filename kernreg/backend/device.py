@@ -100,12 +100,16 @@ class Device:
 
     def memory_budget(self) -> int:
         """Bytes of device memory kernreg's arrays may take: ``memory_bytes``, else 90% of the
-        device's free memory now (the host's available memory for ``cpu`` and ``torch``)."""
+        device's free memory now, counting what PyTorch's allocator holds unused (the host's
+        available memory for ``cpu`` and ``torch``)."""
         if self.memory_bytes is not None:
             return int(self.memory_bytes)
         if self.is_gpu:
             free, _ = self.torch.cuda.mem_get_info(self.torch_device)
-            return int(0.9 * free)
+            # blocks torch's caching allocator holds unused are free to kernreg's next arrays
+            cached = self.torch.cuda.memory_reserved(self.torch_device) \
+                - self.torch.cuda.memory_allocated(self.torch_device)
+            return int(0.9 * (free + cached))
         return int(0.9 * psutil.virtual_memory().available)
 
     def synchronize(self) -> None:

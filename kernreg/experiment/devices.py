@@ -50,7 +50,8 @@ def check_device_support(exp: Experiment, algorithms: tuple[Algorithm, ...],
                          device: Device) -> None:
     """Refuse, before anything is written, a run on a device other than ``cpu`` with an
     algorithm whose estimator takes no device, then each estimator's own objection to the
-    device (a kernel without a device path, ``backend: dask``).
+    device (a kernel without a device path, ``backend: dask``); and a GPU shared by the
+    workers of ``local:N`` without ``budget.gpu_memory_gb`` to split its memory.
 
     Raises
     ------
@@ -59,6 +60,14 @@ def check_device_support(exp: Experiment, algorithms: tuple[Algorithm, ...],
     """
     if device.is_numpy:
         return
+    scheduler = exp.execution["scheduler"]
+    workers = int(scheduler.split(":", 1)[1]) if scheduler.startswith("local:") else 1
+    if device.is_gpu and workers > 1 and exp.budget.get("gpu_memory_gb") is None:
+        # each worker would plan against 90% of the one GPU's free memory
+        raise ConfigError(
+            f"{exp.name}: scheduler {scheduler} starts {workers} workers on this machine, which "
+            f"share its GPU: give each worker its share with budget.gpu_memory_gb (at most "
+            f"1/{workers} of the GPU's memory), or run with scheduler local")
     refused = [f"{a.label} ({a.name})" if a.label != a.name else a.label
                for a in algorithms if not takes_device(a.name)]
     if refused:

@@ -6,8 +6,9 @@ meant to stop a run that cannot fit *before* the operating system kills it, and 
 On a device other than ``cpu`` (:mod:`kernreg.experiment.devices`) the algorithms without
 Nyström centers (KOLS, KRLS, ES, ...) hold their whole working set there — the n × n kernel and
 its eigenvectors — and are checked against the device's budget too
-(:func:`check_device_memory`); the Nyström algorithms keep their m × m work on the host and
-plan their ``K_nm`` within the device's memory, streaming row blocks when it does not fit.
+(:func:`check_device_memory`), and the host's estimate keeps their data only; the Nyström
+algorithms plan their ``K_nm`` within the device's memory, re-evaluating it there block by
+block when it does not fit (their host estimate is kept as on ``cpu``: an upper bound).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from kernreg.backend import Device
-from kernreg.config import Algorithm, Experiment, expand_m
+from kernreg.backend import CPU, Device
+from kernreg.config import Algorithm, Experiment, expand_m, takes_device
 from kernreg.errors import ConfigError, KernregError
 from kernreg.kernels import make_kernel
 from kernreg.solvers import MemoryProblem, get_algorithm_spec
@@ -46,11 +47,16 @@ class Estimate:
 
 
 def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
-             block_bytes: int, memory_limit: int, dtype: str = "float64") -> Estimate:
+             block_bytes: int, memory_limit: int, dtype: str = "float64",
+             device: Device = CPU) -> Estimate:
     """Peak-memory estimate of ``algo`` on ``n_fit`` training and ``n_val`` validation rows:
-    the data, one kernel block, and the algorithm's own arrays (its spec's estimate)."""
+    the data, one kernel block, and the algorithm's own arrays (its spec's estimate). On a
+    device other than ``cpu`` an algorithm without Nyström centers that runs there holds its
+    kernel arrays on the device (:func:`check_device_memory`): the host keeps the data."""
     parts = {"data": (n_fit + n_val + n_test) * d * _F64 * 2, "kernel block": block_bytes}
     spec = get_algorithm_spec(algo.name)
+    if not device.is_numpy and not spec.takes_centers and takes_device(algo.name):
+        return Estimate(algo.label, parts["data"], {"data": parts["data"]})
     if spec.memory is not None:
         problem = MemoryProblem(n_fit, n_val, n_test, d, block_bytes, memory_limit, dtype)
         parts.update(spec.memory(algo.params, problem))
@@ -58,12 +64,13 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
 
 
 def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int, n_val: int,
-                 n_test: int, d: int) -> list[Estimate]:
-    """Estimates of ``algorithms``; raise :class:`BudgetError` if one exceeds the budget."""
+                 n_test: int, d: int, device: Device = CPU) -> list[Estimate]:
+    """Host-memory estimates of ``algorithms`` (those holding their kernel arrays on
+    ``device`` count the data only); raise :class:`BudgetError` if one exceeds the budget."""
     budget = exp.budget["memory_gb"] * 2**30
     block = int(exp.budget["block_mb"] * 2**20)
     estimates = [estimate(a, n_fit, n_val, n_test, d, block, int(budget),
-                          exp.dataset["dtype"]) for a in algorithms]
+                          exp.dataset["dtype"], device) for a in algorithms]
     over = [e for e in estimates if e.peak_bytes > budget]
     if over:
         lines = "\n  ".join(e.describe() for e in over)

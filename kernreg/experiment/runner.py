@@ -83,7 +83,7 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
         n_val = len(data.y_train) - n_fit
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
         estimates = check_memory(exp, algorithms, n_fit, n_val,
-                                 len(data.y_test), data.X_train.shape[1])
+                                 len(data.y_test), data.X_train.shape[1], device)
         check_device_memory(exp, algorithms, n_fit, n_val, len(data.y_test),
                             data.X_train.shape[1], device)
         manifest = {

@@ -162,8 +162,9 @@ def make_knm(storage: str, kernel: Kernel, X: Any, C: Any,
              row_scale: np.ndarray | None = None) -> KnmOperator:
     """Build the ``K_nm`` strategy ``storage`` (one of :data:`KNM_STORAGES`) on the kernel's
     device (``memory`` becomes ``blocked`` there when ``K_nm`` exceeds the device's
-    :meth:`~kernreg.backend.Device.memory_budget`); with ``row_scale`` its matrix is ``diag(row_scale) K(X, C)`` (repeated rows
-    merged, see :func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
+    :meth:`~kernreg.backend.Device.memory_budget`); with ``row_scale`` its matrix is
+    ``diag(row_scale) K(X, C)`` (repeated rows merged, see
+    :func:`~kernreg.solvers.blocks.distinct.merged_rows`)."""
     if not isinstance(storage, str) or storage not in KNM_STORAGES:
         raise ValueError(f"knm_storage must be one of {sorted(KNM_STORAGES)}, got {storage!r}")
     host, device = KNM_STORAGES[storage]
