@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,3 +46,16 @@ def kernreg_cli(capsys: pytest.CaptureFixture[str]):
     from cli_runner import run_kernreg
 
     return lambda args: run_kernreg(args, capsys)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    """The expected failures once per reason (pytest's -rx prints one line per test: 54 lines
+    of scikit-learn conformance checks that buried the counts)."""
+    xfailed = terminalreporter.stats.get("xfailed", [])
+    if not xfailed:
+        return
+    reasons = Counter(str(getattr(report, "wasxfail", "")).split(";")[0][:110]
+                      for report in xfailed)
+    terminalreporter.section(f"{len(xfailed)} expected failures (xfail), by reason", sep="-")
+    for reason, count in reasons.most_common():
+        terminalreporter.line(f"{count:3d} x {reason}")

@@ -131,11 +131,12 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
 
 
 def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
-             fallback: str | None = None) -> Collected:
+             fallback: str | None = None, allow_empty: bool = False) -> Collected:
     """Tidy results of every input (table config, experiment config, run folder or CSV);
     ``rebuild`` first rewrites each run folder's results.csv/results.h5 from its trial
     files; ``fallback`` (a results CSV) fills in the (experiment, label) pairs that no input
-    has results for."""
+    has results for; ``allow_empty``: no results at all is no error (a table of the configs
+    alone, NYTRO Table 1)."""
 
     def read(run_dir: Path) -> pd.DataFrame:
         store = RunStore(run_dir)
@@ -202,6 +203,8 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
     not_run += [entry for _, entry, _ in pending]
     missing += [line for _, _, line in pending]
     if not frames:
+        if allow_empty:
+            return Collected(pd.DataFrame(), not_run, notes, [], measures)
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))
     return Collected(_merge_frames(frames, sources), not_run, notes, missing, measures)
 
@@ -257,7 +260,8 @@ def table(inputs: tuple[str, ...], which: str | None, fmt: str, compare_paper: b
         kinds = {load_table_config(i)["table"] for i in inputs
                  if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)}
         which = kinds.pop() if len(kinds) == 1 else "table2"
-    collected = _collect(inputs, results_dir, rebuild, fallback)
+    # Table 1 (the datasets and the m of each run) needs the configs, not their results
+    collected = _collect(inputs, results_dir, rebuild, fallback, allow_empty=which == "table1")
     text = render_table(which, collected, fmt, compare_paper)  # before anything is written
     for line in collected.missing:
         click.echo(f"warning: {line}", err=True)

@@ -440,10 +440,18 @@ class TableKind:
 
 
 def _table1(c: Collected, fmt: str, compare_paper: bool) -> str:
-    ms: dict[str, list[int]] = {}
-    for ds, sub in c.results.groupby("dataset", sort=False):
-        ms[str(ds)] = sorted({int(m) for m in sub["m"].dropna()})
-    return render_table1(list(ms), ms, fmt)
+    # the datasets and the m of every run named: those with results and those not run yet
+    ms: dict[str, set[int]] = {}
+    if not c.results.empty:
+        for ds, sub in c.results.groupby("dataset", sort=False):
+            ms.setdefault(str(ds), set()).update(int(m) for m in sub["m"].dropna())
+    for entry in c.not_run:
+        m = entry.get("m")
+        ms.setdefault(str(entry["dataset"]), set()).update(
+            [] if m is None or isinstance(m, list | dict) else [int(m)])
+    # by size, as NYTRO's Table 1 lists them (Insurance, Adult, Ijcnn1, YearPrediction, Covertype)
+    order = sorted(ms, key=lambda ds: get_spec(ds).n_train)
+    return render_table1(order, {ds: sorted(v) for ds, v in ms.items()}, fmt)
 
 
 def _table2(c: Collected, fmt: str, compare_paper: bool) -> str:

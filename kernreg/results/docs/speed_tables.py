@@ -1,5 +1,5 @@
-"""Docs tables of the speed benchmarks: results/bench_table2.csv, bench_table2_default_rule.csv,
-bench_load.csv, bench_rlsc_update.csv, bench_nkrls_precision.csv, bench_sgm_pass.csv
+"""Docs tables of the speed benchmarks: results/bench_table2.csv, bench_load.csv,
+bench_rlsc_update.csv, bench_nkrls_precision.csv, bench_sgm_pass.csv
 (scripts/bench_table2.py, scripts/bench_load.py, scripts/bench_rlsc_update.py,
 scripts/bench_nkrls_precision.py, scripts/bench_sgm_pass.py)."""
 
@@ -194,25 +194,6 @@ def render_speed_targets(bench_csv: Path) -> str:
     return rows_md(["target", "measured", ""], rows)
 
 
-def render_speed_default_rule(path: Path) -> str:
-    """docs/speed.md: the earlier timings under the package's default stopping rule."""
-    bench = read_csv(path)
-    rows, last = [], None
-    for (ds, algo), group in bench.groupby(["dataset", "algorithm"], sort=False):
-        by = {r["dtype"]: r for _, r in group.iterrows()}
-        r64, r32 = by.get("float64"), by.get("float32")
-        one = r64 if r64 is not None else r32
-        label = algo.upper() + (f", {one['note']}" if isinstance(one["note"], str) else "")
-        rows.append([SHORT_TITLES.get(ds, ds) if ds != last else "", label,
-                     _pair(r64, r32, lambda r: _seconds(r["median_s"]), merge=False),
-                     f"{one['paper_s']:g}",
-                     _pair(r64, r32, lambda r: _ratio(r["median_s"] / r["paper_s"]), merge=False),
-                     _pair(r64, r32, lambda r: f"{r['test_rmse']:.4f}", merge=False)])
-        last = ds
-    return rows_md(["dataset", "algorithm", "float64 / float32 s", "paper s", "ours / paper",
-                    "test RMSE float64 / float32"], rows)
-
-
 def render_bench_load(path: Path) -> str:
     """docs/speed.md: a fit alone and beside competing processes, per BLAS thread setting."""
     load = read_csv(path)
@@ -323,10 +304,6 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "speed_targets", ("bench_table2.csv",), render_speed_targets,
     "docs/speed.md: the issue's speed targets against the measured cells"))
-register_doc_table(DocTable(
-    "speed_default_rule", ("bench_table2_default_rule.csv",),
-    render_speed_default_rule,
-    "docs/speed.md: earlier timings under the package's default stopping rule"))
 register_doc_table(DocTable(
     "bench_load", ("bench_load.csv",), render_bench_load,
     "docs/speed.md: a fit beside competing processes, per BLAS thread setting"))

@@ -1,0 +1,125 @@
+"""``python -m reproduce``: list, make and document the project's artifacts.
+
+    python -m reproduce list                 # every artifact: source, duration, outputs
+    python -m reproduce make table2          # run its steps, then render its docs tables
+    python -m reproduce make table2 --render-only  # the table from the runs present
+    python -m reproduce make NAME --dry-run  # print the steps only
+    python -m reproduce readme [--check]     # results/README.md from the registry
+    python -m reproduce owner results/X      # the artifact that writes a results file
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from reproduce import ARTIFACTS, SOURCES, get_artifact
+from reproduce.readme import render_readme
+from reproduce.registry import Artifact
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+
+
+def command(step: tuple[str, ...]) -> list[str]:
+    """A step's argument list with this environment's ``kernreg`` and ``python``."""
+    head = sys.executable if step[0] == "python" else str(Path(sys.executable).with_name(
+        "kernreg"))
+    return [head, *(word.replace("{results}", str(RESULTS)) for word in step[1:])]
+
+
+def split_redirect(step: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """A step's words and the file its standard output goes to (``… > results/x.txt``)."""
+    if ">" in step:
+        at = step.index(">")
+        return step[:at], step[at + 1]
+    return step, None
+
+
+def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False) -> int:
+    """Run ``artifact``'s steps from the repository's root (``render_only``: those from its
+    ``render_from`` on), then render the docs tables its outputs feed; the first step that
+    fails stops it (its exit status is returned)."""
+    steps = artifact.steps
+    if render_only:
+        if artifact.render_from is None:
+            print(f"{artifact.name}: no render-only steps (every step runs something)",
+                  file=sys.stderr)
+            return 2
+        steps = steps[artifact.render_from:]
+    for step in steps:
+        print("+ " + shlex.join(step), flush=True)
+        if dry_run:
+            continue
+        words, stdout = split_redirect(step)
+        if stdout is None:
+            code = subprocess.call(command(words), cwd=ROOT)
+        else:  # the script prints its result: the file is written only when it succeeds
+            done = subprocess.run(command(words), cwd=ROOT, stdout=subprocess.PIPE, text=True)
+            code = done.returncode
+            if code == 0:
+                (ROOT / stdout).write_text(done.stdout, encoding="utf-8")
+        if code != 0:
+            print(f"{artifact.name}: step failed with exit status {code}: {shlex.join(step)}",
+                  file=sys.stderr)
+            return code
+    if artifact.doc_tables and not dry_run:
+        return subprocess.call([sys.executable, "scripts/render_docs.py"], cwd=ROOT)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reproduce",
+                                     description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    sub.add_parser("list", help="every artifact")
+    maker = sub.add_parser("make", help="make artifacts by name")
+    maker.add_argument("names", nargs="+")
+    maker.add_argument("--dry-run", action="store_true", help="print the steps only")
+    maker.add_argument("--render-only", action="store_true",
+                       help="only the steps that render the outputs from the runs present")
+    readme = sub.add_parser("readme", help="write results/README.md from the registry")
+    readme.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if the file differs")
+    owner = sub.add_parser("owner", help="the artifact that writes a results file")
+    owner.add_argument("path")
+    args = parser.parse_args(argv)
+
+    if args.verb == "list":
+        for source in SOURCES:
+            for artifact in (a for a in ARTIFACTS.values() if a.source == source):
+                print(f"{artifact.name:28s} {source:11s} {artifact.duration:10s} "
+                      f"{', '.join(artifact.outputs)}")
+        return 0
+    if args.verb == "make":
+        try:
+            artifacts = [get_artifact(name) for name in args.names]
+        except KeyError as err:
+            print(f"reproduce: {err.args[0]}", file=sys.stderr)
+            return 2
+        for artifact in artifacts:
+            code = make(artifact, args.dry_run, args.render_only)
+            if code:
+                return code
+        return 0
+    if args.verb == "readme":
+        text = render_readme()
+        path = RESULTS / "README.md"
+        if args.check:
+            same = path.is_file() and path.read_text(encoding="utf-8") == text
+            print("results/README.md: " + ("up to date" if same else "differs from the registry"))
+            return 0 if same else 1
+        path.write_text(text, encoding="utf-8")
+        print("written: results/README.md")
+        return 0
+    relative = Path(args.path).resolve().relative_to(RESULTS).as_posix()
+    owners = [a.name for a in ARTIFACTS.values() if relative in a.outputs]
+    print(", ".join(owners) or f"no artifact writes results/{relative}")
+    return 0 if owners else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

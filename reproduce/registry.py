@@ -1,0 +1,105 @@
+"""The artifact registry: every committed result of the project and how it is made.
+
+An :class:`Artifact` is one result (a table, a figure, a benchmark's CSV) as the source
+documents' targets ask for it: its name, the source it reproduces (``nytro``, ``lim``,
+``thesis_ch5`` … or ``bench`` for this project's own measurements), the configs and inputs it
+reads, the commands that make it (``kernreg`` calls and this folder's scripts), the files under
+``results/`` it writes and the docs tables those feed. Each source module of this package ends
+with its ``register(Artifact(...))`` calls, as each dataset, kernel and algorithm of
+``kernreg`` ends with its registration; ``python -m reproduce make NAME`` runs one and the
+Makefile's targets are aliases of it. ``tests/test_reproduce.py`` holds the registry to the
+files: every committed file under ``results/`` is an output of exactly one artifact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ARTIFACTS", "SOURCES", "Artifact", "get_artifact", "register"]
+
+#: The sources, in the order the registry lists them: the documents of ../shared/seeds and
+#: this project's own measurements.
+SOURCES = {
+    "nytro": "NYTRO (Camoriano, Angles, Rudi, Rosasco 2016) and its appendix",
+    "lim": "Less is More: Nyström computational regularization (Rudi, Camoriano, Rosasco 2015)",
+    "thesis_ch5": "the thesis, Chapter 5: random features and Nyström",
+    "thesis_ch6": "the thesis, Chapter 6: stochastic gradient methods (hinge loss)",
+    "thesis_ch7": "the thesis, Chapter 7: incremental RLSC",
+    "bach": "Bach 2013: sharp analysis of low-rank kernel matrix approximations",
+    "beyond": "beyond the papers: samplers, acceleration, random features, the advisor",
+    "bench": "this project's benchmarks: speed against the paper, the floor and itself",
+}
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One result and its producer.
+
+    Attributes
+    ----------
+    name : str
+        The name ``python -m reproduce make`` takes (also the Makefile alias, with ``-``).
+    source : str
+        A key of :data:`SOURCES`.
+    summary : str
+        What the artifact is, in one line.
+    steps : tuple of tuple of str
+        The commands that make it, in order: argument lists whose first word is ``kernreg``
+        (this environment's command) or ``python`` (this environment's interpreter); a word
+        ``{results}`` stands for the results folder.
+    outputs : tuple of str
+        The committed files it writes, relative to ``results/``.
+    inputs : tuple of str
+        The configs and other committed files it reads, relative to the repository.
+    doc_tables : tuple of str
+        The docs tables (``<!-- kernreg:table NAME -->``) its outputs feed: ``make`` renders
+        them after the steps.
+    duration : str
+        How long it takes on the reference machine (2 cores), in words.
+    render_from : int or None
+        The index of the first step that only renders the outputs from the runs' folders
+        (``python -m reproduce make NAME --render-only`` runs those: seconds, after e.g.
+        ``kernreg run configs/adult_all.yaml --only kols`` changed one run).
+    """
+
+    name: str
+    source: str
+    summary: str
+    steps: tuple[tuple[str, ...], ...]
+    outputs: tuple[str, ...]
+    inputs: tuple[str, ...] = ()
+    doc_tables: tuple[str, ...] = ()
+    duration: str = ""
+    render_from: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.source not in SOURCES:
+            raise ValueError(f"artifact {self.name!r}: source must be one of {list(SOURCES)}, "
+                             f"got {self.source!r}")
+        for step in self.steps:
+            if not step or step[0] not in ("kernreg", "python"):
+                raise ValueError(f"artifact {self.name!r}: a step starts with 'kernreg' or "
+                                 f"'python', got {step!r}")
+        if self.render_from is not None and not 0 <= self.render_from < len(self.steps):
+            raise ValueError(f"artifact {self.name!r}: render_from must index its steps")
+
+
+#: Every registered artifact by name, in registration order.
+ARTIFACTS: dict[str, Artifact] = {}
+
+
+def register(artifact: Artifact) -> Artifact:
+    """Add ``artifact`` to :data:`ARTIFACTS` (a name is registered once)."""
+    if artifact.name in ARTIFACTS:
+        raise ValueError(f"artifact {artifact.name!r} is registered twice")
+    ARTIFACTS[artifact.name] = artifact
+    return artifact
+
+
+def get_artifact(name: str) -> Artifact:
+    """The artifact ``name`` (``-`` and ``_`` alike); ``KeyError`` lists the names."""
+    key = name.replace("-", "_")
+    for artifact in ARTIFACTS.values():
+        if artifact.name.replace("-", "_") == key:
+            return artifact
+    raise KeyError(f"no artifact {name!r}; the artifacts are: {', '.join(ARTIFACTS)}")

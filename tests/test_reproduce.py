@@ -1,0 +1,132 @@
+"""The reproduction layer (reproduce/): one producer for every committed result.
+
+Every committed file under ``results/`` is an output of exactly one artifact and every
+declared output is committed; every step names files that exist; the docs tables an artifact
+feeds are the ones its outputs are the sources of; every artifact has its Makefile alias;
+``results/README.md`` is what the registry renders.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kernreg.results.docs import DOC_TABLES
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the reproduction layer lives beside the package
+
+from reproduce import ARTIFACTS, SOURCES, Artifact, get_artifact  # noqa: E402
+from reproduce.__main__ import main as reproduce_main  # noqa: E402
+from reproduce.__main__ import split_redirect  # noqa: E402
+from reproduce.readme import render_readme  # noqa: E402
+
+
+def _committed_results() -> set[str]:
+    """The files of ``results/`` that git tracks (paths relative to ``results/``)."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(["git", "ls-files", "results"], cwd=REPO, capture_output=True,
+                            text=True, check=True).stdout.split()
+    return {str(Path(p).relative_to("results").as_posix()) for p in listed} - {"README.md"}
+
+
+def test_every_committed_result_has_exactly_one_producer_and_back() -> None:
+    committed = _committed_results()
+    declared = Counter(out for a in ARTIFACTS.values() for out in a.outputs)
+    twice = sorted(out for out, count in declared.items() if count > 1)
+    assert twice == [], f"outputs of more than one artifact: {twice}"
+    orphans = sorted(committed - set(declared))
+    assert orphans == [], f"committed results no artifact produces: {orphans}"
+    absent = sorted(set(declared) - committed)
+    assert absent == [], f"declared outputs that are not committed: {absent}"
+
+
+def test_every_step_names_files_that_exist() -> None:
+    for artifact in ARTIFACTS.values():
+        for step in artifact.steps:
+            words, stdout = split_redirect(step)
+            assert stdout is None or stdout.startswith("results/"), (artifact.name, step)
+            for word in words:
+                if re.fullmatch(r"(configs|scripts)/[\w./-]+\.(yaml|py)", word):
+                    assert (REPO / word).is_file(), f"{artifact.name}: {word} does not exist"
+            if words[:2] == ("python", "-m"):
+                module = REPO / (words[2].replace(".", "/") + ".py")
+                assert module.is_file(), f"{artifact.name}: no module {words[2]}"
+        for path in artifact.inputs:
+            assert (REPO / path).is_file(), f"{artifact.name} reads {path}, which does not exist"
+
+
+def test_docs_tables_are_fed_by_the_artifacts_that_write_their_sources() -> None:
+    feeds: dict[str, set[str]] = {}
+    for artifact in ARTIFACTS.values():
+        for name in artifact.doc_tables:
+            assert name in DOC_TABLES, f"{artifact.name}: no docs table {name!r}"
+            feeds.setdefault(name, set()).add(artifact.name)
+    for name, table in DOC_TABLES.items():
+        writers = {a.name for a in ARTIFACTS.values() if set(table.sources) & set(a.outputs)}
+        assert writers, f"docs table {name}: no artifact writes {table.sources}"
+        assert writers <= feeds.get(name, set()), \
+            f"docs table {name} is fed by {sorted(writers)}, which do not list it"
+
+
+def test_every_artifact_has_its_makefile_alias() -> None:
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    block = re.search(r"^ARTIFACTS := (.*?)\n(?!\s)", makefile, re.S | re.M)
+    assert block is not None
+    aliases = block.group(1).replace("\\", " ").split()
+    assert sorted(aliases) == sorted(a.replace("_", "-") for a in ARTIFACTS)
+    assert "$(ARTIFACTS):\n\t$(REPRODUCE) $@" in makefile
+    for artifact in ARTIFACTS.values():  # the render-only alias of those that have one
+        alias = artifact.name.replace("_", "-")
+        has = f"{alias}-render:\n\t$(REPRODUCE) {alias} --render-only" in makefile
+        assert has == (artifact.render_from is not None), alias
+
+
+def test_results_readme_is_generated_from_the_registry() -> None:
+    committed = (REPO / "results" / "README.md").read_text(encoding="utf-8")
+    assert committed == render_readme(), "run: python -m reproduce readme"
+    for artifact in ARTIFACTS.values():
+        assert f"### {artifact.name}" in committed
+
+
+def test_registry_refuses_bad_entries() -> None:
+    with pytest.raises(ValueError, match="source must be one of"):
+        Artifact("x", "nowhere", "", (), ())
+    with pytest.raises(ValueError, match="starts with 'kernreg' or 'python'"):
+        Artifact("x", "bench", "", (("bash", "-c", "true"),), ())
+    assert set(a.source for a in ARTIFACTS.values()) <= set(SOURCES)
+    assert get_artifact("thesis-table7") is get_artifact("thesis_table7")
+    with pytest.raises(ValueError, match="render_from must index its steps"):
+        Artifact("x", "bench", "", (("python", "x.py"),), (), render_from=1)
+    with pytest.raises(KeyError, match="no artifact 'nope'"):
+        get_artifact("nope")
+
+
+def test_make_runs_the_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """NYTRO Table 1 needs only the configs: made into a fresh results folder it succeeds."""
+    assert reproduce_main(["make", "table1", "--dry-run"]) == 0
+    assert "kernreg table configs/table2.yaml --table table1" in capsys.readouterr().out
+    assert reproduce_main(["make", "no_such_artifact"]) == 2
+    assert reproduce_main(["make", "table2", "--render-only", "--dry-run"]) == 0
+    assert capsys.readouterr().out.startswith("+ kernreg table configs/table2.yaml")
+    assert reproduce_main(["make", "table1", "--render-only"]) == 2  # table1 has none
+    assert reproduce_main(["owner", str(REPO / "results" / "table2.md")]) == 0
+    assert capsys.readouterr().out.strip().endswith("table2")
+
+
+def test_table1_renders_from_the_configs_alone(tmp_path: Path) -> None:
+    out = tmp_path / "table1.md"
+    done = subprocess.run([str(Path(sys.executable).with_name("kernreg")), "table",
+                           "configs/table2.yaml", "--table", "table1", "--results-dir",
+                           str(tmp_path / "no_runs"), "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8") == \
+        (REPO / "results" / "table1.md").read_text(encoding="utf-8")
