@@ -49,12 +49,12 @@ test:
 	$(BIN)/python -m pytest -q
 
 lint:
-	$(BIN)/ruff check kernreg tests scripts reproduce
+	$(BIN)/ruff check kernreg tests reproduce
 
 # Every <!-- kernreg:table NAME --> block of README.md and docs/*.md, re-rendered from the
 # committed results files (kernreg.results.docs; tests/test_docs_tables.py checks them).
 docs:
-	$(BIN)/python scripts/render_docs.py
+	$(BIN)/python reproduce/render_docs.py
 
 data:
 	$(BIN)/kernreg data fetch all --skip-missing
@@ -63,7 +63,7 @@ smoke:
 	$(BIN)/kernreg run configs/smoke.yaml --out results --force
 
 bench-data:
-	$(BIN)/python scripts/bench_data_load.py covtype_binary adult --repeats 5
+	$(BIN)/python reproduce/bench/bench_data_load.py covtype_binary adult --repeats 5
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info
@@ -111,7 +111,7 @@ artifacts:
 # Its python: this checkout's venv where there is one, else python3 (the GPU image's).
 GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
 gpu-check:
-	PYTHONUNBUFFERED=1 $(GPU_PYTHON) scripts/gpu_check.py $(GPU_CHECK_ARGS)
+	PYTHONUNBUFFERED=1 $(GPU_PYTHON) reproduce/bench/gpu_check.py $(GPU_CHECK_ARGS)
 
 gpu-check-pack:
-	$(BIN)/python scripts/gpu_check.py --pack
+	$(BIN)/python reproduce/bench/gpu_check.py --pack

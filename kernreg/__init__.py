@@ -13,8 +13,9 @@ __version__ = "0.1.0"
 #: default), on the core that the compiled kernel pass run next needs; 4 lets them sleep at
 #: once. Read when OpenBLAS loads (with numpy), so it is set only where kernreg is imported
 #: first — the ``kernreg`` command, ``python -m kernreg`` — and a value already set wins.
-#: Measured side by side (scripts/bench_blas_spin.py): the exponential pass right after a GEMM
-#: 31 → 13 ms, a 26049 × 1000 block 116 → 66 ms, the stored gradient pass 10.9 → 9.1 ms.
+#: Measured side by side (reproduce/bench/bench_blas_spin.py): the exponential pass right
+#: after a GEMM 31 → 13 ms, a 26049 × 1000 block 116 → 66 ms, the stored gradient pass
+#: 10.9 → 9.1 ms.
 OPENBLAS_THREAD_TIMEOUT = "4"
 if "numpy" not in _sys.modules:  # later, OpenBLAS has read the environment already
     _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_THREAD_TIMEOUT)

@@ -160,7 +160,8 @@ def test_no_cycles_between_modules() -> None:
     assert _cycles(edges) == []
 
 
-@pytest.mark.parametrize("script", sorted((REPO / "scripts").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("script", sorted((REPO / "reproduce").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(REPO)))
 def test_scripts_import_public_names_only(script: Path) -> None:
     tree = ast.parse(script.read_text(encoding="utf-8"))
     private = []

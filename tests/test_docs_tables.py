@@ -185,10 +185,10 @@ def test_results_tables_are_read_in_file_order(tmp_path):
 
 
 def test_the_bench_writes_what_the_docs_render(tmp_path):
-    """scripts/bench_table2.py's record() replaces its cell's row and keeps the others as
+    """reproduce/bench/bench_table2.py's record() replaces its cell's row and keeps the others as
     written; the speed tables then show the new numbers."""
     spec = importlib.util.spec_from_file_location("bench_table2",
-                                                  REPO / "scripts" / "bench_table2.py")
+                                                  REPO / "reproduce" / "bench" / "bench_table2.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     csv = tmp_path / "bench_table2.csv"
@@ -200,7 +200,7 @@ def test_the_bench_writes_what_the_docs_render(tmp_path):
            "validation_strategy": "gram", "selected": 42, "test_rmse": 0.6885,
            "peak_rss_gib": 0.4, "host_gemm_gflops_min": 101.0, "host_gemm_gflops_max": 101.0,
            "host_stream_gbs_min": 30.0, "host_stream_gbs_max": 30.0, "blas_threads": 2,
-           "source": "scripts/bench_table2.py 2026-01-01"}
+           "source": "reproduce/bench/bench_table2.py 2026-01-01"}
     bench.record(csv, row)
     bench.record(csv, row)  # the same cell again: replaced, not added
     after = csv.read_text().splitlines()
@@ -215,7 +215,7 @@ def test_the_bench_writes_what_the_docs_render(tmp_path):
 def test_make_docs_script_checks_and_exits_2_on_a_missing_source(tmp_path):
     root = _copy_tree(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    script = [sys.executable, str(REPO / "scripts" / "render_docs.py"), "--root", str(root)]
+    script = [sys.executable, str(REPO / "reproduce" / "render_docs.py"), "--root", str(root)]
     ok = subprocess.run([*script, "--check"], capture_output=True, text=True, env=env)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     readme = root / "README.md"
@@ -271,8 +271,8 @@ def test_record_row_replaces_its_key_and_keeps_the_rest(tmp_path):
 
 @pytest.mark.mirror
 def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
-    """scripts/run_summary.py (make samplers): an m sweep's runs become rows (label, m) with
-    the mean and std over trials of the run's own tidy table."""
+    """reproduce/beyond/run_summary.py (make samplers): an m sweep's runs become rows (label,
+    m) with the mean and std over trials of the run's own tidy table."""
     from kernreg.config import load_experiment
     from kernreg.experiment import run_experiment
 
@@ -285,7 +285,7 @@ def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
     table = run_experiment(load_experiment(config), tmp_path / "runs", progress=False)
     out = tmp_path / "summary.csv"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_summary.py"),
+    done = subprocess.run([sys.executable, str(REPO / "reproduce" / "beyond" / "run_summary.py"),
                            str(tmp_path / "runs" / "sweep"), "-o", str(out)],
                           capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
@@ -296,7 +296,7 @@ def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
         trials = table[table["m"] == row["m"]]
         assert row["trials"] == len(trials) == 2
         assert row["test_rmse_mean"] == pytest.approx(trials["test_rmse"].mean(), rel=1e-3)
-    missing = subprocess.run([sys.executable, str(REPO / "scripts" / "run_summary.py"),
+    missing = subprocess.run([sys.executable, str(REPO / "reproduce" / "beyond" / "run_summary.py"),
                               str(tmp_path / "nothing"), "-o", str(out)],
                              capture_output=True, text=True, env=env)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
@@ -356,7 +356,7 @@ def test_the_bench_exp_rate_and_noisy_host_columns_leave_the_docs_unchanged(tmp_
     """The columns bench_table2.py added for the exp rate and the noisy-host flag are recorded
     but do not change the rendered speed tables."""
     spec = importlib.util.spec_from_file_location("bench_table2",
-                                                  REPO / "scripts" / "bench_table2.py")
+                                                  REPO / "reproduce" / "bench" / "bench_table2.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     row = {"dataset": "adult", "algorithm": "nytro", "dtype": "float64", "max_iter": None,
@@ -365,7 +365,7 @@ def test_the_bench_exp_rate_and_noisy_host_columns_leave_the_docs_unchanged(tmp_
            "validation_strategy": "gram", "selected": 42, "test_rmse": 0.6885,
            "peak_rss_gib": 0.4, "host_gemm_gflops_min": 95.0, "host_gemm_gflops_max": 101.0,
            "host_stream_gbs_min": 30.0, "host_stream_gbs_max": 30.0, "blas_threads": 2,
-           "source": "scripts/bench_table2.py 2026-01-01"}
+           "source": "reproduce/bench/bench_table2.py 2026-01-01"}
     rendered = []
     for extra in ({}, {"host_exp_geps_min": 1.9, "host_exp_geps_max": 2.4,
                        "noisy_host": "gemm exp"}):

@@ -71,7 +71,8 @@ def test_blas_threads_auto_resolves_to_the_idle_cores() -> None:
 
 def _bench_script():
     spec = importlib.util.spec_from_file_location(
-        "bench_table2", Path(__file__).resolve().parents[1] / "scripts" / "bench_table2.py")
+        "bench_table2",
+        Path(__file__).resolve().parents[1] / "reproduce" / "bench" / "bench_table2.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

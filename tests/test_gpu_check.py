@@ -1,6 +1,6 @@
-"""scripts/gpu_check.py, the prepared GPU check (docs/gpu.md), end to end in its dry run: quick
-mode on PyTorch's CPU build (device torch) with Adult from the mirror — the environment record,
-the numpy-vs-device equality, one cell on the device and on the CPU, the CSV under $OUT."""
+"""reproduce/bench/gpu_check.py, the prepared GPU check (docs/gpu.md), end to end in its dry run:
+quick mode on PyTorch's CPU build (device torch) with Adult from the mirror — the environment
+record, the numpy-vs-device equality, one cell on the device and on the CPU, the CSV under $OUT."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import pytest
 pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "scripts" / "gpu_check.py"
+SCRIPT = REPO / "reproduce" / "bench" / "gpu_check.py"
 
 
-def _script():  # scripts/ is not a package: load the check by its path
+def _script():  # a script, not a module of the layer: load the check by its path
     spec = importlib.util.spec_from_file_location("gpu_check", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, module)  # its dataclasses look their module up

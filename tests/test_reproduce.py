@@ -54,7 +54,7 @@ def test_every_step_names_files_that_exist() -> None:
             words, stdout = split_redirect(step)
             assert stdout is None or stdout.startswith("results/"), (artifact.name, step)
             for word in words:
-                if re.fullmatch(r"(configs|scripts)/[\w./-]+\.(yaml|py)", word):
+                if re.fullmatch(r"(configs|reproduce)/[\w./-]+\.(yaml|py)", word):
                     assert (REPO / word).is_file(), f"{artifact.name}: {word} does not exist"
             if words[:2] == ("python", "-m"):
                 module = REPO / (words[2].replace(".", "/") + ".py")

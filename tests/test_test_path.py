@@ -199,9 +199,10 @@ def test_stochastic_trials_record_test_hinge_and_error_along_the_path(tmp_path: 
     assert all(r.test_path["hinge"].shape == (5,) for r in sigm)
 
 
-def _figure_script():  # scripts/ is not a package: load the figure script by its path
+def _figure_script():  # a script, not a module of the layer: load it by its path
     import importlib.util
-    path = Path(__file__).resolve().parents[1] / "scripts" / "thesis_ch6_figures.py"
+    path = Path(__file__).resolve().parents[1] / "reproduce" / "thesis_ch6" \
+        / "thesis_ch6_figures.py"
     spec = importlib.util.spec_from_file_location("thesis_ch6_figures", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -368,7 +368,7 @@ for _variant, _sha, _what in (
         preprocessing=(authors_signed_scale(),),
         reference="Bach 2013, Figure 3",
         notes="Bach gives no split, kernel or σ; kernreg uses pumadyn32nh's split and scaling "
-              "(scripts/bach_fig3.py chooses σ by validation).",
+              "(reproduce/bach/bach_fig3.py chooses σ by validation).",
     ))
 
 # -------------------------------------------------------------------------------- breast_cancer

@@ -348,10 +348,11 @@ def compiled_pass_enabled(columns: int = 1) -> bool:
     ``KERNREG_JIT_PASS`` on (``1``, ``true``, ...) takes it for any number, off (``0``, ...)
     for none (:mod:`kernreg.switches`).
 
-    Measured (``scripts/bench_kernels.py``, 2 threads, 20000 stored rows, OPENBLAS_THREAD_TIMEOUT
-    4, 2026-11-27): one column, the compiled loop four rows at a time against numpy's two BLAS
-    products per block, see docs/speed.md; several columns, BLAS's GEMMs win (k = 16: Adult-sized
-    float32 25.3 against 97.2 ms, Ijcnn1-sized float64 243 against 507 ms)."""
+    Measured (``reproduce/bench/bench_kernels.py``, 2 threads, 20000 stored rows,
+    OPENBLAS_THREAD_TIMEOUT 4, 2026-11-27): one column, the compiled loop four rows at a time
+    against numpy's two BLAS products per block, see docs/speed.md; several columns, BLAS's
+    GEMMs win (k = 16: Adult-sized float32 25.3 against 97.2 ms, Ijcnn1-sized float64 243
+    against 507 ms)."""
     setting = env_switch(ENV_JIT_PASS)  # ConfigError for a value neither on nor off
     return columns == 1 if setting is None else setting
 

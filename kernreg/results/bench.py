@@ -78,5 +78,6 @@ def parse_assignments(items: Sequence[str]) -> dict[str, object]:
 
 
 def today_source(script: str) -> str:
-    """The ``source`` of a row measured now by ``script``: ``scripts/x.py YYYY-MM-DD``."""
+    """The ``source`` of a row measured now by ``script``: ``reproduce/<source>/x.py
+    YYYY-MM-DD``."""
     return f"{script} {datetime.now(timezone.utc):%Y-%m-%d}"

@@ -164,7 +164,7 @@ class SplineRFModel:
         running sum over the features): each prefix costs ``D × D`` products and one solve,
         whatever ``m`` and ``n``, instead of an ``m × m`` eigendecomposition. The frequencies cut
         weigh ``k^(−q)`` in each feature; their effect on the risk is measured against
-        :meth:`rf_risk` in ``scripts/thesis_fig5_2.py --check-truncation``."""
+        :meth:`rf_risk` in ``reproduce/thesis_ch5/thesis_fig5_2.py --check-truncation``."""
         x = np.asarray(x, dtype=np.float64)
         omegas = np.asarray(omegas, dtype=np.float64)
         modes = self.modes if modes is None else int(modes)

@@ -1,7 +1,7 @@
 """Docs tables of the speed benchmarks: results/bench_table2.csv, bench_load.csv,
 bench_rlsc_update.csv, bench_nkrls_precision.csv, bench_sgm_pass.csv
-(scripts/bench_table2.py, scripts/bench_load.py, scripts/bench_rlsc_update.py,
-scripts/bench_nkrls_precision.py, scripts/bench_sgm_pass.py)."""
+(reproduce/bench/: bench_table2.py, bench_load.py, bench_rlsc_update.py,
+bench_nkrls_precision.py, bench_sgm_pass.py)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _bench(path: Path) -> pd.DataFrame:
     missing = need - set(bench.columns)
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
-                           "re-run scripts/bench_table2.py")
+                           "re-run reproduce/bench/bench_table2.py")
     bench = bench[bench["max_iter"].isna()] if "max_iter" in bench else bench
     order = {name: i for i, name in enumerate(SHORT_TITLES)}
     return bench.sort_values(["dataset", "algorithm"],
@@ -243,10 +243,10 @@ def render_bench_rlsc_update(path: Path) -> str:
     missing = need - set(bench.columns)
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
-                           "re-run scripts/bench_rlsc_update.py")
+                           "re-run reproduce/bench/bench_rlsc_update.py")
     bench = bench[bench["data"] == "mnist"].sort_values(["lam", "threads", "n"])
     if bench.empty:
-        raise ResultsError(f"{path}: no MNIST row; run scripts/bench_rlsc_update.py")
+        raise ResultsError(f"{path}: no MNIST row; run reproduce/bench/bench_rlsc_update.py")
     settings = "; ".join(
         f"d = {int(r['d'])}, λ = {r['lam']:g}, {int(r['threads'])} BLAS thread"
         f"{'s' if r['threads'] > 1 else ''}, medians of {int(r['updates'])} updates and "
@@ -271,7 +271,7 @@ def render_nkrls_precision(path: Path) -> str:
     missing = need - set(bench.columns)
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
-                           "re-run scripts/bench_nkrls_precision.py")
+                           "re-run reproduce/bench/bench_nkrls_precision.py")
 
     def span(r: pd.Series, low: str, high: str) -> str:
         a, b = f"{r[low]:.0f}", f"{r[high]:.0f}"
@@ -325,7 +325,7 @@ def render_bench_sgm_pass(path: Path) -> str:
     missing = need - set(bench.columns)
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(sorted(missing))}; "
-                           "re-run scripts/bench_sgm_pass.py")
+                           "re-run reproduce/bench/bench_sgm_pass.py")
     bench = bench.sort_values(["row", "guesses"])
     repeats = ", ".join(str(int(v)) for v in sorted(set(bench["repeats"])))
     threads = ", ".join(str(int(v)) for v in sorted(set(bench["blas_threads"])))

@@ -1,10 +1,11 @@
 """docs/theory.md's measured tables: Bach 2013 Figures 2 and 3, thesis Figure 5.2, the samplers.
 
 The figures' tables read the JSON their scripts write next to the plots
-(``results/figures/*.json``: scripts/bach_fig2.py, bach_fig3.py, thesis_fig5_2.py); the
-samplers' table reads ``results/sampler_ranks.md`` (scripts/sampler_ranks.py), NYTRO Figure 1's
-datasets ``results/advise_table2.md`` (scripts/advise_table2.py: ``kernreg advise``'s numbers
-and the map's verdicts, computed there since kernreg.advise sits above this floor).
+(``results/figures/*.json``: reproduce/bach/bach_fig2.py, bach_fig3.py, thesis_fig5_2.py); the
+samplers' table reads ``results/sampler_ranks.md`` (reproduce/beyond/sampler_ranks.py), NYTRO
+Figure 1's datasets ``results/advise_table2.md`` (reproduce/beyond/advise_table2.py: ``kernreg
+advise``'s numbers and the map's verdicts, computed there since kernreg.advise sits above this
+floor).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def render_bach_fig3(path: Path) -> str:
     for name, entry in data.items():
         runs = _field(entry, "rows", path)
         if not runs:
-            raise ResultsError(f"{path}: {name} has no rows; re-run scripts/bach_fig3.py")
+            raise ResultsError(f"{path}: {name} has no rows; re-run reproduce/bach/bach_fig3.py")
         n = [_field(r, "n", path) for r in runs]
         d = [_field(r, "d", path) for r in runs]
         d_ave = [_field(r, "d_ave", path) for r in runs]
@@ -155,7 +156,8 @@ def render_thesis_fig5_2(path: Path) -> str:
         rows.append([f"({Fraction(r).limit_denominator(64)}, "
                      f"{Fraction(gamma).limit_denominator(64)})",
                      "excess risk / λ_n / m_n",
-                     f"not measured: `python scripts/thesis_fig5_2.py --rows {row}` draws it",
+                     "not measured: `python reproduce/thesis_ch5/thesis_fig5_2.py --rows "
+                     f"{row}` draws it",
                      "—", ", ".join(_fraction(pred[k]) for k in ("risk", "lambda", "m")), "—",
                      "—"])
     return rows_md(["(r, γ)", "quantity", "slope of the means [95%]",
@@ -197,8 +199,8 @@ def _winners(cell: str) -> str:
 
 def render_nytro_fig1_datasets(path: Path) -> str:
     """The Table 2 datasets on NYTRO Figure 1's map (results/advise_table2.md, written by
-    scripts/advise_table2.py): our SNR = 1/λ*, d_eff and d̃, the map's verdicts at them and at
-    the paper's λ*, and the paper's measured winners."""
+    reproduce/beyond/advise_table2.py): our SNR = 1/λ*, d_eff and d̃, the map's verdicts at them
+    and at the paper's λ*, and the paper's measured winners."""
     header, table = md_table(path)
     at = {name: column(header, name, path) for name in (
         "dataset", "n", "SNR", "d_eff", "d̃", "predicted: (SNR, d_eff) / (SNR, d̃) / (t, d_eff)",

@@ -12,7 +12,7 @@ when asked, happens once, for σ* only (a second fit at σ*: the same seed selec
 point, then refits). The squared distances of the kernel blocks are not kept across σ: of a
 Gaussian block only the cross products ``X Cᵀ`` are σ-free (the exponential and all the
 solver's work are not), and they measured 1.9–2.5% of an Incremental Nyström fit's CPU time
-on Insurance and cpuAct at m = 2048 (``scripts/bench_sigma_shared.py``) — not worth an
+on Insurance and cpuAct at m = 2048 (``reproduce/bench/bench_sigma_shared.py``) — not worth an
 n × m block held through the grid.
 """
 

@@ -1,0 +1,104 @@
+"""Benchmark: NYTRO's Landweber iteration against the accelerated ν-method, side by side.
+
+On one hold-out split (trial 0 of the protocol) of each dataset, at its paper σ and m:
+NYTRO's whole validated path (``max_iter`` iterations) gives its best validation RMSE ``e*``
+at iteration ``t*``; the ν-method's path gives the first iteration ``t_ν`` with validation
+RMSE ≤ ``e*``. Both are then re-timed fitting exactly their iterations (``t*`` and ``t_ν``,
+validation included, median of ``--repeats``), and the script prints iterations, seconds and
+their ratios, with the BLAS threads. Each dataset's line is also written to ``--csv``
+(default results/bench_acceleration.csv, the source of the table in docs/solvers.md: ``make
+docs``), replacing the row of the same dataset, m, max_iter and ν.
+
+    python reproduce/bench/bench_acceleration.py cpusmall adult --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from kernreg.datasets import get_spec, load_dataset
+from kernreg.experiment import blas_description, gemm_gflops, trial_seed
+from kernreg.results.bench import record_row, today_source
+from kernreg.solvers import Nytro, holdout_split, rmse
+
+#: m per dataset: the paper's, else the one of this project's figures.
+M = {"cpusmall": 1000, "adult": 1000, "ijcnn1": 5000, "insurance": 2000}
+CSV = Path(__file__).resolve().parents[2] / "results" / "bench_acceleration.csv"
+CSV_KEY = ["dataset", "sigma", "m", "max_iter", "nu"]
+CSV_COLUMNS = [*CSV_KEY, "nytro_val_rmse", "nytro_t", "nytro_s", "nu_t", "nu_s", "repeats",
+               "blas_threads", "host_gemm_gflops", "source"]
+
+
+def _seconds(params: dict, data: tuple, repeats: int) -> tuple[Nytro, float]:
+    """The last fit of ``Nytro(**params)`` on ``data`` and the median seconds of ``repeats``."""
+    times, est = [], None
+    for _ in range(repeats):
+        est = Nytro(**params)
+        start = time.perf_counter()
+        est.fit(*data)
+        times.append(time.perf_counter() - start)
+    return est, statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("datasets", nargs="+", choices=sorted(M))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--max-iter", type=int, default=500)
+    parser.add_argument("--nu", type=float, default=1.0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--csv", type=Path, default=CSV,
+                        help="where the rows go (default: results/bench_acceleration.csv)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
+    args = parser.parse_args()
+    with threadpool_limits(args.threads):
+        print(f"BLAS: {blas_description()}")
+        print("dataset   m     e* (NYTRO)  t*   NYTRO s   t_nu  nu s    iter ratio  time ratio")
+        for name in args.datasets:
+            spec, ds = get_spec(name), load_dataset(name)
+            seed = trial_seed(0, 0)
+            data = holdout_split(ds.X_train, ds.y_train, 0.2,
+                                 random_state=np.random.default_rng(seed))
+            kw = {"sigma": spec.sigma, "m": M[name], "random_state": seed}
+            # full paths: where each method gets to
+            lw = Nytro(max_iter=args.max_iter, **kw).fit(*data)
+            nu = Nytro(max_iter=args.max_iter, acceleration="nu", nu=args.nu, **kw).fit(*data)
+            e_star, t_star = float(np.min(lw.path_["val_rmse"])), lw.best_iter_
+            reached = np.flatnonzero(nu.path_["val_rmse"] <= e_star)
+            row = {"dataset": name, "sigma": spec.sigma, "m": M[name], "max_iter": args.max_iter,
+                   "nu": args.nu, "nytro_val_rmse": round(e_star, 6), "nytro_t": t_star,
+                   "repeats": args.repeats, "blas_threads": args.threads,
+                   "host_gemm_gflops": round(gemm_gflops(), 1),
+                   "source": today_source("reproduce/bench/bench_acceleration.py")}
+            if reached.size == 0:
+                print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  ν-method never "
+                      f"reaches it in {args.max_iter} iterations")
+                if args.csv is not None:  # NYTRO's time is not measured then: no seconds
+                    record_row(args.csv, row, CSV_KEY, CSV_COLUMNS)
+                continue
+            t_nu = int(reached[0]) + 1
+            # re-timed at exactly the iterations each needs; a threshold of +99.9% keeps the
+            # stopping rule from ending either path early
+            fixed = {"stopping_rule": "window_linear_fitting", "threshold": 0.999}
+            est_lw, s_lw = _seconds({"max_iter": t_star, **fixed, **kw}, data, args.repeats)
+            est_nu, s_nu = _seconds({"max_iter": t_nu, "acceleration": "nu", "nu": args.nu,
+                                     **fixed, **kw}, data, args.repeats)
+            X_val, y_val = data[2], data[3]
+            check = (rmse(y_val, est_lw.predict(X_val)), rmse(y_val, est_nu.predict(X_val)))
+            print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  {s_lw:7.3f}  {t_nu:4d}  "
+                  f"{s_nu:6.3f}  {t_nu / t_star:9.3f}  {s_nu / s_lw:9.3f}   "
+                  f"(val RMSE of the re-timed fits {check[0]:.5f} / {check[1]:.5f})")
+            if args.csv is not None:
+                row.update(nytro_s=round(s_lw, 4), nu_t=t_nu, nu_s=round(s_nu, 4))
+                record_row(args.csv, row, CSV_KEY, CSV_COLUMNS)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Benchmark: what OpenBLAS's spinning worker threads cost the compiled kernel pass.
+
+OpenBLAS keeps its worker threads spinning for ``2^OPENBLAS_THREAD_TIMEOUT`` cycles after each
+call (28 by default); a compiled (numba) pass that starts right after a GEMM then shares a core
+with a spinning thread. For each timeout in ``--timeouts`` a fresh process (the variable is
+read when the library loads) times, on an Adult-sized block (26049 × 1000, d = 123):
+
+* the exponential pass alone after 0.5 s of idle, and right after the cross-product GEMM;
+* the whole block evaluation (GEMM, then the pass);
+* ``K(X, C) @ v`` over the block in ``--small-mb`` blocks (many GEMM / pass / GEMV rounds) and
+  in one block;
+* the stored gradient pass ``Kᵀ(Kβ − y)`` over the float32 block (numpy's two GEMVs per 4 MB
+  of rows: many short BLAS calls back to back, where sleeping threads would cost wake-ups).
+
+Medians of ``--repeats``; BLAS threads ``--threads``. Printed side by side, one line per
+timeout, with the host's GEMM rate measured in each process.
+
+    python reproduce/bench/bench_blas_spin.py --timeouts 4,16,20,28 --repeats 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+CHILD = "--child"
+
+
+def _median_ms(fn, repeats: int, before=None) -> float:
+    import numpy as np
+
+    times = []
+    for _ in range(repeats):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)) * 1e3
+
+
+def child(repeats: int, threads: int, small_mb: int) -> None:
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    from kernreg.experiment import gemm_gflops
+    from kernreg.kernels import GaussianKernel, normal_pass
+    from kernreg.kernels import compiled as C
+
+    rng = np.random.default_rng(0)
+    n, m, d = 26049, 1000, 123
+    X = rng.random((n, d)).astype(np.float32)
+    Y = X[:m].copy()
+    xx, yy = (X * X).sum(1), (Y * Y).sum(1)
+    out = np.empty((n, m), np.float32)
+    X64, v = X.astype(np.float64), np.ones(m)
+    small = GaussianKernel(6.6, memory_budget=small_mb * 2**20)
+    whole = GaussianKernel(6.6)
+
+    def gemm() -> None:
+        np.matmul(X, Y.T, out=out)
+
+    def exp_pass() -> None:
+        C.distance_exp(out, xx, yy, C.GAUSSIAN, 0.01)
+
+    def idle() -> None:
+        gemm()
+        time.sleep(0.5)
+
+    with threadpool_limits(threads):
+        gemm(), exp_pass(), small.matvec(X64, X64[:m], v)  # compile, touch
+        after_idle = _median_ms(exp_pass, repeats, idle)
+        after_gemm = _median_ms(exp_pass, repeats, gemm)
+        block = _median_ms(lambda: (gemm(), exp_pass()), repeats)
+        small_blocks = _median_ms(lambda: small.matvec(X64, X64[:m], v), repeats)
+        one_block = _median_ms(lambda: whole.matvec(X64, X64[:m], v), repeats)
+        gemm(), exp_pass()
+        beta, target = rng.random(m), rng.random(n)
+        stored_pass = _median_ms(lambda: normal_pass(out, beta, target), repeats)
+        rate = gemm_gflops()
+    print(f"timeout {os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'default'):>7s}: exp pass "
+          f"{after_idle:6.1f} ms after idle, {after_gemm:6.1f} ms after a GEMM; block "
+          f"{block:6.1f} ms; K v in {small_mb} MB blocks {small_blocks:6.1f} ms, in one block "
+          f"{one_block:6.1f} ms; stored pass {stored_pass:5.2f} ms (compiled path "
+          f"{C.active_path()}, {threads} BLAS threads, GEMM {rate:.0f} GF/s)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timeouts", default="4,16,20,28",
+                        help="comma-separated OPENBLAS_THREAD_TIMEOUT values (4..30)")
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--small-mb", type=int, default=4)
+    parser.add_argument(CHILD, action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.repeats, args.threads, args.small_mb)
+        return
+    for timeout in (t for t in args.timeouts.split(",") if t):
+        env = dict(os.environ, OPENBLAS_THREAD_TIMEOUT=timeout)
+        subprocess.run([sys.executable, __file__, CHILD, "--repeats", str(args.repeats),
+                        "--threads", str(args.threads), "--small-mb", str(args.small_mb)],
+                       env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

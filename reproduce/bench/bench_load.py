@@ -1,0 +1,121 @@
+"""Benchmark: a fit alone and beside competing processes, with several BLAS thread counts.
+
+Fits one Table 2 cell (trial 0's split of its config: Adult NYTRO by default) ``--repeats``
+times alone, then while ``--competitors`` processes keep one core each busy (a BLAS GEMM loop,
+one thread each: what another kernreg run or a Dask worker does), with each BLAS thread count
+of ``--threads`` (``auto`` = kernreg's ``budget.blas_threads: auto``, the cores idle when the
+fit starts). Prints median seconds, the slowdown under load, and the slowdown a fair share of
+the cores predicts (``(competitors + threads) / cores`` when oversubscribed), side by side in
+one run. The host's GEMM rate is printed beside the times. Each line is also written to
+``--csv`` (default results/bench_load.csv, the source of the table in docs/speed.md: ``make
+docs``), replacing the row of the same config, algorithm, competitors and thread setting.
+
+    python reproduce/bench/bench_load.py --config configs/adult_all.yaml --algorithm nytro
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from kernreg.config import load_experiment
+from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_split
+from kernreg.results.bench import record_row, today_source
+
+ROOT = Path(__file__).resolve().parents[2]
+CSV_KEY = ["config", "algorithm", "competitors", "threads_setting"]
+CSV_COLUMNS = ["config", "algorithm", "cores", "competitors", "threads_setting", "threads",
+               "median_s", "repeats", "host_gemm_gflops", "source"]
+
+
+#: This script, as the rows' ``source`` names it.
+SCRIPT = "reproduce/bench/bench_load.py"
+
+def _compete(stop: mp.Event) -> None:  # type: ignore[valid-type]
+    """Keep one core busy with GEMMs until told to stop."""
+    with threadpool_limits(limits=1):
+        a = np.random.default_rng(0).standard_normal((512, 512))
+        while not stop.is_set():
+            a @ a
+
+
+def _median_fit(make, split, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        est = make()
+        start = time.perf_counter()
+        est.fit(*split)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "adult_all.yaml"))
+    parser.add_argument("--algorithm", default="nytro")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--competitors", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--threads", nargs="+", default=["2", "1", "auto"])
+    parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_load.csv",
+                        help="where the rows go (default: results/bench_load.csv)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
+    args = parser.parse_args()
+    exp = load_experiment(args.config)
+    algo = next(a for a in exp.algorithms if a.label == args.algorithm)
+    data = prepare_data(exp)
+    seed, split = trial_split(exp, data, 0)
+    cores = len(os.sched_getaffinity(0))
+    with threadpool_limits(limits=cores):
+        host_gemm = gemm_gflops()
+        print(f"{cores} cores; host GEMM {host_gemm:.0f} GF/s alone", flush=True)
+
+    def make(a=algo, e=exp, s=seed):
+        return make_estimator(a, e, s)
+
+    with threadpool_limits(limits=cores):
+        make().fit(*split)  # warm-up, untimed: first touch of the data, thread pools
+    alone: dict[str, float] = {}  # BLAS threads setting → median seconds with no competitor
+    for competitors in [0, *args.competitors]:
+        stop = mp.Event()
+        procs = [mp.Process(target=_compete, args=(stop,), daemon=True) for _ in range(competitors)]
+        for p in procs:
+            p.start()
+        time.sleep(1.0)  # let them start spinning
+        try:
+            for spec in args.threads:
+                threads = idle_cores() if spec == "auto" else int(spec)
+                with threadpool_limits(limits=threads):
+                    seconds = _median_fit(make, split, args.repeats)
+                if competitors == 0:
+                    alone[spec] = seconds
+                fair = max(1.0, (competitors + threads) / cores)
+                versus = "" if competitors == 0 else (
+                    f"; ×{seconds / alone[spec]:.2f} of alone with the same setting (a fair "
+                    f"share of the cores: ×{fair:.2f}), ×{seconds / min(alone.values()):.2f} of "
+                    "the fastest alone")
+                print(f"{args.algorithm} {exp.name}: {competitors} competing process(es), "
+                      f"BLAS threads {spec} ({threads}): median {seconds:.3f} s "
+                      f"(n={args.repeats}){versus}", flush=True)
+                if args.csv is not None:
+                    record_row(args.csv, {
+                        "config": exp.name, "algorithm": args.algorithm, "cores": cores,
+                        "competitors": competitors, "threads_setting": spec,
+                        "threads": threads, "median_s": round(seconds, 4),
+                        "repeats": args.repeats, "host_gemm_gflops": round(host_gemm, 1),
+                        "source": today_source(SCRIPT)}, CSV_KEY, CSV_COLUMNS)
+        finally:
+            stop.set()
+            for p in procs:
+                p.join()
+
+
+if __name__ == "__main__":
+    main()

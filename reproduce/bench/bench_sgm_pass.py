@@ -1,0 +1,138 @@
+"""Benchmark: one pass of the kernel SGM/SIGM in the dual, a product per step against a product
+per block of steps, side by side on the same rows.
+
+The per-step pass reads the visited point's kernel row and multiplies it with the coefficients
+at every step (what kernreg did before: ``n`` products ``K(x_j, X) @ A`` a pass, each a Python
+call); the blocked pass (:func:`kernreg.solvers.blocks.stochastic.dual_pass`) multiplies a
+block's rows once with the coefficients at the block's start and adds the block's own steps
+back through its ``B × B`` kernel. The two iterates agree to rounding (printed). The rows are
+trial 0's fit rows of a Table 6.2 full-row config; the kernel is stored or re-evaluated as that
+config's memory budget decides. ``c = 1`` is SIGM's one column, ``c = 30`` SGM's 30 step-size
+guesses. Medians of ``--repeats``, wall seconds, BLAS threads and host GEMM printed beside,
+and written to ``--csv`` (default results/bench_sgm_pass.csv, replacing the rows of the same
+row and guesses: :func:`kernreg.results.bench.record_row`; rendered in docs/thesis_chapter6.md
+by ``make docs``).
+
+    python reproduce/bench/bench_sgm_pass.py --config configs/thesis_table6_adult.yaml --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from kernreg.config import load_experiment
+from kernreg.experiment import gemm_gflops, prepare_data, trial_split
+from kernreg.kernels import make_kernel
+from kernreg.losses import get_loss
+from kernreg.results.bench import record_row, today_source
+from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
+
+ROOT = Path(__file__).resolve().parents[2]
+CSV_KEY = ("row", "guesses")
+CSV_COLUMNS = ("row", "dtype", "stored", "n_fit", "guesses", "repeats", "per_step_copied_s",
+               "per_step_in_place_s", "blocked_s", "max_abs_diff", "sign_flips", "blas_threads",
+               "host_gemm_gflops", "source")
+
+
+#: This script, as the rows' ``source`` names it.
+SCRIPT = "reproduce/bench/bench_sgm_pass.py"
+
+def per_step_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
+                  steps: np.ndarray, grad, gather: bool) -> None:
+    """The reference: one row–coefficients product per step, on a copy of each block's rows
+    (``gather``: what kernreg's pass read before it kept the kernel in the visiting order) or
+    on the rows in place."""
+    perm = rows.perm
+    coefs = A if perm is None else A[perm]
+    positions = rows.positions(order)
+    k = 0
+    for _, R in rows.blocks(positions):
+        if gather and rows.K is not None:
+            R = rows.K[positions[k:k + R.shape[0]]]
+        for r in range(R.shape[0]):
+            coefs[positions[k]] -= steps[k] * grad(y[order[k]], R[r] @ coefs)
+            k += 1
+    if perm is not None:
+        A[perm] = coefs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "thesis_table6_adult.yaml"))
+    parser.add_argument("--columns", default="1,30", help="coefficient columns per pass")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_sgm_pass.csv")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None)
+    args = parser.parse_args()
+    exp = load_experiment(Path(args.config))
+    data = prepare_data(exp)
+    _, (X, y, _, _) = trial_split(exp, data, 0)
+    kernel = make_kernel(exp.kernel["name"], exp.kernel["sigma"], dtype=exp.dataset["dtype"],
+                         memory_budget=int(exp.budget["block_mb"] * 2**20))
+    grad = loss_step(get_loss("hinge"), "authors")
+    n = X.shape[0]
+    order = np.random.default_rng(0).permutation(n)
+    with threadpool_limits(args.threads):
+        rate = gemm_gflops()
+        print(f"{exp.name}: n_fit {n}, d {X.shape[1]}, {exp.dataset['dtype']} kernel; "
+              f"BLAS threads {args.threads}; "
+              f"host GEMM {rate:.0f} GF/s")
+        start = time.perf_counter()
+        rows = KernelRows(kernel, X, int(exp.budget["memory_gb"] * 2**30) // 2, order=order)
+        print(f"kernel {'stored' if rows.stored else 'rows re-evaluated every pass'} "
+              f"({time.perf_counter() - start:.1f} s), block {rows.block} rows")
+        for c in (int(v) for v in args.columns.split(",")):
+            steps = step_sizes(np.logspace(-3, 0, c)[None, :], 0.0,
+                               np.arange(1, n + 1)[:, None])
+            sweeps = {"per step, rows copied": lambda *a: per_step_pass(*a, gather=True),
+                      "per step, rows in place": lambda *a: per_step_pass(*a, gather=False),
+                      "blocked": dual_pass}
+            times: dict[str, list[float]] = {name: [] for name in sweeps}
+            results = {}
+            for _ in range(args.repeats):
+                for name, sweep in sweeps.items():
+                    A = np.zeros((n, c))
+                    start = time.perf_counter()
+                    sweep(rows, order, y, A, steps, grad)
+                    times[name].append(time.perf_counter() - start)
+                    results[name] = A
+            blocked = statistics.median(times["blocked"])
+            reference = results["per step, rows copied"]
+            print(f"c = {c} (median of {args.repeats}): " + "; ".join(
+                f"{name} {statistics.median(t):.2f} s ({statistics.median(t) / blocked:.1f}x)"
+                for name, t in times.items()))
+            diff = np.abs(results["blocked"] - reference).max()
+            flips = _sign_flips(rows, reference, results["blocked"])
+            print(f"  max |ΔA| blocked vs per step {diff:.1e}"
+                  f" (max |A| {np.abs(reference).max():.3g}); signs of Kα that differ: {flips}")
+            if args.csv is not None:
+                record_row(args.csv, {
+                    "row": exp.dataset["name"], "dtype": exp.dataset["dtype"],
+                    "stored": rows.stored, "n_fit": n, "guesses": c, "repeats": args.repeats,
+                    **{f"{key}_s": f"{statistics.median(times[name]):.4f}" for key, name in (
+                        ("per_step_copied", "per step, rows copied"),
+                        ("per_step_in_place", "per step, rows in place"),
+                        ("blocked", "blocked"))},
+                    "max_abs_diff": f"{diff:.3g}", "sign_flips": flips,
+                    "blas_threads": args.threads, "host_gemm_gflops": f"{rate:.1f}",
+                    "source": today_source(SCRIPT)}, CSV_KEY, CSV_COLUMNS)
+
+
+def _sign_flips(rows: KernelRows, A: np.ndarray, B: np.ndarray) -> int:
+    """Fit rows where the two iterates classify differently (any column)."""
+    if rows.K is None:
+        return -1
+    perm = rows.perm
+    a, b = (M if perm is None else M[perm] for M in (A, B))
+    return int(np.any(np.sign(rows.K @ a) != np.sign(rows.K @ b), axis=1).sum())
+
+
+if __name__ == "__main__":
+    main()

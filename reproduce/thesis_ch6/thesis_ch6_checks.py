@@ -1,0 +1,95 @@
+"""The measurements behind docs/thesis_chapter6.md's reasons for Table 6.2 cells more than 10%
+from the paper: every number is a re-fit of the runner's trials (same config, trial seeds and
+splits through ``kernreg.experiment.trial_split``), with the one parameter named changed::
+
+    .venv/bin/python reproduce/thesis_ch6/thesis_ch6_checks.py > results/thesis_ch6_checks.txt
+
+(about 10 minutes on one core)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kernreg.config import load_experiment
+from kernreg.experiment import prepare_data, trial_split
+from kernreg.kernels import make_kernel
+from kernreg.solvers import FeatureSGM, LibSVM, MultiPassSGM, OnePassSGM
+from kernreg.solvers.algorithms.libsvm import DEFAULT_CS
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+TRIALS = 10
+
+
+def _hinge(y: np.ndarray, F: np.ndarray) -> np.ndarray:
+    return np.maximum(0.0, 1.0 - y[:, None] * F).mean(axis=0)
+
+
+def _error(y: np.ndarray, F: np.ndarray) -> np.ndarray:
+    return (np.where(F >= 0, 1.0, -1.0) != y[:, None]).mean(axis=0)
+
+
+def _trials(row: str):
+    exp = load_experiment(CONFIGS / f"thesis_table6_{row}.yaml")
+    data = prepare_data(exp)
+    for trial in range(TRIALS):
+        seed, split = trial_split(exp, data, trial)
+        yield float(exp.kernel["sigma"]), data, seed, split
+
+
+def sigm_test_path(row: str, eta: float | None, theta: float, epochs: int) -> np.ndarray:
+    """Mean over trials of SIGM's test hinge loss and error per epoch, shape (2, epochs)."""
+    out = []
+    for sigma, data, seed, (X, y, _, _) in _trials(row):
+        est = MultiPassSGM(sigma=sigma, step_size=eta or 1 / np.sqrt(len(y)), theta=theta,
+                           max_iter=epochs, stopping_rule="none", random_state=seed)
+        pair = []
+        for measure in ("hinge", "error"):
+            est.set_params(validation_measure=measure)
+            pair.append(est.fit(X, y, data.X_test, data.y_test).path_["val_rmse"])
+        out.append(pair)
+    return np.mean(out, axis=0)
+
+
+def main() -> None:
+    print("test positive fraction: " + ", ".join(
+        f"{row} {np.mean(next(_trials(row))[1].y_test > 0):.4f}"
+        for row in ("breast_cancer", "adult_1000", "ijcnn1_1000")))
+    for row, label, eta, theta in (("breast_cancer", "SIGM D", 0.25, 0.5),
+                                   ("adult_1000", "SIGM D", 0.25, 0.5),
+                                   ("ijcnn1_1000", "SIGM C", None, 0.0)):
+        h, e = sigm_test_path(row, eta, theta, 100)
+        marks = ", ".join(f"epoch {k}: {h[k - 1]:.3f} / {100 * e[k - 1]:.2f}%"
+                          for k in (1, 5, 8, 10, 20, 28, 40, 76, 100))
+        print(f"{row} {label} mean test hinge / error along the path: {marks}")
+    for row in ("breast_cancer", "adult_1000", "ijcnn1_1000"):
+        res: dict[str, list[float]] = {}
+        for sigma, data, seed, (X, y, Xv, yv) in _trials(row):
+            yt, Kt = data.y_test, make_kernel("gaussian", sigma)(data.X_test, X)
+            for sched in ("constant", "decaying"):
+                for passes in (1, 5):
+                    est = OnePassSGM(sigma=sigma, schedule=sched, passes=passes,
+                                     random_state=seed).fit(X, y, Xv, yv)
+                    test = _hinge(yt, Kt @ est.coef_path_)
+                    key = f"SGM {sched}, {passes} pass(es)"
+                    res.setdefault(key + ": selected guess", []).append(
+                        test[int(np.argmin(est.path_["val_rmse"]))])
+                    res.setdefault(key + ": best guess on the test set", []).append(test.min())
+            f = FeatureSGM(sigma=sigma, n_features=1000, random_state=seed).fit(
+                X, y, Xv, yv).predict(data.X_test)
+            res.setdefault("sgm_rf (D = 1000, constant): test hinge", []).append(
+                float(_hinge(yt, f[:, None])[0]))
+            res.setdefault("sgm_rf (D = 1000, constant): test error %", []).append(
+                100 * float(_error(yt, f[:, None])[0]))
+            errs = [100 * float(_error(yt, LibSVM(sigma=sigma, Cs=[C]).fit(X, y).predict(
+                data.X_test)[:, None])[0]) for C in DEFAULT_CS]
+            for C, err in zip(DEFAULT_CS, errs, strict=True):
+                res.setdefault(f"LIBSVM C = {C:.3g} fixed: test error %", []).append(err)
+        for key, values in res.items():
+            print(f"{row} {key}: {np.mean(values):.3f} ± {np.std(values):.3f}")
+
+
+if __name__ == "__main__":
+    main()
