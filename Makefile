@@ -52,9 +52,9 @@ lint:
 	$(BIN)/ruff check kernreg tests reproduce
 
 # Every <!-- kernreg:table NAME --> block of README.md and docs/*.md, re-rendered from the
-# committed results files (kernreg.results.docs; tests/test_docs_tables.py checks them).
+# committed results files (reproduce.docs_tables; tests/test_docs_tables.py checks them).
 docs:
-	$(BIN)/python reproduce/render_docs.py
+	$(BIN)/python -m reproduce.render_docs
 
 data:
 	$(BIN)/kernreg data fetch all --skip-missing
@@ -63,7 +63,7 @@ smoke:
 	$(BIN)/kernreg run configs/smoke.yaml --out results --force
 
 bench-data:
-	$(BIN)/python reproduce/bench/bench_data_load.py covtype_binary adult --repeats 5
+	$(BIN)/python -m reproduce.bench.bench_data_load covtype_binary adult --repeats 5
 
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info

@@ -67,7 +67,7 @@ def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False) -
                   file=sys.stderr)
             return code
     if artifact.doc_tables and not dry_run:
-        return subprocess.call([sys.executable, "reproduce/render_docs.py"], cwd=ROOT)
+        return subprocess.call([sys.executable, "-m", "reproduce.render_docs"], cwd=ROOT)
     return 0
 
 

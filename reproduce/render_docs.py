@@ -1,12 +1,12 @@
 """Render the measured-number tables of README.md and docs/*.md from the committed results.
 
 Every ``<!-- kernreg:table NAME -->`` … ``<!-- /kernreg:table -->`` block is re-rendered by
-its entry in ``kernreg.results.docs.DOC_TABLES`` from its results files; files whose blocks
+its entry in ``reproduce.docs_tables.DOC_TABLES`` from its results files; files whose blocks
 changed are rewritten atomically. ``--check`` writes nothing and exits 1 when a file would
 change (what tests/test_docs_tables.py asserts).
 
-    python reproduce/render_docs.py            # make docs
-    python reproduce/render_docs.py --check
+    python -m reproduce.render_docs            # make docs
+    python -m reproduce.render_docs --check
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from kernreg.errors import KernregError
-from kernreg.results.docs import DOC_TABLES, render_docs
+from reproduce.docs_tables import DOC_TABLES, render_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 

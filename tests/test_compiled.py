@@ -10,7 +10,6 @@ import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from threadpoolctl import threadpool_limits
 
-from kernreg.experiment.floor import HostRates, noisy_host
 from kernreg.kernels import (
     GaussianKernel,
     LaplacianKernel,
@@ -27,6 +26,7 @@ from kernreg.kernels.compiled import (
     distance_exp,
     normal_pass,
 )
+from reproduce.bench.floor import HostRates, noisy_host
 
 PATHS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
     not HAVE_NUMBA, reason="numba is not installed: only the numpy path can run"))]

@@ -1,7 +1,7 @@
 """The measured-number tables of README.md and docs/*.md are rendered from results/.
 
 Each such table is a ``<!-- kernreg:table NAME -->`` block; its committed text must equal what
-``kernreg.results.docs`` renders from its committed results files (``make docs``). A block with
+``reproduce.docs_tables`` renders from its committed results files (``make docs``). A block with
 an unknown name or a missing source fails; a table outside any block must be one that reports
 no measured numbers (listed below with the reason).
 """
@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 
 from kernreg.errors import ResultsError
-from kernreg.results.bench import parse_assignments, record_row
-from kernreg.results.docs import (
+from reproduce.bench.record import parse_assignments, record_row
+from reproduce.docs_tables import (
     BLOCK,
     DOC_TABLES,
     blocks,
@@ -32,7 +32,7 @@ from kernreg.results.docs import (
     render_text,
     split_row,
 )
-from kernreg.results.docs.read import md_table
+from reproduce.docs_tables.read import md_table
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
@@ -110,7 +110,7 @@ def test_tables_outside_blocks_report_no_measured_numbers(path):
         assert header in NOT_MEASURED, (
             f"{path.name}: the table with header {header!r} is not rendered from results/: "
             "put it in a <!-- kernreg:table NAME --> block with an entry in "
-            "kernreg.results.docs.DOC_TABLES, or, if it reports no measured number, "
+            "reproduce.docs_tables.DOC_TABLES, or, if it reports no measured number, "
             "add it to NOT_MEASURED here with the reason")
 
 
@@ -215,7 +215,7 @@ def test_the_bench_writes_what_the_docs_render(tmp_path):
 def test_make_docs_script_checks_and_exits_2_on_a_missing_source(tmp_path):
     root = _copy_tree(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    script = [sys.executable, str(REPO / "reproduce" / "render_docs.py"), "--root", str(root)]
+    script = [sys.executable, "-m", "reproduce.render_docs", "--root", str(root)]
     ok = subprocess.run([*script, "--check"], capture_output=True, text=True, env=env)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     readme = root / "README.md"
@@ -285,8 +285,8 @@ def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
     table = run_experiment(load_experiment(config), tmp_path / "runs", progress=False)
     out = tmp_path / "summary.csv"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, str(REPO / "reproduce" / "beyond" / "run_summary.py"),
-                           str(tmp_path / "runs" / "sweep"), "-o", str(out)],
+    script = [sys.executable, "-m", "reproduce.beyond.run_summary"]
+    done = subprocess.run([*script, str(tmp_path / "runs" / "sweep"), "-o", str(out)],
                           capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     summary = pd.read_csv(out, comment="#")
@@ -296,8 +296,7 @@ def test_run_summary_writes_one_row_per_label_and_m(mirror, tmp_path):
         trials = table[table["m"] == row["m"]]
         assert row["trials"] == len(trials) == 2
         assert row["test_rmse_mean"] == pytest.approx(trials["test_rmse"].mean(), rel=1e-3)
-    missing = subprocess.run([sys.executable, str(REPO / "reproduce" / "beyond" / "run_summary.py"),
-                              str(tmp_path / "nothing"), "-o", str(out)],
+    missing = subprocess.run([*script, str(tmp_path / "nothing"), "-o", str(out)],
                              capture_output=True, text=True, env=env)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernreg.experiment import idle_cores, resolve_blas_threads
-from kernreg.experiment.floor import (
+from reproduce.bench.floor import (
     HostRates,
     es_floor,
     kernel_seconds,

@@ -17,15 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from kernreg.results.docs import DOC_TABLES
+from reproduce import ARTIFACTS, SOURCES, Artifact, get_artifact
+from reproduce.__main__ import main as reproduce_main
+from reproduce.__main__ import split_redirect
+from reproduce.docs_tables import DOC_TABLES
+from reproduce.readme import render_readme
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # the reproduction layer lives beside the package
-
-from reproduce import ARTIFACTS, SOURCES, Artifact, get_artifact  # noqa: E402
-from reproduce.__main__ import main as reproduce_main  # noqa: E402
-from reproduce.__main__ import split_redirect  # noqa: E402
-from reproduce.readme import render_readme  # noqa: E402
 
 
 def _committed_results() -> set[str]:

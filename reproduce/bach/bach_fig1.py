@@ -19,7 +19,7 @@ errors do not depend on σ at all (row 2, σ = 0.1: trace error 0.2% at that ran
 chosen so that ``ν_i^(1/2) ≠ μ_i``: with ``ν_i^(1/2) = μ_i`` the signal is the kernel's own column
 ``k(·, 0)`` and one pivot near 0 fits it.)
 
-    python reproduce/bach/bach_fig1.py -o results/figures/bach_fig1.png
+    python -m reproduce.bach.bach_fig1 -o results/figures/bach_fig1.png
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Bach gives neither the noise nor the range of n: σ = ``--noise`` (default 0.1) 
 below; the script's JSON output records every number, and ``--noise 1`` reruns it at another
 noise level (docs/theory.md compares both).
 
-    python reproduce/bach/bach_fig2.py -o results/figures/bach_fig2.png
+    python -m reproduce.bach.bach_fig2 -o results/figures/bach_fig2.png
 """
 
 from __future__ import annotations

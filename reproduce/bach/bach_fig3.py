@@ -13,7 +13,7 @@ randomly pivoted Cholesky (not in Bach).
 Bach gives no kernel, σ, split or n: Gaussian kernel, σ chosen once per dataset by validation
 MSE at n = 1024 over ``SIGMAS``; the x axis is n. Every number goes to the JSON beside the PNG.
 
-    python reproduce/bach/bach_fig3.py -o results/figures/bach_fig3.png
+    python -m reproduce.bach.bach_fig3 -o results/figures/bach_fig3.png
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Bach gives no parameter values for the table; the rows use β, δ, ρ, κ below 
 polynomial rows of Figure 2, β = 1 and 4 with δ = 8, among them) and two noise levels
 (σ = 1 and 0.1) to show the exponents do not depend on σ.
 
-    python reproduce/bach/bach_table1.py -o results/bach_table1.md
+    python -m reproduce.bach.bach_table1 -o results/bach_table1.md
 """
 
 from __future__ import annotations

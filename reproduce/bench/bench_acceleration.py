@@ -9,7 +9,7 @@ their ratios, with the BLAS threads. Each dataset's line is also written to ``--
 (default results/bench_acceleration.csv, the source of the table in docs/solvers.md: ``make
 docs``), replacing the row of the same dataset, m, max_iter and ν.
 
-    python reproduce/bench/bench_acceleration.py cpusmall adult --repeats 3
+    python -m reproduce.bench.bench_acceleration cpusmall adult --repeats 3
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.datasets import get_spec, load_dataset
 from kernreg.experiment import blas_description, gemm_gflops, trial_seed
-from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import Nytro, holdout_split, rmse
+from reproduce.bench.record import record_row, today_source
 
 #: m per dataset: the paper's, else the one of this project's figures.
 M = {"cpusmall": 1000, "adult": 1000, "ijcnn1": 5000, "insurance": 2000}

@@ -15,7 +15,7 @@ read when the library loads) times, on an Adult-sized block (26049 × 1000, d = 
 Medians of ``--repeats``; BLAS threads ``--threads``. Printed side by side, one line per
 timeout, with the host's GEMM rate measured in each process.
 
-    python reproduce/bench/bench_blas_spin.py --timeouts 4,16,20,28 --repeats 15
+    python -m reproduce.bench.bench_blas_spin --timeouts 4,16,20,28 --repeats 15
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ docs/distributed.md. The host's GEMM rate is printed beside the times. Each cell
 written to ``--csv`` (default results/bench_dask.csv, the source of the table in
 docs/distributed.md: ``make docs``), replacing the row of the same cell and worker count.
 
-    python reproduce/bench/bench_dask.py covtype_binary --workers 2 --repeats 1 [--algorithms nytro]
+    python -m reproduce.bench.bench_dask covtype_binary --workers 2 --repeats 1 [--algorithms nytro]
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
-from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import rmse
+from reproduce.bench.record import record_row, today_source
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV = Path(__file__).resolve().parents[2] / "results" / "bench_dask.csv"

@@ -4,7 +4,7 @@ Prints, per dataset, the one-off build time (parse + checks + preprocessing + ca
 the cache was cold), then the median/min/max of repeated cache loads inside one process, and the
 median wall time of a fresh ``kernreg``-importing process doing one load (what a user waits for).
 
-    python reproduce/bench/bench_data_load.py covtype_binary --repeats 5
+    python -m reproduce.bench.bench_data_load covtype_binary --repeats 5
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ stream and exp rates are printed before and after, with a "noisy host" warning w
 by more than 20% (the times are then not comparable). The numbers of both paths are checked
 to agree (1e-10 relative in float64) before anything is timed.
 
-    python reproduce/bench/bench_kernels.py                     # all three shapes, 5 repeats
-    python reproduce/bench/bench_kernels.py --quick             # small shapes: checks that it runs
+    python -m reproduce.bench.bench_kernels                     # all three shapes, 5 repeats
+    python -m reproduce.bench.bench_kernels --quick             # small shapes: checks that it runs
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from collections.abc import Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernreg.experiment.floor import HostRates, noisy_host
 from kernreg.experiment.resources import blas_description
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, GaussianKernel, normal_pass, use_jit
 from kernreg.kernels.compiled import HAVE_NUMBA, compiled_threads, max_threads
+from reproduce.bench.floor import HostRates, noisy_host
 
 #: name: (training rows, d, m, σ, dtype) of the NYTRO Table 2 cell (80% of the training file).
 SHAPES = {

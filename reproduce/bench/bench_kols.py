@@ -17,7 +17,7 @@ repeated rows merged as ``KOLS`` does (``--full-whole`` then also factors the wh
 kernel, side by side); ``--full-eigh`` does the same with the eigendecomposition (about half
 an hour or more here).
 
-    python reproduce/bench/bench_kols.py --sizes 4000,8000 --repeats 3 --full
+    python -m reproduce.bench.bench_kols --sizes 4000,8000 --repeats 3 --full
 """
 
 from __future__ import annotations

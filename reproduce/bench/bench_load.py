@@ -10,7 +10,7 @@ one run. The host's GEMM rate is printed beside the times. Each line is also wri
 ``--csv`` (default results/bench_load.csv, the source of the table in docs/speed.md: ``make
 docs``), replacing the row of the same config, algorithm, competitors and thread setting.
 
-    python reproduce/bench/bench_load.py --config configs/adult_all.yaml --algorithm nytro
+    python -m reproduce.bench.bench_load --config configs/adult_all.yaml --algorithm nytro
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_split
-from kernreg.results.bench import record_row, today_source
+from reproduce.bench.record import record_row, today_source
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV_KEY = ["config", "algorithm", "competitors", "threads_setting"]

@@ -14,7 +14,7 @@ Every measured cell is also written to ``--csv`` (default results/bench_nkrls_pr
 rendered into docs/solvers.md by ``make docs``), replacing the row of the same dataset and
 trial.
 
-    python reproduce/bench/bench_nkrls_precision.py adult ijcnn1 --trials 0 --repeats 3
+    python -m reproduce.bench.bench_nkrls_precision adult ijcnn1 --trials 0 --repeats 3
 
 ``--parts ROWS`` instead times the parts that differ, on ``ROWS`` random rows at each dataset's
 m (best of 3, side by side, the GEMM rates printed): the float64 path's triangular solve and
@@ -36,9 +36,9 @@ from threadpoolctl import threadpool_limits
 from kernreg.config import load_experiment
 from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
 from kernreg.experiment.resources import gemm_gflops
-from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.mixed_precision import precision_costs, resolve_precision
+from reproduce.bench.record import record_row, today_source
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV = Path(__file__).resolve().parents[2] / "results" / "bench_nkrls_precision.csv"

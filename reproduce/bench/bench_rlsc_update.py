@@ -9,7 +9,7 @@ written to ``--csv`` (default results/bench_rlsc_update.csv, the source of the t
 docs/incremental_classification.md: ``make docs``), replacing the row of the same data, n, λ
 and thread count. Timings on a shared machine are indicative only.
 
-    python reproduce/bench/bench_rlsc_update.py --n 1000 2000 4000 8000 16000 32000
+    python -m reproduce.bench.bench_rlsc_update --n 1000 2000 4000 8000 16000 32000
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from kernreg.datasets import load_dataset
 from kernreg.experiment import gemm_gflops
-from kernreg.results.bench import record_row, today_source
 from kernreg.solvers.blocks.rlsc import IncrementalRLSC, RebalancedRLS
+from reproduce.bench.record import record_row, today_source
 
 CSV_KEY = ["data", "n", "lam", "threads"]
 CSV_COLUMNS = ["data", "n", "d", "lam", "threads", "updates", "repeats", "update_ms",

@@ -10,10 +10,10 @@ trial 0's fit rows of a Table 6.2 full-row config; the kernel is stored or re-ev
 config's memory budget decides. ``c = 1`` is SIGM's one column, ``c = 30`` SGM's 30 step-size
 guesses. Medians of ``--repeats``, wall seconds, BLAS threads and host GEMM printed beside,
 and written to ``--csv`` (default results/bench_sgm_pass.csv, replacing the rows of the same
-row and guesses: :func:`kernreg.results.bench.record_row`; rendered in docs/thesis_chapter6.md
+row and guesses: :func:`reproduce.bench.record.record_row`; rendered in docs/thesis_chapter6.md
 by ``make docs``).
 
-    python reproduce/bench/bench_sgm_pass.py --config configs/thesis_table6_adult.yaml --repeats 3
+    python -m reproduce.bench.bench_sgm_pass --config configs/thesis_table6_adult.yaml --repeats 3
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
-from kernreg.results.bench import record_row, today_source
 from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
+from reproduce.bench.record import record_row, today_source
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV_KEY = ("row", "guesses")

@@ -11,7 +11,7 @@ share: the most a σ grid could save per σ by computing them once, against the 
 would have to keep. It needs the compiled kernel path: the numpy fallback (``KERNREG_JIT=0``)
 folds 1/σ² into its one GEMM, so no σ-free product exists there to time.
 
-    python reproduce/bench/bench_sigma_shared.py --datasets insurance,cpu_act --repeats 3
+    python -m reproduce.bench.bench_sigma_shared --datasets insurance,cpu_act --repeats 3
 """
 
 from __future__ import annotations

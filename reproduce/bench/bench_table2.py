@@ -3,7 +3,7 @@ and against what a scikit-learn user would run on the same split, centers and λ
 measured GEMM rate (float64 1024², the configs' BLAS threads) is printed with every timed line:
 the yardstick of absolute times on shared hosts. Beside time / paper every line prints
 time / floor: the least arithmetic, memory traffic and exponentials the cell must do
-(kernreg.experiment.floor) at this host's GEMM, streaming and exp rates, measured right before
+(reproduce.bench.floor) at this host's GEMM, streaming and exp rates, measured right before
 and right after the cell (the floor takes the faster of the two); a cell whose rates moved by
 more than 20% between the two is flagged "noisy host" (its time / floor is not to be judged).
 
@@ -27,8 +27,8 @@ Every timed line is also written to ``--csv`` (default results/bench_table2.csv,
 the speed tables of README.md and docs/speed.md: ``make docs``), replacing the row of the same
 dataset, algorithm, dtype and ``--max-iter``; the file is rewritten atomically after each line.
 
-    python reproduce/bench/bench_table2.py insurance adult --repeats 3 --baseline
-    python reproduce/bench/bench_table2.py \\
+    python -m reproduce.bench.bench_table2 insurance adult --repeats 3 --baseline
+    python -m reproduce.bench.bench_table2 \\
         covtype_binary --repeats 1 --dtype float32 --algorithms nytro
 """
 
@@ -56,11 +56,11 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
-from kernreg.experiment.floor import HostRates, es_floor, nkrls_floor, noisy_host, nytro_floor
-from kernreg.results.bench import parse_assignments, record_row, today_source
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.distinct import distinct_rows, merging
+from reproduce.bench.floor import HostRates, es_floor, nkrls_floor, noisy_host, nytro_floor
+from reproduce.bench.record import parse_assignments, record_row, today_source
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 BENCH_CSV = Path(__file__).resolve().parents[2] / "results" / "bench_table2.csv"
@@ -185,7 +185,7 @@ def fastest(a: HostRates, b: HostRates) -> HostRates:
 
 def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int,
                   rates: dict[str, HostRates]) -> float:
-    """The cell's floor (see kernreg.experiment.floor) at the host rates ``rates`` (by dtype)."""
+    """The cell's floor (see reproduce.bench.floor) at the host rates ``rates`` (by dtype)."""
     dtype = exp.dataset["dtype"]
     itemsize = 4 if dtype == "float32" else 8
     if label == "es":

@@ -18,8 +18,8 @@ and printed. Each line's two results are compared (largest relative difference).
 printed and written to ``--csv`` (default results/bench_torch_cpu.csv). Nothing here feeds the
 cost model.
 
-    python reproduce/bench/bench_torch_cpu.py                   # make bench-torch-cpu
-    python reproduce/bench/bench_torch_cpu.py --repeats 3 --n 50000
+    python -m reproduce.bench.bench_torch_cpu                   # make bench-torch-cpu
+    python -m reproduce.bench.bench_torch_cpu --repeats 3 --n 50000
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ With ``--save FILE.npz`` the predictions and selections are kept, and ``--agains
 compares this run with a saved one instead (e.g. the code before a change: run the old
 checkout with ``--save``, then this one with ``--against``).
 
-    python reproduce/bench/compare_jit_paths.py configs/ci_cpusmall.yaml
-    python reproduce/bench/compare_jit_paths.py \\
+    python -m reproduce.bench.compare_jit_paths configs/ci_cpusmall.yaml
+    python -m reproduce.bench.compare_jit_paths \\
         configs/adult_nytro.yaml --dtype float32 --paths numba
 
 Timings are not reported: this is a correctness check, not a benchmark.

@@ -564,7 +564,7 @@ class WorkerState:
 
     def rates(self, quick: bool) -> dict[str, Any]:
         if self.device.is_numpy:
-            from kernreg.experiment.floor import HostRates
+            from reproduce.bench.floor import HostRates
 
             n = 512 if quick else (2048 if self.threads >= 8 else 1024)
             mb = 64 if quick else 256

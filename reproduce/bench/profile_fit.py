@@ -6,9 +6,9 @@ time of their own (numpy, BLAS and LAPACK calls appear as the Python functions t
 and the host's GEMM rate before and after. ``--warmup`` fits first without profiling (into
 fresh memory: the first fit of a process also pays for first touch and compilation).
 
-    python reproduce/bench/profile_fit.py configs/adult_all.yaml nkrls
-    python reproduce/bench/profile_fit.py configs/covtype_nytro.yaml nytro --top 25
-    python reproduce/bench/profile_fit.py configs/adult_nytro.yaml nytro --dtype float32 --warmup \
+    python -m reproduce.bench.profile_fit configs/adult_all.yaml nkrls
+    python -m reproduce.bench.profile_fit configs/covtype_nytro.yaml nytro --top 25
+    python -m reproduce.bench.profile_fit configs/adult_nytro.yaml nytro --dtype float32 --warmup \
         --param strategy=memory --param validation_strategy=memory
 """
 
@@ -32,7 +32,7 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
-from kernreg.results.bench import parse_assignments
+from reproduce.bench.record import parse_assignments
 
 
 def main() -> None:

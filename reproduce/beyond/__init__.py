@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from reproduce.registry import Artifact, register
 
-#: This source's scripts, as the steps name them (from the repository's root).
-HERE = "reproduce/beyond/"
+#: This source's package: its scripts run as ``python -m reproduce.beyond.NAME`` from the
+#: repository's root (they import the layer's own modules).
+PKG = "reproduce.beyond"
 
 register(Artifact(
     name="beyond",
@@ -26,7 +27,7 @@ register(Artifact(
     source="beyond",
     summary="NKRLS with uniform against leverage-score centers on cpuSmall, per m.",
     steps=(("kernreg", "run", "configs/samplers_cpusmall.yaml", "--no-progress"),
-           ("python", f"{HERE}run_summary.py", "results/samplers_cpusmall", "-o",
+           ("python", "-m", f"{PKG}.run_summary", "results/samplers_cpusmall", "-o",
             "results/samplers_cpusmall.csv")),
     outputs=("samplers_cpusmall.csv",),
     inputs=("configs/samplers_cpusmall.yaml",),
@@ -38,7 +39,7 @@ register(Artifact(
     name="sampler_ranks",
     source="beyond",
     summary="The rank each center sampler needs to reach KRLS within 1%.",
-    steps=(("python", f"{HERE}sampler_ranks.py", "-o", "results/sampler_ranks.md"),),
+    steps=(("python", "-m", f"{PKG}.sampler_ranks", "-o", "results/sampler_ranks.md"),),
     outputs=("sampler_ranks.md",),
     doc_tables=("sampler_ranks",),
     duration="~15 min",
@@ -50,7 +51,7 @@ register(Artifact(
     summary="`kernreg advise` on the Table 2 datasets against the measured and the paper's "
             "winners, with hit rates, and the advisor's maps.",
     steps=(("python", "-m", "reproduce.advise_all"),
-           ("python", f"{HERE}advise_table2.py", "--advice-dir", "results/advise", "-o",
+           ("python", "-m", f"{PKG}.advise_table2", "--advice-dir", "results/advise", "-o",
             "results/advise_table2.md")),
     outputs=("advise_table2.md", "figures/advise_adult.png", "figures/advise_covtype_binary.png",
              "figures/advise_ijcnn1.png", "figures/advise_insurance.png"),

@@ -17,7 +17,7 @@ d_eff and d̃, the column docs/theory.md's NYTRO Figure 1 table is rendered from
 Markdown table and the hit rates; a dataset without advice (not in the mirror) is NA and not
 counted.
 
-    python reproduce/beyond/advise_table2.py --advice-dir results/advise -o results/advise_table2.md
+    python -m reproduce.beyond.advise_table2 --advice-dir results/advise -o results/advise_table2.md
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ time. ``make samplers`` writes results/samplers_cpusmall.csv with it, the source
 samplers table in docs/solvers.md (``make docs``). The output keeps the ``#`` comment lines of
 an existing file at that path.
 
-    python reproduce/beyond/run_summary.py \\
+    python -m reproduce.beyond.run_summary \\
         results/samplers_cpusmall -o results/samplers_cpusmall.csv
 """
 
@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from kernreg.errors import KernregError
-from kernreg.results.bench import record_row, today_source
 from kernreg.results.store import load_run
+from reproduce.bench.record import record_row, today_source
 
 KEY = ["label", "m"]
 COLUMNS = [*KEY, "trials", "test_rmse_mean", "test_rmse_std", "time_s_mean", "time_s_std",

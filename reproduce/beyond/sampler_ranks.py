@@ -11,7 +11,7 @@ Cholesky factor in that order); the rank is the smallest prefix within 1% of KRL
 measured on a shared machine: compare the samplers' times with each other, not with anything
 else.
 
-    python reproduce/beyond/sampler_ranks.py -o results/sampler_ranks.md
+    python -m reproduce.beyond.sampler_ranks -o results/sampler_ranks.md
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ seeds, same centers):
     by one Cholesky (now), side by side in one process on the same AᵀA, with the host's GEMM
     rate before and after (a loaded host gives ratios, not speeds).
 
-    python reproduce/lim/lim_fig1_points_checks.py conditioning --trial 0
-    python reproduce/lim/lim_fig1_points_checks.py selected
-    python reproduce/lim/lim_fig1_points_checks.py single_lambda --m 5000
+    python -m reproduce.lim.lim_fig1_points_checks conditioning --trial 0
+    python -m reproduce.lim.lim_fig1_points_checks selected
+    python -m reproduce.lim.lim_fig1_points_checks single_lambda --m 5000
 """
 
 from __future__ import annotations

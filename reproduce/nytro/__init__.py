@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from reproduce.registry import Artifact, register
 
-#: This source's scripts, as the steps name them (from the repository's root).
-HERE = "reproduce/nytro/"
+#: This source's package: its scripts run as ``python -m reproduce.nytro.NAME`` from the
+#: repository's root (they import the layer's own modules).
+PKG = "reproduce.nytro"
 
 TABLE2_RENDER = ("kernreg", "table", "configs/table2.yaml", "--compare-paper", "--fallback",
                  "results/table2_trials.csv", "--trials-out", "results/table2_trials.csv",
@@ -53,7 +54,7 @@ register(Artifact(
     source="nytro",
     summary="Ijcnn1 NKRLS: validation and test RMSE along the whole λ path of Table 2's "
             "trials (why the test RMSE is far from the paper's: docs/reproduction.md).",
-    steps=(("python", f"{HERE}nkrls_lambda_curve.py", "configs/ijcnn1_nkrls.yaml", "--out",
+    steps=(("python", "-m", f"{PKG}.nkrls_lambda_curve", "configs/ijcnn1_nkrls.yaml", "--out",
             "results/figures", "--name", "ijcnn1_nkrls_lambda_curve"),),
     outputs=("figures/ijcnn1_nkrls_lambda_curve.csv", "figures/ijcnn1_nkrls_lambda_curve.png"),
     inputs=("configs/ijcnn1_nkrls.yaml",),
@@ -66,7 +67,7 @@ register(Artifact(
     summary="NYTRO Figure 1: the regime map of early stopping against Tikhonov, with the "
             "Table 2 datasets placed by `kernreg advise` (run first where missing).",
     steps=(("python", "-m", "reproduce.advise_all", "--missing-only"),
-           ("python", f"{HERE}nytro_fig1.py", "--advice-dir", "results/advise", "-o",
+           ("python", "-m", f"{PKG}.nytro_fig1", "--advice-dir", "results/advise", "-o",
             "results/figures/nytro_fig1.png")),
     outputs=("figures/nytro_fig1.png",),
     duration="~5 min",

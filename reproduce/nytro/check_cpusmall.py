@@ -6,7 +6,7 @@ parts (seeded); centers are drawn from the fit part; NKRLS searches 100 λ log-s
 fitting, w = 10, θ = 0). "Model-selection time" is the wall time of ``fit`` with validation data:
 kernel computations, the whole path and the validation evaluation, data loading excluded.
 
-Run ``.venv/bin/python reproduce/nytro/check_cpusmall.py [--threads N] [--seed S] [--full]``.
+Run ``.venv/bin/python -m reproduce.nytro.check_cpusmall [--threads N] [--seed S] [--full]``.
 The mirror is taken from ``KERNREG_MIRROR`` (default ``../shared/datasets`` next to the repository).
 """
 

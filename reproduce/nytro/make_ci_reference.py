@@ -2,7 +2,7 @@
 
 Run it only when a change is meant to change results, and say why in the commit message:
 
-    python reproduce/nytro/make_ci_reference.py
+    python -m reproduce.nytro.make_ci_reference
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ mirror. This script writes a file of the same shape and format, so that the Year
 of Table 2 can be timed and their memory measured here (their RMSEs mean nothing). Put it in a
 *separate* mirror and cache: the first copy of this dataset is pinned by checksum.
 
-    python reproduce/nytro/make_synthetic_yearprediction.py /tmp/synth_mirror/yearprediction
+    python -m reproduce.nytro.make_synthetic_yearprediction /tmp/synth_mirror/yearprediction
     KERNREG_MIRROR=/tmp/synth_mirror KERNREG_CACHE=/tmp/synth_cache \\
-        python reproduce/bench/bench_table2.py yearprediction --repeats 1 --dtype float32
+        python -m reproduce.bench.bench_table2 yearprediction --repeats 1 --dtype float32
 """
 
 from __future__ import annotations

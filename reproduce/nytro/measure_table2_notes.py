@@ -1,7 +1,7 @@
 """Measurements behind the notes of NYTRO Table 2 (configs/table2.yaml, docs/reproduction.md).
 
 Each subcommand fits trial 0's split of a Table 2 config and prints what the notes quote
-(``python reproduce/nytro/measure_table2_notes.py SUBCOMMAND``):
+(``python -m reproduce.nytro.measure_table2_notes SUBCOMMAND``):
 
     kols      # Insurance KOLS against the pinv cut-off
     nytro     # Ijcnn1 NYTRO's test RMSE along its path

@@ -9,7 +9,7 @@ Writes ``<out>/<name>.csv`` (trial, λ, validation RMSE, test RMSE, test error),
 ``<out>/<name>.png`` (mean over trials, every trial thin) and prints a Markdown table of the
 mean curves around the selected λ*::
 
-    .venv/bin/python reproduce/nytro/nkrls_lambda_curve.py configs/ijcnn1_nkrls.yaml \\
+    .venv/bin/python -m reproduce.nytro.nkrls_lambda_curve configs/ijcnn1_nkrls.yaml \\
         --out results/figures --name ijcnn1_nkrls_lambda_curve
 """
 

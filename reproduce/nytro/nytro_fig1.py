@@ -16,7 +16,7 @@ from an NKRLS validation path, SNR = 1/λ*, d_eff and d̃ from a subsample); the
 SNR = 1/λ* with the paper's NKRLS λ* (Table 2). YearPrediction is not in the mirror: only
 its paper line is drawn, on the map at its n.
 
-    python reproduce/nytro/nytro_fig1.py \\
+    python -m reproduce.nytro.nytro_fig1 \\
         --advice-dir results/advise -o results/figures/nytro_fig1.png
 """
 

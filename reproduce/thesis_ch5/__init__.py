@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from reproduce.registry import Artifact, register
 
-#: This source's scripts, as the steps name them (from the repository's root).
-HERE = "reproduce/thesis_ch5/"
+#: This source's package: its scripts run as ``python -m reproduce.thesis_ch5.NAME`` from the
+#: repository's root (they import the layer's own modules).
+PKG = "reproduce.thesis_ch5"
 
 register(Artifact(
     name="thesis_fig5_1",
     source="thesis_ch5",
     summary="Thesis Figure 5.1: the spline kernels and their random features.",
-    steps=(("python", f"{HERE}thesis_fig5_1.py"),),
+    steps=(("python", "-m", f"{PKG}.thesis_fig5_1"),),
     outputs=("figures/thesis_fig5_1.png",),
     duration="seconds",
 ))
@@ -22,7 +23,7 @@ register(Artifact(
     source="thesis_ch5",
     summary="Thesis Figure 5.2: excess risk, λ_n and m_n against n on the spline model, beside "
             "Theorem 11's rates.",
-    steps=(("python", f"{HERE}thesis_fig5_2.py"),),
+    steps=(("python", "-m", f"{PKG}.thesis_fig5_2"),),
     outputs=("figures/thesis_fig5_2.json", "figures/thesis_fig5_2.png"),
     doc_tables=("thesis_fig5_2",),
     duration="~15 min",
@@ -33,9 +34,9 @@ register(Artifact(
     source="thesis_ch5",
     summary="Thesis Figure 5.2 with the RF risk averaged over 4 feature draws (each row, seed "
             "10): how much m_n's slope hinges on the reading (docs/theory.md).",
-    steps=(("python", f"{HERE}thesis_fig5_2.py", "--rows", "0", "--feature-draws", "4",
+    steps=(("python", "-m", f"{PKG}.thesis_fig5_2", "--rows", "0", "--feature-draws", "4",
             "--seed", "10", "-o", "results/figures/thesis_fig5_2_draws4.png"),
-           ("python", f"{HERE}thesis_fig5_2.py", "--rows", "1", "--reps", "30",
+           ("python", "-m", f"{PKG}.thesis_fig5_2", "--rows", "1", "--reps", "30",
             "--feature-draws", "4", "--seed", "10", "-o",
             "results/figures/thesis_fig5_2_row1_draws4.png")),
     outputs=("figures/thesis_fig5_2_draws4.json", "figures/thesis_fig5_2_draws4.png",

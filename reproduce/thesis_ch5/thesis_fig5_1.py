@@ -12,7 +12,7 @@ With v = min(r, 1) and λ_n = n^(−1/(2v+γ)):
 The exponent e = c/(2v + γ) (resp. 1/(2v + γ), γ/(2v + γ)) is drawn over r ∈ [1/2, 1] and
 γ ∈ (0, 1]; ✕ marks Figure 5.2's two settings (r, γ) = (11/16, 1/8) and (7/8, 1/4).
 
-    python reproduce/thesis_ch5/thesis_fig5_1.py -o results/figures/thesis_fig5_1.png
+    python -m reproduce.thesis_ch5.thesis_fig5_1 -o results/figures/thesis_fig5_1.png
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ Left open by the thesis: the noise level (σ = ``--noise``, default 0.5), ε (``
 x₀ (0: the risks do not depend on it, inputs being uniform on the circle). Both panels' rows are
 the thesis's (r, γ) = (11/16, 1/8) and (7/8, 1/4).
 
-    python reproduce/thesis_ch5/thesis_fig5_2.py -o results/figures/thesis_fig5_2.png
+    python -m reproduce.thesis_ch5.thesis_fig5_2 -o results/figures/thesis_fig5_2.png
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from reproduce.registry import Artifact, register
 
-#: This source's scripts, as the steps name them (from the repository's root).
-HERE = "reproduce/thesis_ch6/"
+#: This source's package: its scripts run as ``python -m reproduce.thesis_ch6.NAME`` from the
+#: repository's root (they import the layer's own modules).
+PKG = "reproduce.thesis_ch6"
 
 SMALL_ROWS = ("breast_cancer", "adult_1000", "ijcnn1_1000")
 
@@ -33,7 +34,7 @@ register(Artifact(
             "regularization paths, from one run's recorded test paths.",
     steps=(("kernreg", "run", "configs/thesis_fig6_adult_1000.yaml", "--no-progress",
             "--resume"),
-           ("python", f"{HERE}thesis_ch6_figures.py", "--run", "results/thesis_fig6_adult_1000",
+           ("python", "-m", f"{PKG}.thesis_ch6_figures", "--run", "results/thesis_fig6_adult_1000",
             "--out", "results/figures")),
     outputs=("figures/thesis_fig6_1.png", "figures/thesis_fig6_2.png",
              "figures/thesis_fig6_curves.csv"),
@@ -65,9 +66,9 @@ register(Artifact(
     steps=(("python", "-c", "import pathlib; pathlib.Path("
             "'results/thesis_table6_full_costs.csv').unlink(missing_ok=True)"),
            *(step for row in ("adult", "ijcnn1") for step in (
-               ("python", f"{HERE}thesis_ch6_full_costs.py", row, "sigm", "--label", "SIGM_C",
+               ("python", "-m", f"{PKG}.thesis_ch6_full_costs", row, "sigm", "--label", "SIGM_C",
                 "--epochs", "2", "--csv", "results/thesis_table6_full_costs.csv"),
-               ("python", f"{HERE}thesis_ch6_full_costs.py", row, "libsvm", "--budget-s",
+               ("python", "-m", f"{PKG}.thesis_ch6_full_costs", row, "libsvm", "--budget-s",
                 "1200", "--test", "--csv", "results/thesis_table6_full_costs.csv")))),
     outputs=("thesis_table6_full_costs.csv",),
     inputs=("configs/thesis_table6_adult.yaml", "configs/thesis_table6_ijcnn1.yaml"),
@@ -80,7 +81,7 @@ register(Artifact(
     source="thesis_ch6",
     summary="The re-fits behind docs/thesis_chapter6.md's reasons for Table 6.2 cells more than "
             "10% from the paper (each with one parameter changed).",
-    steps=(("python", f"{HERE}thesis_ch6_checks.py", ">", "results/thesis_ch6_checks.txt"),),
+    steps=(("python", "-m", f"{PKG}.thesis_ch6_checks", ">", "results/thesis_ch6_checks.txt"),),
     outputs=("thesis_ch6_checks.txt",),
     duration="~10 min",
 ))
@@ -90,7 +91,7 @@ register(Artifact(
     source="thesis_ch6",
     summary="ijcnn1 n = 1000, SIGM C: the authors' first rows against kernreg's uniform subset, "
             "wider kernels and the constant classifier.",
-    steps=(("python", f"{HERE}thesis_ch6_ijcnn1_subset.py", ">",
+    steps=(("python", "-m", f"{PKG}.thesis_ch6_ijcnn1_subset", ">",
             "results/thesis_ch6_ijcnn1_subset.txt"),),
     outputs=("thesis_ch6_ijcnn1_subset.txt",),
     duration="minutes",

@@ -2,7 +2,7 @@
 from the paper: every number is a re-fit of the runner's trials (same config, trial seeds and
 splits through ``kernreg.experiment.trial_split``), with the one parameter named changed::
 
-    .venv/bin/python reproduce/thesis_ch6/thesis_ch6_checks.py > results/thesis_ch6_checks.txt
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_checks > results/thesis_ch6_checks.txt
 
 (about 10 minutes on one core)
 """

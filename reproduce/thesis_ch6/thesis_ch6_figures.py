@@ -8,7 +8,7 @@ Writes ``<out>/thesis_fig6_1.png``, ``<out>/thesis_fig6_2.png`` and the curves a
 ``<out>/thesis_fig6_curves.csv``::
 
     .venv/bin/kernreg run configs/thesis_fig6_adult_1000.yaml
-    .venv/bin/python reproduce/thesis_ch6/thesis_ch6_figures.py \
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_figures \
         --run results/thesis_fig6_adult_1000 --out results/figures
 """
 

@@ -14,11 +14,11 @@ where the whole trial does not fit the session: on trial 0's split of
 
 Wall and process-CPU seconds are both printed: on a loaded host the CPU seconds are the cost,
 the wall seconds what this run waited. Rows go to ``--csv`` (replacing the same row and part
-measured before; :func:`kernreg.results.bench.record_row`)::
+measured before; :func:`reproduce.bench.record.record_row`)::
 
-    .venv/bin/python reproduce/thesis_ch6/thesis_ch6_full_costs.py adult libsvm --budget-s 1200 \\
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_full_costs adult libsvm --budget-s 1200 \\
         --csv results/thesis_table6_full_costs.csv
-    .venv/bin/python reproduce/thesis_ch6/thesis_ch6_full_costs.py ijcnn1 sigm \\
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_full_costs ijcnn1 sigm \\
         --label SIGM_C --epochs 2 --csv results/thesis_table6_full_costs.csv
 """
 
@@ -33,9 +33,9 @@ import numpy as np
 from kernreg.config import load_experiment, make_estimator
 from kernreg.experiment import prepare_data, trial_split
 from kernreg.experiment.resources import gemm_gflops
-from kernreg.results.bench import record_row, today_source
 from kernreg.solvers import LibSVM
 from kernreg.solvers.algorithms.libsvm import DEFAULT_CS
+from reproduce.bench.record import record_row, today_source
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV_KEY = ["row", "part"]

@@ -8,7 +8,7 @@ scored on the full test set; then SIGM C on our subset at wider kernels (σ × 2
 test hinge loss and error of the constant classifier f = −1 (what a model that learned only
 the class balance gives)::
 
-    .venv/bin/python reproduce/thesis_ch6/thesis_ch6_ijcnn1_subset.py \\
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_ijcnn1_subset \\
         > results/thesis_ch6_ijcnn1_subset.txt
 """
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from reproduce.registry import Artifact, register
 
-#: This source's scripts, as the steps name them (from the repository's root).
-HERE = "reproduce/thesis_ch7/"
+#: This source's package: its scripts run as ``python -m reproduce.thesis_ch7.NAME`` from the
+#: repository's root (they import the layer's own modules).
+PKG = "reproduce.thesis_ch7"
 
 register(Artifact(
     name="thesis_table7",
@@ -20,7 +21,7 @@ register(Artifact(
            ("kernreg", "stream", "configs/thesis_table7.yaml", "--trials", "3", "--resume",
             "--no-progress", "--table", "results/thesis_table7_trials3.md", "--figure",
             "results/thesis_table7/fig7_3_trials3.png"),
-           ("python", f"{HERE}thesis_fig7_1.py", "-o", "results/figures/thesis_fig7_1.png")),
+           ("python", "-m", f"{PKG}.thesis_fig7_1", "-o", "results/figures/thesis_fig7_1.png")),
     outputs=("thesis_table7.md", "thesis_table7_trials3.md", "figures/thesis_fig7_3_mnist.png",
              "figures/thesis_fig7_1.png"),
     inputs=("configs/thesis_table7.yaml",),

@@ -2,7 +2,7 @@
 classes' validation accuracy (what the selection rule sees) and the test accuracies on the
 new and the balanced classes, for every α of a grid, at a fixed λ and a few n_imb.
 
-    python reproduce/thesis_ch7/rlsc_alpha_sweep.py \\
+    python -m reproduce.thesis_ch7.rlsc_alpha_sweep \\
         configs/thesis_table7.yaml --trials 0 1 --lam 1e3
 """
 

@@ -1,7 +1,7 @@
 """Thesis Figure 7.1: Bayes boundaries of the standard and rebalanced losses for two Gaussian
 classes (μ₁ = (−1, 0), σ₁ = 1; μ₋₁ = (1, 0), σ₋₁ = 0.3), γ = ρ(y = 1) from 0.5 to 0.9.
 
-    python reproduce/thesis_ch7/thesis_fig7_1.py -o results/figures/thesis_fig7_1.png
+    python -m reproduce.thesis_ch7.thesis_fig7_1 -o results/figures/thesis_fig7_1.png
 """
 
 from __future__ import annotations

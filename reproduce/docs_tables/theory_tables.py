@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from kernreg.errors import ResultsError
-from kernreg.results.docs.read import column, md_table, rows_md
-from kernreg.results.docs.registry import DocTable, register_doc_table
 from kernreg.theory.spline_rf import THESIS_FIG5_2_SETTINGS, SplineRFModel
+from reproduce.docs_tables.read import column, md_table, rows_md
+from reproduce.docs_tables.registry import DocTable, register_doc_table
 
 
 def _json(path: Path) -> Any:
@@ -156,7 +156,7 @@ def render_thesis_fig5_2(path: Path) -> str:
         rows.append([f"({Fraction(r).limit_denominator(64)}, "
                      f"{Fraction(gamma).limit_denominator(64)})",
                      "excess risk / λ_n / m_n",
-                     "not measured: `python reproduce/thesis_ch5/thesis_fig5_2.py --rows "
+                     "not measured: `python -m reproduce.thesis_ch5.thesis_fig5_2 --rows "
                      f"{row}` draws it",
                      "—", ", ".join(_fraction(pred[k]) for k in ("risk", "lambda", "m")), "—",
                      "—"])

@@ -12,14 +12,14 @@ import pandas as pd
 
 from kernreg.datasets import dataset_names, get_spec
 from kernreg.errors import ResultsError
-from kernreg.results.docs.read import (
+from reproduce.docs_tables.read import (
     SHORT_TITLES,
     column,
     md_table,
     read_csv,
     rows_md,
 )
-from kernreg.results.docs.registry import DocTable, register_doc_table
+from reproduce.docs_tables.registry import DocTable, register_doc_table
 
 
 @dataclass

@@ -8,7 +8,7 @@ import math
 import re
 from pathlib import Path
 
-from kernreg.results.docs.read import (
+from reproduce.docs_tables.read import (
     SHORT_TITLES,
     column,
     leading_number,
@@ -17,7 +17,7 @@ from kernreg.results.docs.read import (
     rows_md,
     sig,
 )
-from kernreg.results.docs.registry import DocTable, register_doc_table
+from reproduce.docs_tables.registry import DocTable, register_doc_table
 
 
 def render_bench_acceleration(path: Path) -> str:

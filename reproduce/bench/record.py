@@ -3,7 +3,7 @@
 A benchmark script writes one row per measured cell with :func:`record_row`: the row of the
 same key is replaced in place, other rows and the file's ``#`` comment lines are kept as
 written (numbers are not re-formatted), and the file is rewritten atomically. The docs tables
-are rendered from these files (:mod:`kernreg.results.docs`, ``make docs``).
+are rendered from these files (:mod:`reproduce.docs_tables`, ``make docs``).
 """
 
 from __future__ import annotations

@@ -10,13 +10,13 @@ its tables at its end). :func:`render_text` re-renders every block of a file's t
 what its sources render, or when a block names no known table or a missing source.
 """
 
-from kernreg.results.docs import (  # noqa: F401 (register)
+from reproduce.docs_tables import (  # noqa: F401 (register)
     paper_tables,
     speed_tables,
     study_tables,
     theory_tables,
 )
-from kernreg.results.docs.markers import (
+from reproduce.docs_tables.markers import (
     BLOCK,
     blocks,
     check_markers,
@@ -25,8 +25,8 @@ from kernreg.results.docs.markers import (
     render_docs,
     render_text,
 )
-from kernreg.results.docs.read import read_md_tables, split_row
-from kernreg.results.docs.registry import DOC_TABLES, DocTable, register_doc_table
+from reproduce.docs_tables.read import read_md_tables, split_row
+from reproduce.docs_tables.registry import DOC_TABLES, DocTable, register_doc_table
 
 __all__ = [
     "BLOCK",

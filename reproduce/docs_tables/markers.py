@@ -1,7 +1,7 @@
 """Marker blocks in README.md and docs/*.md, filled from results/ by their docs tables.
 
 A block ``<!-- kernreg:table NAME -->`` … ``<!-- /kernreg:table -->`` holds the Markdown that
-docs table NAME (:data:`~kernreg.results.docs.registry.DOC_TABLES`) renders from its sources;
+docs table NAME (:data:`~reproduce.docs_tables.registry.DOC_TABLES`) renders from its sources;
 markers inside fenced code are examples, not blocks.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kernreg.atomic import write_text
 from kernreg.errors import ResultsError
-from kernreg.results.docs.registry import DOC_TABLES
+from reproduce.docs_tables.registry import DOC_TABLES
 
 BLOCK = re.compile(r"(<!-- kernreg:table (?P<name>[\w.-]+) -->\n)(?P<body>.*?)"
                    r"(<!-- /kernreg:table -->)", re.S)

@@ -12,13 +12,13 @@ from pathlib import Path
 import pandas as pd
 
 from kernreg.errors import ResultsError
-from kernreg.results.docs.read import (
+from reproduce.docs_tables.read import (
     SHORT_TITLES,
     read_csv,
     rows_md,
     sig,
 )
-from kernreg.results.docs.registry import DocTable, register_doc_table
+from reproduce.docs_tables.registry import DocTable, register_doc_table
 
 
 def _bench(path: Path) -> pd.DataFrame:
