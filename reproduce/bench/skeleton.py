@@ -1,0 +1,171 @@
+"""The skeleton every benchmark of the project uses: threads set and recorded, the host's rates
+measured before and after, repeats timed side by side with medians, the noisy-host flag, and
+the CSV row with its source and host.
+
+    with Bench("reproduce/bench/bench_x.py", threads=2, csv=CSV, key=KEY,
+               columns=COLUMNS) as bench:
+        times = bench.side_by_side({"numpy": f, "torch": g}, repeats=7)
+        bench.record({"case": "kernel block", "numpy_s": times["numpy"].median, ...})
+
+A benchmark measures ratios side by side in one run (alternating the variants, so that a host
+that slows down slows every variant alike) and prints the host's rates beside every absolute
+time: hosts are shared and change between sessions. :meth:`Bench.record` adds the columns every
+benchmark row carries (:data:`HOST_COLUMNS`) to the row it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from threadpoolctl import threadpool_limits
+
+from reproduce.bench.floor import HostRates, noisy_host
+from reproduce.bench.record import record_row, today_source
+
+__all__ = ["HOST_COLUMNS", "THREAD_VARIABLES", "Bench", "Timing", "set_thread_variables"]
+
+#: The columns :meth:`Bench.record` fills in every row (when the benchmark's columns name them).
+HOST_COLUMNS = ("host", "blas_threads", "gemm_gflops", "stream_gbs", "noisy", "source")
+#: The environment variables that size thread pools of this process's children (numpy's BLAS,
+#: OpenMP, numba): a child started after :func:`set_thread_variables` inherits them.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def set_thread_variables(threads: int) -> None:
+    """Every thread pool of the processes started from now on sized to ``threads``."""
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall seconds of the repeats of one variant."""
+
+    seconds: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def min(self) -> float:
+        return min(self.seconds)
+
+    @property
+    def max(self) -> float:
+        return max(self.seconds)
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+@dataclass
+class Bench:
+    """One benchmark run: its threads, the host's rates before and after, its rows.
+
+    Parameters
+    ----------
+    script : str
+        The benchmark as its rows' ``source`` names it (``reproduce/bench/bench_x.py``).
+    threads : int
+        BLAS threads (threadpoolctl, for this process) while the run lasts; recorded.
+    csv : path, optional
+        The committed CSV its rows go to (``None``: print only).
+    key, columns : sequence of str
+        The columns that identify a row (a row of the same key is replaced) and all columns.
+    dtype : str
+        The dtype of the host rates measured (GEMM, streaming read).
+    rates : bool
+        Measure the host's rates before and after (a second or two each).
+    """
+
+    script: str
+    threads: int = 1
+    csv: str | Path | None = None
+    key: Sequence[str] = ()
+    columns: Sequence[str] = ()
+    dtype: str = "float64"
+    rates: bool = True
+    before: HostRates | None = field(default=None, init=False)
+    after: HostRates | None = field(default=None, init=False)
+    _stack: ExitStack = field(default_factory=ExitStack, init=False, repr=False)
+
+    def __enter__(self) -> Bench:
+        self._stack.enter_context(threadpool_limits(limits=self.threads))
+        if self.rates:
+            self.before = HostRates.measure(self.dtype)
+            print(f"host {platform.node()}: {self.threads} BLAS thread(s), "
+                  f"{self.describe(self.before)} before", flush=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.rates and exc[0] is None:
+            self.after = HostRates.measure(self.dtype)
+            flag = ", noisy: " + ", ".join(self.noisy) if self.noisy else ""
+            print(f"host: {self.describe(self.after)} after{flag}", flush=True)
+        self._stack.close()
+
+    @staticmethod
+    def describe(rates: HostRates) -> str:
+        return f"GEMM {rates.gemm / 1e9:.0f} GF/s, stream {rates.stream / 1e9:.0f} GB/s"
+
+    @property
+    def noisy(self) -> list[str]:
+        """The rates that moved by more than 20% between before and after (empty: quiet);
+        empty until both are measured."""
+        if self.before is None or self.after is None:
+            return []
+        return noisy_host(self.before, self.after)
+
+    @staticmethod
+    def time(fn: Callable[[], Any], repeats: int, warmup: int = 1) -> Timing:
+        """Wall seconds of ``repeats`` calls of ``fn`` after ``warmup`` untimed ones."""
+        for _ in range(warmup):
+            fn()
+        return Timing(tuple(_timed(fn) for _ in range(repeats)))
+
+    @staticmethod
+    def side_by_side(variants: Mapping[str, Callable[[], Any]], repeats: int,
+                     warmup: int = 1) -> dict[str, Timing]:
+        """Each variant timed ``repeats`` times, alternating (v1, v2, …, v1, v2, …) so that a
+        change of the host's load falls on every variant alike; ``warmup`` untimed rounds
+        first."""
+        for _ in range(warmup):
+            for fn in variants.values():
+                fn()
+        seconds: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(repeats):
+            for name, fn in variants.items():
+                seconds[name].append(_timed(fn))
+        return {name: Timing(tuple(s)) for name, s in seconds.items()}
+
+    def host_values(self) -> dict[str, Any]:
+        """The values of :data:`HOST_COLUMNS` for a row measured now."""
+        rates = self.before
+        return {"host": platform.node(), "blas_threads": self.threads,
+                "gemm_gflops": None if rates is None else round(rates.gemm / 1e9, 1),
+                "stream_gbs": None if rates is None else round(rates.stream / 1e9, 1),
+                "noisy": ",".join(self.noisy) or None,
+                "source": today_source(self.script)}
+
+    def record(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """``row`` with the host's columns (those of :data:`HOST_COLUMNS` the benchmark's
+        ``columns`` name, unless the row gives them), written to the CSV when there is one;
+        returns the full row."""
+        full = {**{k: v for k, v in self.host_values().items() if k in self.columns},
+                **row}
+        if self.csv is not None:
+            record_row(self.csv, full, self.key, self.columns)
+        return full
