@@ -110,6 +110,8 @@ def test_advise_command_writes_text_json_and_map(tmp_path: Path,
     (["nosuchdata"], "nosuchdata"),
     (["breast_cancer", "--m", "0"], "--m must be > 0"),
     (["breast_cancer", "--tolerance", "-1"], "--tolerance must be > 0"),
+    # the paper σ's one rule (kernreg.datasets.paper_default), in the config loader's words
+    (["cpu_act"], "--sigma: required, dataset cpu_act has no paper default"),
 ])
 def test_advise_rejects_bad_input_with_one_message(args: list[str], message: str, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:

@@ -727,6 +727,28 @@ def test_m_that_the_split_leaves_no_rows_for_is_refused_before_writing(
     assert _written(tmp_path / "out") == []
 
 
+def test_the_config_check_and_the_preflight_refuse_m_in_the_same_words(tmp_path: Path) -> None:
+    # one rule (kernreg.solvers.blocks.holdout.centers_problem): the config check against the
+    # rows the config leaves, the preflight against those the data leave
+    import numpy as np
+
+    from kernreg.config import load_experiment
+    from kernreg.errors import ConfigError
+    from kernreg.experiment.preflight import check_numerics
+
+    sentence = "80 exceeds the 79 rows left for fitting after the validation split"
+    text = CONFIG.replace("trials: 3", "trials: 1, validation_fraction: 0.21")
+    with pytest.raises(ConfigError) as loader:
+        load_experiment(_config(tmp_path, text.replace("n_train: 120", "n_train: 101")
+                                .replace("nkrls, m: 20", "nkrls, m: 80")))
+    assert f"algorithms[0].m: {sentence}" in str(loader.value)
+    exp = load_experiment(_config(tmp_path, text.replace("nkrls, m: 20", "nkrls, m: 80")))
+    X = np.zeros((5, 3))
+    with pytest.raises(ConfigError) as preflight:
+        check_numerics(exp, exp.algorithms, X, X, 79)
+    assert f"nkrls: m = {sentence}" in str(preflight.value)
+
+
 def test_non_finite_intermediates_are_degenerate_not_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,10 +3,12 @@ rows' host columns and the CSV they go to."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pandas as pd
 
+from reproduce.bench.floor import HostRates
 from reproduce.bench.skeleton import HOST_COLUMNS, Bench, Timing
 
 
@@ -35,3 +37,23 @@ def test_rows_carry_the_host_and_replace_their_key(tmp_path: Path) -> None:
     table = pd.read_csv(csv)
     assert list(table["case"]) == ["a", "b"] and list(table["seconds"]) == [1.25, 2.0]
     assert list(table.columns) == list(columns)
+
+
+def test_setup_runs_untimed_before_every_call_and_the_last_result_is_kept() -> None:
+    made: list[int] = []
+
+    def setup() -> int:  # slow, and not timed
+        time.sleep(0.05)
+        made.append(len(made))
+        return made[-1]
+
+    t = Bench.time(lambda i: i * 10, repeats=3, warmup=1, setup=setup)
+    assert made == [0, 1, 2, 3] and t.result == 30 and t.max < 0.05
+    times = Bench.side_by_side({"a": lambda x: ("a", x), "b": lambda x: ("b", x)}, repeats=2,
+                               warmup=0, setup=iter(range(10)).__next__)
+    assert times["a"].result == ("a", 2) and times["b"].result == ("b", 3)
+
+
+def test_describe_names_the_exponential_rate_when_measured() -> None:
+    assert "exp" not in Bench.describe(HostRates(gemm=1e11, stream=2e10))
+    assert "exp 1.50 G/s" in Bench.describe(HostRates(gemm=1e11, stream=2e10, exp=1.5e9))

@@ -14,6 +14,7 @@ from kernreg.kernels import GaussianKernel, make_kernel, use_jit
 from kernreg.kernels.compiled import HAVE_NUMBA
 from kernreg.solvers import KernelLandweber, NystromKRLS, NystromPCG, Nytro
 from kernreg.solvers.algorithms import pcg as pcg_module
+from kernreg.solvers.blocks import cg as cg_module
 from kernreg.solvers.blocks.dask_rows import _Part
 from kernreg.solvers.blocks.knm import knm_normal_product, make_knm
 from kernreg.solvers.blocks.rows import RowProducts
@@ -158,7 +159,7 @@ def test_pcg_chunked_validation_equals_one_iterate_per_read(path, problem, monke
     monkeypatch.setattr(pcg_module, "make_knm", counting_make_knm)
     chunked = NystromPCG(**kw).fit(X, y, X_val, y_val)
     chunked_reads, reads[:] = list(reads), []
-    monkeypatch.setattr(pcg_module, "VALIDATION_CHUNK", 1)
+    monkeypatch.setattr(cg_module, "VALIDATION_CHUNK", 1)  # the CG loop's block (blocks/cg.py)
     single = NystromPCG(**kw).fit(X, y, X_val, y_val)
     assert set(reads) == {1} and len(chunked_reads) < len(reads)
     assert sum(chunked_reads) == sum(reads)  # every iterate scored once, none in vain

@@ -56,15 +56,17 @@ def advise(dataset: str, sigma: float | None, m: int | None, subsample: int, tol
 
     from kernreg.advise import estimate_regime
     from kernreg.advise.figure import regime_map_figure
-    from kernreg.datasets import get_spec, load_dataset
+    from kernreg.datasets import get_spec, load_dataset, paper_default
     from kernreg.experiment import subsample_rng, subsample_rows
     from kernreg.results.figures import save_figure
 
     export_data_settings(mirror, cache_dir, offline)
     spec = get_spec(dataset)
-    sigma = sigma if sigma is not None else spec.sigma
     if sigma is None:
-        raise ConfigError(f"--sigma: dataset {spec.name!r} has no paper σ; give one")
+        missing: list[str] = []
+        sigma = paper_default(spec, "sigma", "--sigma", missing)
+        if missing:
+            raise ConfigError(missing[0])
     m = m if m is not None else min(spec.m or MAX_DEFAULT_M, MAX_DEFAULT_M)
     for name, value in (("--sigma", sigma), ("--m", m), ("--subsample", subsample),
                         ("--tolerance", tolerance), ("--max-iter", max_iter),

@@ -11,6 +11,7 @@ import inspect
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,12 @@ from kernreg.config.estimators import make_estimator
 from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
 from kernreg.config.task import check_task
-from kernreg.datasets import DatasetSpec, get_spec
+from kernreg.datasets import DatasetSpec, get_spec, paper_default
 from kernreg.errors import ConfigError, DataError
 from kernreg.kernels import get_kernel_spec, kernel_names
 from kernreg.losses import default_task
-from kernreg.solvers import algorithm_names, get_algorithm_spec
+from kernreg.solvers import AlgorithmSpec, algorithm_names, get_algorithm_spec
+from kernreg.solvers.blocks.holdout import centers_problem, fit_rows
 from kernreg.solvers.blocks.params import level_values
 from kernreg.solvers.blocks.stopping import StoppingRule, default_selection
 
@@ -287,13 +289,6 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
     return _with_defaults(data, path, problems)
 
 
-def fit_rows(n: int, validation_fraction: float) -> int:
-    """Rows left for fitting after the hold-out split of ``n`` rows: the rounding of
-    :func:`kernreg.solvers.holdout_split` (``ceil`` of the validation part, at least 1, at most
-    ``n − 1``), so that a config check and the split agree on every m."""
-    return n - min(n - 1, max(1, math.ceil(validation_fraction * n)))
-
-
 #: σ kept away from the ends of the float range: the kernels compute σ², 1/σ² and x/σ².
 SIGMA_RANGE = {"float64": (1e-150, 1e150), "float32": (1e-18, 1e18)}
 
@@ -365,107 +360,20 @@ def experiment_name(data: dict[str, Any], path: Path, problems: list[str]) -> st
 
 
 def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Experiment:
+    """The :class:`Experiment` of a config that passed its schemas: each section with its
+    defaults filled in and checked against the others, every problem reported at once."""
     exp_name = experiment_name(data, path, problems)
     problems += _grid_problems(data)
     raise_problems(path, problems)
-    dataset = {"dtype": "float64", "target_coding": "pm1", **data["dataset"]}
-    try:
-        spec = get_spec(dataset["name"])
-    except DataError as exc:
-        raise ConfigError(f"{path}: dataset.name: {exc}") from None
-    dataset["name"] = spec.name
-    if spec.task == "multiclass":
-        problems.append(f"dataset.name: {spec.name} is multiclass; the hold-out protocol needs "
-                        "a regression or binary dataset (run it with `kernreg stream`)")
-    elif dataset["target_coding"] != "pm1" and spec.task != "classification":
-        problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
-                        f"classes can be coded {dataset['target_coding']}")
+    dataset, spec = _dataset(data["dataset"], path, problems)
     task = check_task(data.get("task"), spec, problems)
-    protocol = {**DEFAULT_PROTOCOL, **data.get("protocol", {})}
-    if not protocol.get("record_test_path", True):
-        del protocol["record_test_path"]  # false is the default: earlier hashes stand
+    kernel = _kernel(data.get("kernel", {}), spec, dataset["dtype"], problems)
+    protocol = _protocol(data.get("protocol", {}), problems)
+    execution = _execution(data.get("execution", {}), problems)
     budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
-    execution = {"scheduler": "local", **data.get("execution", {})}
-    kernel = _kernel(data.get("kernel", {}), spec, problems)
-    low, high = SIGMA_RANGE[dataset["dtype"]]
-    problems += _sigma_problems(kernel.get("sigma"), low, high, dataset["dtype"])
-    if protocol["trials"] > MAX_TRIALS:
-        problems.append(f"protocol.trials: {protocol['trials']}; at most {MAX_TRIALS} (limit)")
-    problem = scheduler_problem(execution["scheduler"])
-    if problem:
-        problems.append(f"execution.scheduler: {problem}")
-    n_train = min(dataset.get("n_train", spec.n_train), spec.n_train)
-    n_fit = fit_rows(n_train, protocol["validation_fraction"])
-    if "n_test" in dataset and dataset["n_test"] > spec.n_test:
-        problems.append(f"dataset.n_test: {dataset['n_test']} exceeds the {spec.n_test} test "
-                        f"rows of {spec.name}")
-    if "n_train" in dataset and dataset["n_train"] > spec.n_train:
-        problems.append(f"dataset.n_train: {dataset['n_train']} exceeds the {spec.n_train} "
-                        f"training rows of {spec.name}")
-    algorithms, labels, entries = [], set(), []
-    for i, entry in enumerate(data["algorithms"]):
-        algo_spec = get_algorithm_spec(entry["name"])
-        params = {**algo_spec.defaults(), **copy.deepcopy(entry)}
-        name, label = params.pop("name"), params.pop("label", entry["name"])
-        if "stopping" in params:
-            params["stopping"] = _stopping(entry.get("stopping", {}), spec,
-                                           f"algorithms[{i}].stopping", problems)
-        if "lambdas" in params and isinstance(params["lambdas"], dict):
-            low, high, _ = params["lambdas"]["logspace"]
-            if low >= high:
-                problems.append(f"algorithms[{i}].lambdas.logspace: low ({low:g}) must be "
-                                f"smaller than high ({high:g})")
-        ms: list[int | None] = [None]
-        if algo_spec.takes_centers:
-            if "m" not in params:
-                if spec.m is None:
-                    problems.append(f"algorithms[{i}].m: required, dataset {spec.name} has no "
-                                    f"paper default")
-                params["m"] = spec.m
-            values = expand_m(params["m"])
-            if values == []:
-                problems.append(f"algorithms[{i}].m.range: start exceeds stop, no value")
-            ms = values or [None]
-            for m in ms:
-                if m is not None and m > n_fit:
-                    problems.append(f"algorithms[{i}].m: {m} exceeds the {n_fit} rows left "
-                                    f"for fitting after the validation split")
-            problems += _check_levels(params, ms, f"algorithms[{i}].m_values")
-        if params.get("backend") == "dask" and execution["scheduler"] == "local":
-            problems.append(f"algorithms[{i}].backend: dask spreads the rows over a Dask "
-                            f"cluster: run with --scheduler local:N or a scheduler's address")
-        if algo_spec.check is not None:
-            problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, kernel["name"])]
-        if algo_spec.tasks:
-            run_task = task or default_task(spec.task).name
-            if run_task not in algo_spec.tasks or dataset["target_coding"] != "pm1":
-                problems.append(
-                    f"algorithms[{i}].name: {name} fits {' or '.join(algo_spec.tasks)} targets "
-                    f"coded ±1; this run is {run_task} on {spec.name} (a {spec.task} dataset, "
-                    f"target_coding {dataset['target_coding']})")
-        if protocol.get("record_test_path") and not records_test_path(algo_spec.estimator):
-            problems.append(f"protocol.record_test_path: algorithms[{i}] ({name}) has no "
-                            f"path of models to evaluate on the test rows (its fit takes no "
-                            f"X_eval; the λ-path algorithms do: "
-                            f"{', '.join(test_path_algorithms())})")
-        sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
-        for m in ms:
-            one = {**params, "m": m} if m is not None else params
-            if sweep and params.get("m_values") is not None:
-                # each swept m validates the shared levels it reaches
-                levels = Algorithm(name, label, params).m_levels() or []
-                one["m_values"] = [v for v in levels if v <= m] or [m]
-            one_label = f"{label}_m{m}" if sweep else label
-            try:
-                path_component(one_label, f"algorithms[{i}].label")
-            except ConfigError as exc:
-                problems.append(str(exc))
-            if one_label in labels:
-                problems.append(f"algorithms[{i}].label: {one_label!r} is used twice; give "
-                                f"each entry a distinct label")
-            labels.add(one_label)
-            algorithms.append(Algorithm(name, one_label, one))
-            entries.append(i)
+    run = _Run(spec, dataset, kernel, protocol, execution, task,
+               _fit_rows(dataset, spec, protocol, problems))
+    algorithms, entries = _algorithms(data["algorithms"], run, problems)
     raise_problems(path, problems)
     exp = Experiment(
         name=exp_name,
@@ -481,17 +389,194 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         device=data.get("device", "cpu"),
         tf32=data.get("tf32", False),
     )
-    # The estimators check their own parameters, with the code their fit runs: a value the
-    # schema lets through (or a combination of values) is rejected now, before a run writes.
-    # (On the numpy device: whether this machine has the config's device, and what an
-    # estimator says on it, is the run's preflight, kernreg.experiment.devices.)
+    raise_problems(path, _estimator_problems(exp, entries))
+    return exp
+
+
+def _dataset(entry: dict[str, Any], path: Path, problems: list[str]
+             ) -> tuple[dict[str, Any], DatasetSpec]:
+    """The ``dataset:`` section with its defaults (``dtype``, ``target_coding``) and the
+    registered name, and the dataset's spec; an unknown dataset stops here."""
+    dataset = {"dtype": "float64", "target_coding": "pm1", **entry}
+    try:
+        spec = get_spec(dataset["name"])
+    except DataError as exc:
+        raise ConfigError(f"{path}: dataset.name: {exc}") from None
+    dataset["name"] = spec.name
+    if spec.task == "multiclass":
+        problems.append(f"dataset.name: {spec.name} is multiclass; the hold-out protocol needs "
+                        "a regression or binary dataset (run it with `kernreg stream`)")
+    elif dataset["target_coding"] != "pm1" and spec.task != "classification":
+        problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
+                        f"classes can be coded {dataset['target_coding']}")
+    return dataset, spec
+
+
+def _protocol(entry: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """The ``protocol:`` section with its defaults, at most :data:`MAX_TRIALS` trials."""
+    protocol = {**DEFAULT_PROTOCOL, **entry}
+    if not protocol.get("record_test_path", True):
+        del protocol["record_test_path"]  # false is the default: earlier hashes stand
+    if protocol["trials"] > MAX_TRIALS:
+        problems.append(f"protocol.trials: {protocol['trials']}; at most {MAX_TRIALS} (limit)")
+    return protocol
+
+
+def _execution(entry: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """The ``execution:`` section with its default scheduler (``local``), checked."""
+    execution = {"scheduler": "local", **entry}
+    problem = scheduler_problem(execution["scheduler"])
+    if problem:
+        problems.append(f"execution.scheduler: {problem}")
+    return execution
+
+
+def _fit_rows(dataset: dict[str, Any], spec: DatasetSpec, protocol: dict[str, Any],
+              problems: list[str]) -> int:
+    """The rows a trial fits on: the config's training rows (at most the dataset's) less the
+    validation split; a ``n_train`` or ``n_test`` above the dataset's adds a problem."""
+    n_train = min(dataset.get("n_train", spec.n_train), spec.n_train)
+    if "n_test" in dataset and dataset["n_test"] > spec.n_test:
+        problems.append(f"dataset.n_test: {dataset['n_test']} exceeds the {spec.n_test} test "
+                        f"rows of {spec.name}")
+    if "n_train" in dataset and dataset["n_train"] > spec.n_train:
+        problems.append(f"dataset.n_train: {dataset['n_train']} exceeds the {spec.n_train} "
+                        f"training rows of {spec.name}")
+    return fit_rows(n_train, protocol["validation_fraction"])
+
+
+@dataclass(frozen=True)
+class _Run:
+    """The sections an algorithm entry is checked against, defaults filled in."""
+
+    spec: DatasetSpec
+    dataset: dict[str, Any]
+    kernel: dict[str, Any]
+    protocol: dict[str, Any]
+    execution: dict[str, Any]
+    task: str | None
+    n_fit: int
+
+
+def _algorithms(entries: list[dict[str, Any]], run: _Run, problems: list[str]
+                ) -> tuple[list[Algorithm], list[int]]:
+    """The run's algorithms, one per entry and swept m, and the entry each comes from."""
+    algorithms: list[Algorithm] = []
+    sources: list[int] = []
+    labels: set[str] = set()
+    for i, entry in enumerate(entries):
+        algo_spec = get_algorithm_spec(entry["name"])
+        name, label, params = _algorithm_params(i, entry, algo_spec, run.spec, problems)
+        ms = _centers(i, params, algo_spec, run, problems)
+        problems += _fit_problems(i, name, params, algo_spec, run)
+        for algo in _swept(i, name, label, params, ms, labels, problems):
+            algorithms.append(algo)
+            sources.append(i)
+    return algorithms, sources
+
+
+def _algorithm_params(i: int, entry: dict[str, Any], algo_spec: AlgorithmSpec,
+                      spec: DatasetSpec, problems: list[str]) -> tuple[str, str, dict[str, Any]]:
+    """An entry's name, label and parameters, the algorithm's defaults filled in: its
+    stopping rule completed, a λ logspace from a low end below its high end."""
+    params = {**algo_spec.defaults(), **copy.deepcopy(entry)}
+    name, label = params.pop("name"), params.pop("label", entry["name"])
+    if "stopping" in params:
+        params["stopping"] = _stopping(entry.get("stopping", {}), spec,
+                                       f"algorithms[{i}].stopping", problems)
+    if "lambdas" in params and isinstance(params["lambdas"], dict):
+        low, high, _ = params["lambdas"]["logspace"]
+        if low >= high:
+            problems.append(f"algorithms[{i}].lambdas.logspace: low ({low:g}) must be "
+                            f"smaller than high ({high:g})")
+    return name, label, params
+
+
+def _centers(i: int, params: dict[str, Any], algo_spec: AlgorithmSpec, run: _Run,
+             problems: list[str]) -> list[int | None]:
+    """The m values of an entry with Nyström centers (``[None]`` without): the dataset's paper
+    m where none is given, each within the rows left for fitting and above the levels of
+    ``m_values``."""
+    if not algo_spec.takes_centers:
+        return [None]
+    if "m" not in params:
+        params["m"] = paper_default(run.spec, "m", f"algorithms[{i}].m", problems)
+    values = expand_m(params["m"])
+    if values == []:
+        problems.append(f"algorithms[{i}].m.range: start exceeds stop, no value")
+    ms = values or [None]
+    for m in ms:
+        problem = None if m is None else centers_problem(m, run.n_fit)
+        if problem:
+            problems.append(f"algorithms[{i}].m: {problem}")
+    problems += _check_levels(params, ms, f"algorithms[{i}].m_values")
+    return ms
+
+
+def _fit_problems(i: int, name: str, params: dict[str, Any], algo_spec: AlgorithmSpec,
+                  run: _Run) -> list[str]:
+    """What keeps an entry from fitting in this run: a Dask backend without a cluster, its
+    algorithm's own rules, a task or target coding it cannot fit, a test path it cannot
+    record."""
+    problems = []
+    if params.get("backend") == "dask" and run.execution["scheduler"] == "local":
+        problems.append(f"algorithms[{i}].backend: dask spreads the rows over a Dask "
+                        f"cluster: run with --scheduler local:N or a scheduler's address")
+    if algo_spec.check is not None:
+        problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, run.kernel["name"])]
+    if algo_spec.tasks:
+        run_task = run.task or default_task(run.spec.task).name
+        coding = run.dataset["target_coding"]
+        if run_task not in algo_spec.tasks or coding != "pm1":
+            problems.append(
+                f"algorithms[{i}].name: {name} fits {' or '.join(algo_spec.tasks)} targets "
+                f"coded ±1; this run is {run_task} on {run.spec.name} (a {run.spec.task} "
+                f"dataset, target_coding {coding})")
+    if run.protocol.get("record_test_path") and not records_test_path(algo_spec.estimator):
+        problems.append(f"protocol.record_test_path: algorithms[{i}] ({name}) has no "
+                        f"path of models to evaluate on the test rows (its fit takes no "
+                        f"X_eval; the λ-path algorithms do: "
+                        f"{', '.join(test_path_algorithms())})")
+    return problems
+
+
+def _swept(i: int, name: str, label: str, params: dict[str, Any], ms: list[int | None],
+           labels: set[str], problems: list[str]) -> list[Algorithm]:
+    """One :class:`Algorithm` per m of an entry (labelled ``<label>_m<m>`` in a sweep), each
+    label a folder name not used before (``labels``, which it extends)."""
+    algorithms = []
+    sweep = len(ms) > 1 or isinstance(params.get("m"), dict | list)
+    for m in ms:
+        one = {**params, "m": m} if m is not None else params
+        if sweep and params.get("m_values") is not None:
+            # each swept m validates the shared levels it reaches
+            levels = Algorithm(name, label, params).m_levels() or []
+            one["m_values"] = [v for v in levels if v <= m] or [m]
+        one_label = f"{label}_m{m}" if sweep else label
+        try:
+            path_component(one_label, f"algorithms[{i}].label")
+        except ConfigError as exc:
+            problems.append(str(exc))
+        if one_label in labels:
+            problems.append(f"algorithms[{i}].label: {one_label!r} is used twice; give "
+                            f"each entry a distinct label")
+        labels.add(one_label)
+        algorithms.append(Algorithm(name, one_label, one))
+    return algorithms
+
+
+def _estimator_problems(exp: Experiment, entries: list[int]) -> list[str]:
+    """The estimators check their own parameters, with the code their fit runs: a value the
+    schema lets through (or a combination of values) is rejected now, before a run writes.
+    (On the numpy device: whether this machine has the config's device, and what an
+    estimator says on it, is the run's preflight, kernreg.experiment.devices.)"""
+    problems = []
     for i, algo in zip(entries, exp.algorithms, strict=True):
         try:
             make_estimator(algo, exp, random_state=0).check_params()
         except ValueError as exc:
             problems.append(f"algorithms[{i}] ({algo.label}): {exc}")
-    raise_problems(path, problems)
-    return exp
+    return problems
 
 
 def _sigma_grid_problems(grid: Any) -> list[str]:
@@ -543,9 +628,11 @@ def test_path_algorithms() -> list[str]:
     return [n for n in algorithm_names() if records_test_path(get_algorithm_spec(n).estimator)]
 
 
-def _kernel(entry: dict[str, Any], spec: DatasetSpec, problems: list[str]) -> dict[str, Any]:
+def _kernel(entry: dict[str, Any], spec: DatasetSpec, dtype: str, problems: list[str]
+            ) -> dict[str, Any]:
     """The ``kernel:`` section with its registered defaults filled in; a bandwidth ``sigma``
-    without one takes the dataset's paper σ."""
+    without one takes the dataset's paper σ; σ (each σ of a grid) within the range a kernel of
+    ``dtype`` can evaluate."""
     kernel = {"name": DEFAULT_KERNEL, **entry}
     kernel_spec = get_kernel_spec(kernel["name"])
     for param in kernel_spec.parameters:
@@ -554,12 +641,10 @@ def _kernel(entry: dict[str, Any], spec: DatasetSpec, problems: list[str]) -> di
         if param in kernel_spec.defaults:
             kernel[param] = copy.deepcopy(kernel_spec.defaults[param])
         elif param == "sigma":
-            if spec.sigma is None:
-                problems.append(f"kernel.sigma: required, dataset {spec.name} has no paper "
-                                f"default")
-            kernel["sigma"] = spec.sigma
+            kernel["sigma"] = paper_default(spec, "sigma", "kernel.sigma", problems)
         else:
             problems.append(f"kernel.{param}: required for the {kernel['name']} kernel")
+    problems += _sigma_problems(kernel.get("sigma"), *SIGMA_RANGE[dtype], dtype)
     return kernel
 
 

@@ -18,6 +18,7 @@ from kernreg.datasets.spec import (
     Source,
     dataset_names,
     get_spec,
+    paper_default,
     register,
     unregister,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "get_spec",
     "is_cached",
     "load_dataset",
+    "paper_default",
     "register",
     "resolve_settings",
     "unregister",

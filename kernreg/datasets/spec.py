@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -198,6 +198,16 @@ def get_spec(name: str) -> DatasetSpec:
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise DataError(f"unknown dataset {name!r}; registered datasets: {known}") from None
+
+
+def paper_default(spec: DatasetSpec, param: str, key: str, problems: list[str]) -> Any:
+    """The paper's value of ``param`` (``"sigma"`` or ``"m"``) for ``spec``'s dataset: what a
+    setting left out takes. Where the paper gives none, ``None``, and ``problems`` gets a line
+    naming ``key`` (the setting is then required)."""
+    value = getattr(spec, param)
+    if value is None:
+        problems.append(f"{key}: required, dataset {spec.name} has no paper default")
+    return value
 
 
 def dataset_names() -> list[str]:

@@ -24,6 +24,7 @@ from kernreg.config import Algorithm, Experiment, expand_m, takes_device
 from kernreg.errors import ConfigError, KernregError
 from kernreg.kernels import make_kernel
 from kernreg.solvers import MemoryProblem, get_algorithm_spec
+from kernreg.solvers.blocks.holdout import centers_problem
 from kernreg.solvers.blocks.sigma_search import sigma_grid
 
 _F64 = 8
@@ -160,9 +161,9 @@ def check_numerics(exp: Experiment, algorithms: tuple[Algorithm, ...], X_train: 
     problems = []
     for algo in algorithms:
         for m in expand_m(algo.params.get("m")) or []:
-            if m > n_fit:
-                problems.append(f"{algo.label}: m = {m} exceeds the {n_fit} rows left for "
-                                f"fitting after the validation split")
+            problem = centers_problem(m, n_fit)
+            if problem:
+                problems.append(f"{algo.label}: m = {problem}")
     sigma = exp.kernel.get("sigma")
     if sigma is not None and not np.isscalar(sigma):  # a grid: its smallest σ overflows first
         sigma = float(sigma_grid(sigma).min())

@@ -5,7 +5,8 @@ NYTRO's whole validated path (``max_iter`` iterations) gives its best validation
 at iteration ``t*``; the ν-method's path gives the first iteration ``t_ν`` with validation
 RMSE ≤ ``e*``. Both are then re-timed fitting exactly their iterations (``t*`` and ``t_ν``,
 validation included, median of ``--repeats``), and the script prints iterations, seconds and
-their ratios, with the BLAS threads. Each dataset's line is also written to ``--csv``
+their ratios, with the BLAS threads and the host's rates before and after the run
+(reproduce.bench.skeleton). Each dataset's line is also written to ``--csv``
 (default results/bench_acceleration.csv, the source of the table in docs/solvers.md: ``make
 docs``), replacing the row of the same dataset, m, max_iter and ν.
 
@@ -15,17 +16,14 @@ docs``), replacing the row of the same dataset, m, max_iter and ν.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from kernreg.datasets import get_spec, load_dataset
 from kernreg.experiment import blas_description, gemm_gflops, trial_seed
 from kernreg.solvers import Nytro, holdout_split, rmse
-from reproduce.bench.record import record_row, today_source
+from reproduce.bench.skeleton import Bench
 
 #: m per dataset: the paper's, else the one of this project's figures.
 M = {"cpusmall": 1000, "adult": 1000, "ijcnn1": 5000, "insurance": 2000}
@@ -37,13 +35,9 @@ CSV_COLUMNS = [*CSV_KEY, "nytro_val_rmse", "nytro_t", "nytro_s", "nu_t", "nu_s",
 
 def _seconds(params: dict, data: tuple, repeats: int) -> tuple[Nytro, float]:
     """The last fit of ``Nytro(**params)`` on ``data`` and the median seconds of ``repeats``."""
-    times, est = [], None
-    for _ in range(repeats):
-        est = Nytro(**params)
-        start = time.perf_counter()
-        est.fit(*data)
-        times.append(time.perf_counter() - start)
-    return est, statistics.median(times)
+    timing = Bench.time(lambda est: est.fit(*data), repeats, warmup=0,
+                        setup=lambda: Nytro(**params))
+    return timing.result, timing.median
 
 
 def main() -> None:
@@ -58,7 +52,8 @@ def main() -> None:
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
                         help="print only")
     args = parser.parse_args()
-    with threadpool_limits(args.threads):
+    with Bench("reproduce/bench/bench_acceleration.py", threads=args.threads, csv=args.csv,
+               key=CSV_KEY, columns=CSV_COLUMNS) as bench:
         print(f"BLAS: {blas_description()}")
         print("dataset   m     e* (NYTRO)  t*   NYTRO s   t_nu  nu s    iter ratio  time ratio")
         for name in args.datasets:
@@ -74,14 +69,11 @@ def main() -> None:
             reached = np.flatnonzero(nu.path_["val_rmse"] <= e_star)
             row = {"dataset": name, "sigma": spec.sigma, "m": M[name], "max_iter": args.max_iter,
                    "nu": args.nu, "nytro_val_rmse": round(e_star, 6), "nytro_t": t_star,
-                   "repeats": args.repeats, "blas_threads": args.threads,
-                   "host_gemm_gflops": round(gemm_gflops(), 1),
-                   "source": today_source("reproduce/bench/bench_acceleration.py")}
+                   "repeats": args.repeats, "host_gemm_gflops": round(gemm_gflops(), 1)}
             if reached.size == 0:
                 print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  ν-method never "
                       f"reaches it in {args.max_iter} iterations")
-                if args.csv is not None:  # NYTRO's time is not measured then: no seconds
-                    record_row(args.csv, row, CSV_KEY, CSV_COLUMNS)
+                bench.record(row)  # NYTRO's time is not measured then: no seconds
                 continue
             t_nu = int(reached[0]) + 1
             # re-timed at exactly the iterations each needs; a threshold of +99.9% keeps the
@@ -95,9 +87,8 @@ def main() -> None:
             print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  {s_lw:7.3f}  {t_nu:4d}  "
                   f"{s_nu:6.3f}  {t_nu / t_star:9.3f}  {s_nu / s_lw:9.3f}   "
                   f"(val RMSE of the re-timed fits {check[0]:.5f} / {check[1]:.5f})")
-            if args.csv is not None:
-                row.update(nytro_s=round(s_lw, 4), nu_t=t_nu, nu_s=round(s_nu, 4))
-                record_row(args.csv, row, CSV_KEY, CSV_COLUMNS)
+            bench.record({**row, "nytro_s": round(s_lw, 4), "nu_t": t_nu,
+                          "nu_s": round(s_nu, 4)})
 
 
 if __name__ == "__main__":

@@ -25,30 +25,28 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 CHILD = "--child"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _median_ms(fn, repeats: int, before=None) -> float:
-    import numpy as np
+    """Median milliseconds of ``repeats`` calls of ``fn``, each right after an untimed call of
+    ``before`` when one is given."""
+    from reproduce.bench.skeleton import Bench
 
-    times = []
-    for _ in range(repeats):
-        if before is not None:
-            before()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)) * 1e3
+    timed = fn if before is None else lambda _: fn()
+    return Bench.time(timed, repeats, warmup=0, setup=before).median * 1e3
 
 
 def child(repeats: int, threads: int, small_mb: int) -> None:
     import numpy as np
-    from threadpoolctl import threadpool_limits
 
     from kernreg.experiment import gemm_gflops
     from kernreg.kernels import GaussianKernel, normal_pass
     from kernreg.kernels import compiled as C
+    from reproduce.bench.skeleton import Bench
 
     rng = np.random.default_rng(0)
     n, m, d = 26049, 1000, 123
@@ -70,7 +68,7 @@ def child(repeats: int, threads: int, small_mb: int) -> None:
         gemm()
         time.sleep(0.5)
 
-    with threadpool_limits(threads):
+    with Bench("reproduce/bench/bench_blas_spin.py", threads=threads, rates=False):
         gemm(), exp_pass(), small.matvec(X64, X64[:m], v)  # compile, touch
         after_idle = _median_ms(exp_pass, repeats, idle)
         after_gemm = _median_ms(exp_pass, repeats, gemm)
@@ -102,9 +100,9 @@ def main() -> None:
         return
     for timeout in (t for t in args.timeouts.split(",") if t):
         env = dict(os.environ, OPENBLAS_THREAD_TIMEOUT=timeout)
-        subprocess.run([sys.executable, __file__, CHILD, "--repeats", str(args.repeats),
-                        "--threads", str(args.threads), "--small-mb", str(args.small_mb)],
-                       env=env, check=True)
+        subprocess.run([sys.executable, "-m", "reproduce.bench.bench_blas_spin", CHILD,
+                        "--repeats", str(args.repeats), "--threads", str(args.threads),
+                        "--small-mb", str(args.small_mb)], env=env, check=True, cwd=REPO)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ each solver locally and with ``backend="dask"`` on a LocalCluster of ``--workers
 1 thread, side by side in one process, and prints: the median seconds of each, their ratio,
 the bytes each iteration/product moves between the driver and the workers, and the cluster's
 measured round-trip latency and transfer bandwidth — the constants of the scaling model in
-docs/distributed.md. The host's GEMM rate is printed beside the times. Each cell is also
+docs/distributed.md. The host's GEMM rate is printed beside the times, and its rates before and
+after each cell (reproduce.bench.skeleton). Each cell is also
 written to ``--csv`` (default results/bench_dask.csv, the source of the table in
 docs/distributed.md: ``make docs``), replacing the row of the same cell and worker count.
 
@@ -15,14 +16,11 @@ docs/distributed.md: ``make docs``), replacing the row of the same cell and work
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 import psutil
 from distributed import Client, LocalCluster
-from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import (
@@ -33,13 +31,15 @@ from kernreg.experiment import (
     trial_split,
 )
 from kernreg.solvers import rmse
-from reproduce.bench.record import record_row, today_source
+from reproduce.bench.skeleton import Bench
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV = Path(__file__).resolve().parents[2] / "results" / "bench_dask.csv"
 CSV_KEY = ["dataset", "algorithm", "m", "dtype", "workers"]
 CSV_COLUMNS = [*CSV_KEY, "repeats", "local_s", "dask_s", "ratio", "moved_mb", "pred_rms_diff",
                "local_strategy", "dask_strategy", "host_gemm_gflops", "source"]
+#: This script, as the rows' ``source`` names it.
+SCRIPT = "reproduce/bench/bench_dask.py"
 DATASETS = {"covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
             "ijcnn1": ("ijcnn1_nkrls.yaml", "ijcnn1_nytro.yaml"),
             "adult": ("adult_all.yaml", "adult_all.yaml")}
@@ -47,29 +47,17 @@ DATASETS = {"covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
 
 def measure_link(client: Client, repeats: int = 50) -> tuple[float, float]:
     """(round-trip seconds of an empty task, bytes/s of moving 64 MB to a worker and back)."""
-    client.submit(int, 0, pure=False).result()
-    trips = []
-    for i in range(repeats):
-        start = time.perf_counter()
-        client.submit(int, i, pure=False).result()
-        trips.append(time.perf_counter() - start)
+    trip = Bench.time(lambda: client.submit(int, 0, pure=False).result(), repeats, warmup=1)
     payload = np.ones(8 * 2**20)  # 64 MB
-    start = time.perf_counter()
-    future = client.scatter(payload, hash=False)
-    back = future.result()
-    seconds = time.perf_counter() - start
-    assert back.shape == payload.shape
-    return statistics.median(trips), 2 * payload.nbytes / seconds
+    transfer = Bench.time(lambda: client.scatter(payload, hash=False).result(), 1, warmup=0)
+    assert transfer.result.shape == payload.shape
+    return trip.median, 2 * payload.nbytes / transfer.median
 
 
 def _fit(make, data, repeats: int) -> tuple[object, float]:
-    times, est = [], None
-    for _ in range(repeats):
-        est = make()
-        start = time.perf_counter()
-        est.fit(*data)
-        times.append(time.perf_counter() - start)
-    return est, statistics.median(times)
+    """The last of ``repeats`` fits of ``make()`` on ``data`` and their median seconds."""
+    timing = Bench.time(lambda est: est.fit(*data), repeats, warmup=0, setup=make)
+    return timing.result, timing.median
 
 
 def bench(name: str, workers: int, repeats: int, algorithms: list[str],
@@ -88,38 +76,36 @@ def bench(name: str, workers: int, repeats: int, algorithms: list[str],
             algo = next(a for a in exp.algorithms if a.name == label)
             data = prepare_data(exp)
             seed, split = trial_split(exp, data, 0)
-            with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
+            with Bench(SCRIPT, threads=resolve_blas_threads(exp.budget["blas_threads"]),
+                       csv=csv, key=CSV_KEY, columns=CSV_COLUMNS) as cell:
                 gflops = gemm_gflops()
                 local, t_local = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
                                       split, repeats)
-            with threadpool_limits(limits=1):  # the driver's own work; workers: 1 thread each
-                dask, t_dask = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s)
-                                    .set_params(backend="dask"), split, repeats)
+                # the driver's own work; workers: 1 thread each
+                with Bench(SCRIPT, threads=1, rates=False):
+                    dask, t_dask = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s)
+                                        .set_params(backend="dask"), split, repeats)
             same = rmse(local.predict(data.X_test), dask.predict(data.X_test))
             m = algo.params["m"]
             moved = 8 * m * (3 * workers - 1)  # the iterate out, partial sums back (a tree)
             unit = "per iteration" if label == "nytro" else "for AᵀA (m × m per part)"
             if label == "nkrls":
                 moved = 8 * m * m * (2 * workers - 1)
-            plans = "".join(f", {who} strategy {e.strategy_}/{e.validation_strategy_}"
-                            for who, e in (("local", local), ("dask", dask))
-                            if hasattr(e, "strategy_"))
+            strategy = {who: f"{e.strategy_}/{e.validation_strategy_}"
+                        for who, e in (("local", local), ("dask", dask))
+                        if hasattr(e, "strategy_")}
+            plans = "".join(f", {who} strategy {plan}" for who, plan in strategy.items())
             print(f"{name} {label} m={m}: local {t_local:.1f} s, dask {t_dask:.1f} s, ratio "
                   f"{t_dask / t_local:.2f}; bytes moved {unit}: {moved / 1e6:.2f} MB; "
                   f"predictions differ by RMS {same:.1e}{plans}; host GEMM {gflops:.0f} GF/s",
                   flush=True)
-            if csv is not None:
-                strategy = {who: f"{e.strategy_}/{e.validation_strategy_}"
-                            for who, e in (("local", local), ("dask", dask))
-                            if hasattr(e, "strategy_")}
-                record_row(csv, {
-                    "dataset": name, "algorithm": label, "m": m,
-                    "dtype": exp.dataset["dtype"], "workers": workers, "repeats": repeats,
-                    "local_s": round(t_local, 3), "dask_s": round(t_dask, 3),
-                    "ratio": round(t_dask / t_local, 3), "moved_mb": round(moved / 1e6, 3),
-                    "pred_rms_diff": f"{same:.2e}", "local_strategy": strategy.get("local"),
-                    "dask_strategy": strategy.get("dask"), "host_gemm_gflops": round(gflops, 1),
-                    "source": today_source("reproduce/bench/bench_dask.py")}, CSV_KEY, CSV_COLUMNS)
+            cell.record({
+                "dataset": name, "algorithm": label, "m": m, "dtype": exp.dataset["dtype"],
+                "workers": workers, "repeats": repeats, "local_s": round(t_local, 3),
+                "dask_s": round(t_dask, 3), "ratio": round(t_dask / t_local, 3),
+                "moved_mb": round(moved / 1e6, 3), "pred_rms_diff": f"{same:.2e}",
+                "local_strategy": strategy.get("local"), "dask_strategy": strategy.get("dask"),
+                "host_gemm_gflops": round(gflops, 1)})
 
 
 def main() -> None:

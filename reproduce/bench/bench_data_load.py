@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import argparse
 import resource
-import statistics
 import subprocess
 import sys
-import time
 
 import psutil
 from threadpoolctl import threadpool_info
 
 from kernreg.datasets import is_cached, load_dataset
-
-
-def _timed(func) -> float:
-    start = time.perf_counter()
-    func()
-    return time.perf_counter() - start
+from reproduce.bench.skeleton import Bench
 
 
 def _peak_rss_gib() -> float:
@@ -41,16 +34,16 @@ def main() -> None:
     print(f"BLAS/OpenMP threads: {threads}; CPUs: {psutil.cpu_count()}")
     for name in args.names:
         if not is_cached(name):
-            build = _timed(lambda n=name: load_dataset(n))
-            print(f"{name}: built cache in {build:.2f} s")
-        warm = [_timed(lambda n=name: load_dataset(n)) for _ in range(args.repeats)]
+            build = Bench.time(lambda n=name: load_dataset(n), 1, warmup=0)
+            print(f"{name}: built cache in {build.median:.2f} s")
+        warm = Bench.time(lambda n=name: load_dataset(n), args.repeats, warmup=0)
         code = f"from kernreg.datasets import load_dataset; load_dataset({name!r})"
-        cold = [_timed(lambda c=code: subprocess.run([sys.executable, "-c", c], check=True))
-                for _ in range(args.repeats)]
-        print(f"{name}: cache load in-process median {statistics.median(warm):.3f} s "
-              f"(min {min(warm):.3f}, max {max(warm):.3f}, n={len(warm)}); "
-              f"fresh process incl. imports median {statistics.median(cold):.3f} s "
-              f"(min {min(cold):.3f}, max {max(cold):.3f}); "
+        cold = Bench.time(lambda c=code: subprocess.run([sys.executable, "-c", c], check=True),
+                          args.repeats, warmup=0)
+        print(f"{name}: cache load in-process median {warm.median:.3f} s "
+              f"(min {warm.min:.3f}, max {warm.max:.3f}, n={len(warm.seconds)}); "
+              f"fresh process incl. imports median {cold.median:.3f} s "
+              f"(min {cold.min:.3f}, max {cold.max:.3f}); "
               f"peak RSS of this process {_peak_rss_gib():.2f} GiB")
 
 

@@ -23,17 +23,15 @@ to agree (1e-10 relative in float64) before anything is timed.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from kernreg.experiment.resources import blas_description
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET, GaussianKernel, normal_pass, use_jit
 from kernreg.kernels.compiled import HAVE_NUMBA, compiled_threads, max_threads
 from reproduce.bench.floor import HostRates, noisy_host
+from reproduce.bench.skeleton import Bench
 
 #: name: (training rows, d, m, σ, dtype) of the NYTRO Table 2 cell (80% of the training file).
 SHAPES = {
@@ -43,21 +41,13 @@ SHAPES = {
 }
 
 
-def _median(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up: compilation, first touch
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def _both(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median seconds of ``fn`` on the numpy path, then on the compiled path (each after a
+    warm-up call: compilation, first touch)."""
     with use_jit(False):
-        slow = _median(fn, repeats)
+        slow = Bench.time(fn, repeats).median
     with use_jit(True):
-        fast = _median(fn, repeats)
+        fast = Bench.time(fn, repeats).median
     return slow, fast
 
 
@@ -129,7 +119,7 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"--shapes: unknown {unknown}; choose from {list(SHAPES)}")
     threads = args.threads or max_threads()
-    with threadpool_limits(limits=threads):
+    with Bench("reproduce/bench/bench_kernels.py", threads=threads, rates=False):
         print(f"BLAS: {blas_description()}; compiled threads {compiled_threads()}")
         for name in args.shapes.split(","):
             rows, d, m, sigma, dtype = SHAPES[name]

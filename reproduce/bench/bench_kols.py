@@ -6,8 +6,8 @@ On Adult (trial 0's fit rows of configs/adult_all.yaml, σ = 6.6) subsampled to 
 Printed: the median seconds of each (the pivoted Cholesky's including its Lanczos λ_max and
 the gap test; the steps of the last run beside), their ratio, the rank each keeps, whether the
 Cholesky rank was certified, and the test predictions of both (first ``--test-rows`` rows of
-Adult's test file): relative difference and test RMSE. BLAS threads and the host's GEMM rate
-(before and after) are printed beside the times.
+Adult's test file): relative difference and test RMSE. BLAS threads and the host's rates
+(before and after the run: reproduce.bench.skeleton) are printed beside the times.
 
 ``--full`` then fits KOLS on all fit rows with the pivoted Cholesky, what a trial of
 configs/adult_all.yaml times (kernel evaluation, the solve and the validation predictions: the
@@ -23,15 +23,13 @@ an hour or more here).
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
-from kernreg.experiment import gemm_gflops, prepare_data, trial_split
+from kernreg.experiment import prepare_data, trial_split
 from kernreg.experiment.resources import blas_description
 from kernreg.solvers import KOLS, rmse
 from kernreg.solvers.blocks.distinct import distinct_rows
@@ -41,13 +39,10 @@ from kernreg.solvers.blocks.min_norm import (
     eigh_min_norm,
     pivoted_cholesky_min_norm,
 )
+from reproduce.bench.skeleton import Bench
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "adult_all.yaml"
 PAPER_SECONDS = 112.0  # NYTRO Table 2, Adult KOLS
-
-
-def _gemm() -> str:
-    return f"GEMM {gemm_gflops():.1f} GF/s (float64, n = 1024)"
 
 
 def bench_size(n: int, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test: np.ndarray,
@@ -56,27 +51,21 @@ def bench_size(n: int, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test:
     Xn, yn = X[rows], y[rows]
     est = KOLS(sigma=sigma)
     est.kernel_ = est._make_kernel()
-    start = time.perf_counter()
-    K = sym_inplace(np.asarray(est.kernel_(Xn), dtype=np.float64))
-    kernel_seconds = time.perf_counter() - start
+    kernel = Bench.time(lambda: sym_inplace(np.asarray(est.kernel_(Xn), dtype=np.float64)), 1,
+                        warmup=0)
+    K = kernel.result
     K_test = est.kernel_(X_test, Xn)
     rcond = default_rcond(n)
-    times: dict[str, list[float]] = {"eigh": [], "pivoted_cholesky": []}
-    out = {}
-    for _ in range(repeats):
-        for name, solve in (("eigh", eigh_min_norm), ("pivoted_cholesky",
-                                                      pivoted_cholesky_min_norm)):
-            A = K.copy()
-            start = time.perf_counter()
-            out[name] = solve(A, yn, rcond)
-            times[name].append(time.perf_counter() - start)
-            del A
-    eig, chol = out["eigh"], out["pivoted_cholesky"]
+    solvers = {"eigh": eigh_min_norm, "pivoted_cholesky": pivoted_cholesky_min_norm}
+    times = Bench.side_by_side({name: lambda A, f=solve: f(A, yn, rcond)  # on a copy of K
+                                for name, solve in solvers.items()}, repeats, warmup=0,
+                               setup=K.copy)
+    eig, chol = times["eigh"].result, times["pivoted_cholesky"].result
     p_eig, p_chol = K_test @ eig.alpha, K_test @ chol.alpha
-    t_eig, t_chol = statistics.median(times["eigh"]), statistics.median(times["pivoted_cholesky"])
+    t_eig, t_chol = times["eigh"].median, times["pivoted_cholesky"].median
     distinct = np.unique(Xn, axis=0).shape[0]
     diff = np.linalg.norm(p_chol - p_eig) / np.linalg.norm(p_eig)
-    print(f"n = {n} ({distinct} distinct rows): kernel {kernel_seconds:.2f} s; eigh "
+    print(f"n = {n} ({distinct} distinct rows): kernel {kernel.median:.2f} s; eigh "
           f"{t_eig:.2f} s, pivoted Cholesky {t_chol:.2f} s, ratio {t_eig / t_chol:.1f}x "
           f"(medians of {repeats})", flush=True)
     print(f"  last Cholesky run: {_steps(chol.seconds)}; last eigh run: {_steps(eig.seconds)}")
@@ -145,8 +134,8 @@ def main() -> None:
     _, split = trial_split(exp, data, 0)
     X, y = np.asarray(split[0]), np.asarray(split[1])
     X_test, y_test = data.X_test[:args.test_rows], data.y_test[:args.test_rows]
-    with threadpool_limits(args.threads, user_api="blas"):
-        print(f"BLAS: {blas_description()}, {args.threads} thread(s); host {_gemm()}", flush=True)
+    with Bench("reproduce/bench/bench_kols.py", threads=args.threads):
+        print(f"BLAS: {blas_description()}, {args.threads} thread(s)", flush=True)
         for n in (int(v) for v in args.sizes.split(",") if v):
             bench_size(n, X, y, X_test, y_test, exp.kernel["sigma"], args.repeats)
         if args.full:
@@ -155,7 +144,6 @@ def main() -> None:
                 full_fit("pivoted_cholesky", exp, split, data, merge=False)
         if args.full_eigh:
             full_fit("eigh", exp, split, data)
-        print(f"host after: {_gemm()}", flush=True)
 
 
 if __name__ == "__main__":

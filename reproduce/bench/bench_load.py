@@ -6,7 +6,8 @@ one thread each: what another kernreg run or a Dask worker does), with each BLAS
 of ``--threads`` (``auto`` = kernreg's ``budget.blas_threads: auto``, the cores idle when the
 fit starts). Prints median seconds, the slowdown under load, and the slowdown a fair share of
 the cores predicts (``(competitors + threads) / cores`` when oversubscribed), side by side in
-one run. The host's GEMM rate is printed beside the times. Each line is also written to
+one run. The host's GEMM rate is printed beside the times, and its rates before and after the
+run (reproduce.bench.skeleton). Each line is also written to
 ``--csv`` (default results/bench_load.csv, the source of the table in docs/speed.md: ``make
 docs``), replacing the row of the same config, algorithm, competitors and thread setting.
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
-import statistics
 import time
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_split
-from reproduce.bench.record import record_row, today_source
+from reproduce.bench.skeleton import Bench
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV_KEY = ["config", "algorithm", "competitors", "threads_setting"]
@@ -44,16 +44,6 @@ def _compete(stop: mp.Event) -> None:  # type: ignore[valid-type]
         a = np.random.default_rng(0).standard_normal((512, 512))
         while not stop.is_set():
             a @ a
-
-
-def _median_fit(make, split, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        est = make()
-        start = time.perf_counter()
-        est.fit(*split)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -73,15 +63,20 @@ def main() -> None:
     data = prepare_data(exp)
     seed, split = trial_split(exp, data, 0)
     cores = len(os.sched_getaffinity(0))
-    with threadpool_limits(limits=cores):
+    with Bench(SCRIPT, threads=cores, csv=args.csv, key=CSV_KEY, columns=CSV_COLUMNS) as bench:
         host_gemm = gemm_gflops()
         print(f"{cores} cores; host GEMM {host_gemm:.0f} GF/s alone", flush=True)
 
-    def make(a=algo, e=exp, s=seed):
-        return make_estimator(a, e, s)
+        def make(a=algo, e=exp, s=seed):
+            return make_estimator(a, e, s)
 
-    with threadpool_limits(limits=cores):
         make().fit(*split)  # warm-up, untimed: first touch of the data, thread pools
+        _loaded(bench, args, exp.name, cores, host_gemm, make, split)
+
+
+def _loaded(bench: Bench, args: argparse.Namespace, config: str, cores: int, host_gemm: float,
+            make, split) -> None:
+    """Each thread setting's median fit alone, then beside each count of competitors."""
     alone: dict[str, float] = {}  # BLAS threads setting → median seconds with no competitor
     for competitors in [0, *args.competitors]:
         stop = mp.Event()
@@ -92,8 +87,9 @@ def main() -> None:
         try:
             for spec in args.threads:
                 threads = idle_cores() if spec == "auto" else int(spec)
-                with threadpool_limits(limits=threads):
-                    seconds = _median_fit(make, split, args.repeats)
+                with Bench(SCRIPT, threads=threads, rates=False):
+                    seconds = Bench.time(lambda est: est.fit(*split), args.repeats, warmup=0,
+                                         setup=make).median
                 if competitors == 0:
                     alone[spec] = seconds
                 fair = max(1.0, (competitors + threads) / cores)
@@ -101,16 +97,14 @@ def main() -> None:
                     f"; ×{seconds / alone[spec]:.2f} of alone with the same setting (a fair "
                     f"share of the cores: ×{fair:.2f}), ×{seconds / min(alone.values()):.2f} of "
                     "the fastest alone")
-                print(f"{args.algorithm} {exp.name}: {competitors} competing process(es), "
+                print(f"{args.algorithm} {config}: {competitors} competing process(es), "
                       f"BLAS threads {spec} ({threads}): median {seconds:.3f} s "
                       f"(n={args.repeats}){versus}", flush=True)
-                if args.csv is not None:
-                    record_row(args.csv, {
-                        "config": exp.name, "algorithm": args.algorithm, "cores": cores,
-                        "competitors": competitors, "threads_setting": spec,
-                        "threads": threads, "median_s": round(seconds, 4),
-                        "repeats": args.repeats, "host_gemm_gflops": round(host_gemm, 1),
-                        "source": today_source(SCRIPT)}, CSV_KEY, CSV_COLUMNS)
+                bench.record({
+                    "config": config, "algorithm": args.algorithm, "cores": cores,
+                    "competitors": competitors, "threads_setting": spec, "threads": threads,
+                    "median_s": round(seconds, 4), "repeats": args.repeats,
+                    "host_gemm_gflops": round(host_gemm, 1)})
         finally:
             stop.set()
             for p in procs:

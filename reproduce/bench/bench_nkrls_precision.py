@@ -8,8 +8,8 @@ after; the median seconds of each precision and their ratio mixed / float64 (the
 on a shared host: both measured in the same run); λ* of each, the largest difference of the
 validation RMSE over the whole λ path, the test RMSE of each (and whether they agree to 4
 significant digits), the largest relative difference of the test predictions, and what the
-refinement did (CG steps, the worst final estimate, whether it fell back to float64, and
-whether it fell back to float64). ``auto`` is reported as the cost model's choice for the cell.
+refinement did (CG steps, the worst final estimate, and whether it fell back to float64).
+``auto`` is reported as the cost model's choice for the cell.
 Every measured cell is also written to ``--csv`` (default results/bench_nkrls_precision.csv,
 rendered into docs/solvers.md by ``make docs``), replacing the row of the same dataset and
 trial.
@@ -26,8 +26,6 @@ m × m Gram, validation — are the same work in both).
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +36,7 @@ from kernreg.experiment import make_estimator, prepare_data, resolve_blas_thread
 from kernreg.experiment.resources import gemm_gflops
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.mixed_precision import precision_costs, resolve_precision
-from reproduce.bench.record import record_row, today_source
+from reproduce.bench.skeleton import Bench
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV = Path(__file__).resolve().parents[2] / "results" / "bench_nkrls_precision.csv"
@@ -49,12 +47,14 @@ CSV_COLUMNS = [*CSV_KEY, "n", "m", "lambdas", "repeats", "float64_s", "mixed_s",
                "val_rmse_max_diff", "test_rmse_float64", "test_rmse_mixed",
                "test_pred_max_rel_diff", "refine_steps", "precision_used", "auto_choice",
                "source"]
+PRECISIONS = ("float64", "mixed")
 DATASETS = {"adult": "adult_all.yaml", "ijcnn1": "ijcnn1_nkrls.yaml",
             "insurance": "insurance_all.yaml"}
 
 
 #: This script, as the rows' ``source`` names it.
 SCRIPT = "reproduce/bench/bench_nkrls_precision.py"
+
 
 def rates(threads: int) -> tuple[float, float]:
     """This host's float64 and float32 GEMM rates (GF/s, 4096²), printed."""
@@ -67,6 +67,15 @@ def rates(threads: int) -> tuple[float, float]:
 
 def four_digits(a: float, b: float) -> bool:
     return f"{a:.4g}" == f"{b:.4g}"
+
+
+def alternate(algo, exp, seed: int, split: tuple, repeats: int) -> tuple[dict, dict]:
+    """Each precision's median fit seconds over ``repeats`` fits (a fresh estimator each, made
+    untimed), alternated, and its last fitted estimator."""
+    times = Bench.side_by_side(
+        {p: lambda est, p=p: est.set_params(precision=p).fit(*split) for p in PRECISIONS},
+        repeats, warmup=0, setup=lambda: make_estimator(algo, exp, seed))
+    return {p: t.median for p, t in times.items()}, {p: t.result for p, t in times.items()}
 
 
 def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
@@ -83,19 +92,11 @@ def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
               f"{costs['float64']:.3g} s, mixed {costs['mixed']:.3g} s (nominal rates): auto "
               f"picks {auto}", flush=True)
         before = rates(threads)
-        times: dict[str, list[float]] = {"float64": [], "mixed": []}
-        fitted = {}
-        with threadpool_limits(limits=threads), reuse_buffers():
-            for _ in range(repeats):
-                for precision in times:
-                    est = make_estimator(algo, exp, seed).set_params(precision=precision)
-                    start = time.perf_counter()
-                    est.fit(X, y, Xv, yv)
-                    times[precision].append(time.perf_counter() - start)
-                    fitted[precision] = est
+        with Bench(SCRIPT, threads=threads, csv=csv, key=CSV_KEY, columns=CSV_COLUMNS,
+                   rates=False) as cell, reuse_buffers():
+            med, fitted = alternate(algo, exp, seed, (X, y, Xv, yv), repeats)
         after = rates(threads)
         e64, emx = fitted["float64"], fitted["mixed"]
-        med = {k: statistics.median(v) for k, v in times.items()}
         p64, pmx = e64.predict(data.X_test), emx.predict(data.X_test)
         t64, tmx = rmse(data.y_test, p64), rmse(data.y_test, pmx)
         val_diff = float(np.nanmax(np.abs(e64.path_["val_rmse"] - emx.path_["val_rmse"])))
@@ -110,23 +111,21 @@ def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
               f"{tmx:.6f} ({'equal' if four_digits(t64, tmx) else 'NOT equal'} to 4 digits); "
               f"test predictions max rel diff {rel:.2e}", flush=True)
         print(f"  refinement: {info}", flush=True)
-        if csv is not None:
-            record_row(csv, {
-                "dataset": name, "trial": trial, "n": n, "m": m, "lambdas": L,
-                "repeats": repeats, "float64_s": round(med["float64"], 3),
-                "mixed_s": round(med["mixed"], 3),
-                "mixed_over_float64": round(med["mixed"] / med["float64"], 4),
-                "gemm64_gflops_min": round(min(before[0], after[0]), 1),
-                "gemm64_gflops_max": round(max(before[0], after[0]), 1),
-                "gemm32_gflops_min": round(min(before[1], after[1]), 1),
-                "gemm32_gflops_max": round(max(before[1], after[1]), 1),
-                "lambda_float64": f"{e64.best_lambda_:.6g}",
-                "lambda_mixed": f"{emx.best_lambda_:.6g}", "val_rmse_max_diff": f"{val_diff:.3g}",
-                "test_rmse_float64": round(t64, 6), "test_rmse_mixed": round(tmx, 6),
-                "test_pred_max_rel_diff": f"{rel:.3g}",
-                "refine_steps": info.get("refine_steps"), "precision_used": info["precision"],
-                "auto_choice": auto, "source": today_source(SCRIPT)},
-                CSV_KEY, CSV_COLUMNS)
+        cell.record({
+            "dataset": name, "trial": trial, "n": n, "m": m, "lambdas": L,
+            "repeats": repeats, "float64_s": round(med["float64"], 3),
+            "mixed_s": round(med["mixed"], 3),
+            "mixed_over_float64": round(med["mixed"] / med["float64"], 4),
+            "gemm64_gflops_min": round(min(before[0], after[0]), 1),
+            "gemm64_gflops_max": round(max(before[0], after[0]), 1),
+            "gemm32_gflops_min": round(min(before[1], after[1]), 1),
+            "gemm32_gflops_max": round(max(before[1], after[1]), 1),
+            "lambda_float64": f"{e64.best_lambda_:.6g}",
+            "lambda_mixed": f"{emx.best_lambda_:.6g}", "val_rmse_max_diff": f"{val_diff:.3g}",
+            "test_rmse_float64": round(t64, 6), "test_rmse_mixed": round(tmx, 6),
+            "test_pred_max_rel_diff": f"{rel:.3g}",
+            "refine_steps": info.get("refine_steps"), "precision_used": info["precision"],
+            "auto_choice": auto})
 
 
 def parts(name: str, rows: int) -> None:
@@ -143,12 +142,7 @@ def parts(name: str, rows: int) -> None:
     B = rng.standard_normal((m, L))
 
     def best(f) -> float:
-        out = []
-        for _ in range(3):
-            start = time.perf_counter()
-            f()
-            out.append(time.perf_counter() - start)
-        return min(out)
+        return Bench.time(f, 3, warmup=0).min
 
     def syrk32() -> None:
         A32 = A.astype(np.float32)
@@ -156,7 +150,7 @@ def parts(name: str, rows: int) -> None:
 
     print(f"{name} parts: {rows} rows, m={m}, L={L}", flush=True)
     before = rates(threads)
-    with threadpool_limits(limits=threads):
+    with Bench(SCRIPT, threads=threads, rates=False):
         A = la.solve_triangular(R, K.T, trans="T", lower=False).T
         solve = best(lambda: la.solve_triangular(R, K.T, trans="T", lower=False))
         s64, s32 = best(lambda: A.T @ A), best(syrk32)

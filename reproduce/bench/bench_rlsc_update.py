@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_info
 
 from kernreg.datasets import load_dataset
 from kernreg.experiment import gemm_gflops
 from kernreg.solvers.blocks.rlsc import IncrementalRLSC, RebalancedRLS
-from reproduce.bench.record import record_row, today_source
+from reproduce.bench.skeleton import Bench
 
 CSV_KEY = ["data", "n", "lam", "threads"]
 CSV_COLUMNS = ["data", "n", "d", "lam", "threads", "updates", "repeats", "update_ms",
@@ -33,14 +33,6 @@ CSV_COLUMNS = ["data", "n", "d", "lam", "threads", "updates", "repeats", "update
 
 #: This script, as the rows' ``source`` names it.
 SCRIPT = "reproduce/bench/bench_rlsc_update.py"
-
-def _median_seconds(func, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main() -> None:
@@ -63,7 +55,8 @@ def main() -> None:
         ds = load_dataset("mnist")
         rows = rng.permutation(ds.X_train.shape[0])[:n_max]
         X, y = ds.X_train[rows], ds.y_train[rows]
-    with threadpool_limits(limits=args.threads):
+    with Bench(SCRIPT, threads=args.threads, csv=args.csv, key=CSV_KEY, columns=CSV_COLUMNS,
+               rates=False) as bench:
         blas = {i["internal_api"]: i["num_threads"] for i in threadpool_info()
                 if i["user_api"] == "blas"}
         host_gemm = gemm_gflops()
@@ -83,17 +76,16 @@ def main() -> None:
                 end = time.perf_counter()
                 upd.append(mid - start)
                 with_w.append(end - start)
-            rb = _median_seconds(lambda n=n: RebalancedRLS([args.lam]).fit(X[:n], y[:n]),
-                                 args.repeats)
+            rb = bench.time(lambda n=n: RebalancedRLS([args.lam]).fit(X[:n], y[:n]),
+                            args.repeats, warmup=0).median
             u, w = np.median(upd) * 1e3, np.median(with_w) * 1e3
             print(f"| {n} | {u:.2f} | {w:.2f} | {rb * 1e3:.1f} | {rb * 1e3 / w:.1f} |")
-            record_row(args.csv, {
+            bench.record({
                 "data": "synthetic" if args.synthetic else "mnist", "n": n, "d": X.shape[1],
                 "lam": f"{args.lam:g}", "threads": args.threads, "updates": args.updates,
                 "repeats": args.repeats, "update_ms": f"{u:.2f}", "update_w_ms": f"{w:.2f}",
                 "rb_ms": f"{rb * 1e3:.1f}", "rb_over_update_w": f"{rb * 1e3 / w:.1f}",
-                "host_gemm_gflops": round(host_gemm, 1),
-                "source": today_source(SCRIPT)}, CSV_KEY, CSV_COLUMNS)
+                "host_gemm_gflops": round(host_gemm, 1)})
 
 
 if __name__ == "__main__":

@@ -19,19 +19,18 @@ by ``make docs``).
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import gemm_gflops, prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
-from reproduce.bench.record import record_row, today_source
+from reproduce.bench.skeleton import Bench
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV_KEY = ("row", "guesses")
@@ -42,6 +41,7 @@ CSV_COLUMNS = ("row", "dtype", "stored", "n_fit", "guesses", "repeats", "per_ste
 
 #: This script, as the rows' ``source`` names it.
 SCRIPT = "reproduce/bench/bench_sgm_pass.py"
+
 
 def per_step_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
                   steps: np.ndarray, grad, gather: bool) -> None:
@@ -79,7 +79,8 @@ def main() -> None:
     grad = loss_step(get_loss("hinge"), "authors")
     n = X.shape[0]
     order = np.random.default_rng(0).permutation(n)
-    with threadpool_limits(args.threads):
+    with Bench(SCRIPT, threads=args.threads, csv=args.csv, key=CSV_KEY, columns=CSV_COLUMNS,
+               rates=False) as bench:
         rate = gemm_gflops()
         print(f"{exp.name}: n_fit {n}, d {X.shape[1]}, {exp.dataset['dtype']} kernel; "
               f"BLAS threads {args.threads}; "
@@ -88,41 +89,42 @@ def main() -> None:
         rows = KernelRows(kernel, X, int(exp.budget["memory_gb"] * 2**30) // 2, order=order)
         print(f"kernel {'stored' if rows.stored else 'rows re-evaluated every pass'} "
               f"({time.perf_counter() - start:.1f} s), block {rows.block} rows")
+        sweeps = {"per step, rows copied": lambda *a: per_step_pass(*a, gather=True),
+                  "per step, rows in place": lambda *a: per_step_pass(*a, gather=False),
+                  "blocked": dual_pass}
         for c in (int(v) for v in args.columns.split(",")):
             steps = step_sizes(np.logspace(-3, 0, c)[None, :], 0.0,
                                np.arange(1, n + 1)[:, None])
-            sweeps = {"per step, rows copied": lambda *a: per_step_pass(*a, gather=True),
-                      "per step, rows in place": lambda *a: per_step_pass(*a, gather=False),
-                      "blocked": dual_pass}
-            times: dict[str, list[float]] = {name: [] for name in sweeps}
-            results = {}
-            for _ in range(args.repeats):
-                for name, sweep in sweeps.items():
-                    A = np.zeros((n, c))
-                    start = time.perf_counter()
-                    sweep(rows, order, y, A, steps, grad)
-                    times[name].append(time.perf_counter() - start)
-                    results[name] = A
-            blocked = statistics.median(times["blocked"])
+            timings = bench.side_by_side(  # each pass from A = 0, made untimed
+                {name: partial(_swept, sweep=sweep, data=(rows, order, y), steps=steps,
+                               grad=grad) for name, sweep in sweeps.items()},
+                args.repeats, warmup=0, setup=partial(np.zeros, (n, c)))
+            times = {name: t.median for name, t in timings.items()}
+            results = {name: t.result for name, t in timings.items()}
+            blocked = times["blocked"]
             reference = results["per step, rows copied"]
             print(f"c = {c} (median of {args.repeats}): " + "; ".join(
-                f"{name} {statistics.median(t):.2f} s ({statistics.median(t) / blocked:.1f}x)"
-                for name, t in times.items()))
+                f"{name} {t:.2f} s ({t / blocked:.1f}x)" for name, t in times.items()))
             diff = np.abs(results["blocked"] - reference).max()
             flips = _sign_flips(rows, reference, results["blocked"])
             print(f"  max |ΔA| blocked vs per step {diff:.1e}"
                   f" (max |A| {np.abs(reference).max():.3g}); signs of Kα that differ: {flips}")
-            if args.csv is not None:
-                record_row(args.csv, {
-                    "row": exp.dataset["name"], "dtype": exp.dataset["dtype"],
-                    "stored": rows.stored, "n_fit": n, "guesses": c, "repeats": args.repeats,
-                    **{f"{key}_s": f"{statistics.median(times[name]):.4f}" for key, name in (
-                        ("per_step_copied", "per step, rows copied"),
-                        ("per_step_in_place", "per step, rows in place"),
-                        ("blocked", "blocked"))},
-                    "max_abs_diff": f"{diff:.3g}", "sign_flips": flips,
-                    "blas_threads": args.threads, "host_gemm_gflops": f"{rate:.1f}",
-                    "source": today_source(SCRIPT)}, CSV_KEY, CSV_COLUMNS)
+            bench.record({
+                "row": exp.dataset["name"], "dtype": exp.dataset["dtype"],
+                "stored": rows.stored, "n_fit": n, "guesses": c, "repeats": args.repeats,
+                **{f"{key}_s": f"{times[name]:.4f}" for key, name in (
+                    ("per_step_copied", "per step, rows copied"),
+                    ("per_step_in_place", "per step, rows in place"),
+                    ("blocked", "blocked"))},
+                "max_abs_diff": f"{diff:.3g}", "sign_flips": flips,
+                "host_gemm_gflops": f"{rate:.1f}"})
+
+
+def _swept(A: np.ndarray, sweep, data: tuple, steps: np.ndarray, grad) -> np.ndarray:
+    """``A`` after one ``sweep`` from it over ``data`` (rows, order, y)."""
+    rows, order, y = data
+    sweep(rows, order, y, A, steps, grad)
+    return A
 
 
 def _sign_flips(rows: KernelRows, A: np.ndarray, B: np.ndarray) -> int:

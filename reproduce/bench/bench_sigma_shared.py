@@ -21,13 +21,12 @@ import statistics
 import time
 from pathlib import Path
 
-from threadpoolctl import threadpool_limits
-
 import kernreg.kernels.gaussian as gaussian
 from kernreg.config import load_experiment
 from kernreg.config.estimators import make_estimator
 from kernreg.experiment import gemm_gflops, prepare_data, trial_split
 from kernreg.kernels import active_path
+from reproduce.bench.skeleton import Bench
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +52,7 @@ def main() -> None:
             spent[0] += time.process_time() - start
 
     gaussian.cross = timed_cross
-    with threadpool_limits(args.threads):
+    with Bench("reproduce/bench/bench_sigma_shared.py", threads=args.threads, rates=False):
         print(f"BLAS threads {args.threads}; host GEMM {gemm_gflops():.0f} GF/s")
         for name in args.datasets.split(","):
             exp = load_experiment(ROOT / "configs" / f"lim_table1_full_{name}.yaml")

@@ -35,15 +35,14 @@ dataset, algorithm, dtype and ``--max-iter``; the file is rewritten atomically a
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 from sklearn.kernel_approximation import Nystroem
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
-from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.errors import KernregError
@@ -59,10 +58,13 @@ from kernreg.experiment import (
 from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.distinct import distinct_rows, merging
-from reproduce.bench.floor import HostRates, es_floor, nkrls_floor, noisy_host, nytro_floor
-from reproduce.bench.record import parse_assignments, record_row, today_source
+from reproduce.bench.floor import HostRates, es_floor, nkrls_floor, nytro_floor
+from reproduce.bench.record import parse_assignments, record_row
+from reproduce.bench.skeleton import Bench
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+#: This script, as the rows' ``source`` names it.
+SCRIPT = "reproduce/bench/bench_table2.py"
 BENCH_CSV = Path(__file__).resolve().parents[2] / "results" / "bench_table2.csv"
 CSV_KEY = ["dataset", "algorithm", "dtype", "max_iter"]
 CSV_COLUMNS = [*CSV_KEY, "repeats", "median_s", "first_s", "paper_s", "over_paper", "floor_s",
@@ -87,18 +89,11 @@ KERNEL_RIDGE_MAX_N = 12000  # n × n float64 kernel ≈ 1.2 GB and O(n³) per λ
 
 def _timed_fit(make, data, repeats, merge=True):
     """Fit ``repeats`` times as the runner fits an algorithm's trials (each fit handing its
-    kernel arrays to the next); (last estimator, median seconds, first fit's seconds, peak).
-    ``merge=False``: repeated rows are not merged (the products over all rows)."""
-    times, peaks, est = [], [], None
-    with reuse_buffers(), merging(merge):
-        for _ in range(repeats):
-            est = make()
-            with PeakMemory() as mem:
-                start = time.perf_counter()
-                est.fit(*data)
-                times.append(time.perf_counter() - start)
-            peaks.append(mem.peak_bytes)
-    return est, statistics.median(times), times[0], max(peaks)
+    kernel arrays to the next); (last estimator, median seconds, first fit's seconds, peak RSS
+    over the fits). ``merge=False``: repeated rows are not merged (the products over all rows)."""
+    with reuse_buffers(), merging(merge), PeakMemory() as mem:
+        timing = Bench.time(lambda est: est.fit(*data), repeats, warmup=0, setup=make)
+    return timing.result, timing.median, timing.seconds[0], mem.peak_bytes
 
 
 def _baseline(X_fit, y_fit, X_val, y_val, X_test, y_test, centers, sigma, lambdas):
@@ -155,26 +150,21 @@ def _kernel_ridge(X_fit, y_fit, X_val, y_val, X_test, y_test, sigma, lambdas):
 
 
 def record(path: Path, row: dict) -> None:
-    """Put ``row`` into the bench CSV at ``path`` in place of the row of the same cell."""
+    """Put ``row`` (all its columns given) into the bench CSV at ``path`` in place of the row
+    of the same cell."""
     record_row(path, row, CSV_KEY, CSV_COLUMNS)
 
 
-def _rate_line(rates: HostRates) -> str:
-    exp = "—" if rates.exp is None else f"{rates.exp / 1e9:.2f} G/s"
-    return (f"GEMM {rates.gemm / 1e9:.0f} GF/s, stream {rates.stream / 1e9:.1f} GB/s, "
-            f"exp {exp}")
+#: The host's rates as the timed lines print them.
+_rate_line = Bench.describe
 
 
-def host_rates(dtype: str, threads: int) -> dict[str, HostRates]:
-    """This host's GEMM, streaming and exp rates now, in ``dtype`` and (for the Grams and
-    products that stay float64) in float64, printed."""
-    out = {}
-    with threadpool_limits(limits=threads):
-        for kind in dict.fromkeys((dtype, "float64")):
-            out[kind] = rates = HostRates.measure(kind, exp=True)
-            print(f"  host rates, {kind}, {threads} BLAS threads: {_rate_line(rates)}",
-                  flush=True)
-    return out
+def rated(stack: ExitStack, dtype: str, threads: int) -> dict[str, Bench]:
+    """Benches entered on ``stack`` that measure this host's GEMM, streaming and exp rates
+    before and after, in ``dtype`` and (for the Grams and products that stay float64) in
+    float64."""
+    return {kind: stack.enter_context(Bench(SCRIPT, threads=threads, dtype=kind, exp=True))
+            for kind in dict.fromkeys((dtype, "float64"))}
 
 
 def fastest(a: HostRates, b: HostRates) -> HostRates:
@@ -214,22 +204,23 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
         algo.params.update(params or {})
         if not merge and label == "es":
             algo.params["merge_duplicates"] = False
-        with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
+        threads = resolve_blas_threads(exp.budget["blas_threads"])
+        with Bench(SCRIPT, threads=threads, csv=csv, key=CSV_KEY, columns=CSV_COLUMNS,
+                   rates=False) as cell:
             try:
                 data = prepare_data(exp)
             except KernregError as err:  # e.g. not in the offline mirror
                 print(f"{name:15s} {label:5s} skipped: {err}")
                 continue
             seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, 0)
-            threads = resolve_blas_threads(exp.budget["blas_threads"])
             dtype = exp.dataset["dtype"]
-            before = host_rates(dtype, threads)
-            est, median, first, peak = _timed_fit(
-                lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
-                (X_fit, y_fit, X_val, y_val), repeats, merge)
-            after = host_rates(dtype, threads)
-            rates = {k: fastest(before[k], after[k]) for k in before}
-            moved = sorted({r for k in before for r in noisy_host(before[k], after[k])})
+            with ExitStack() as stack:
+                benches = rated(stack, dtype, threads)
+                est, median, first, peak = _timed_fit(
+                    lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
+                    (X_fit, y_fit, X_val, y_val), repeats, merge)
+            rates = {k: fastest(b.before, b.after) for k, b in benches.items()}
+            moved = sorted({r for b in benches.values() for r in b.noisy})
             test = rmse(data.y_test, est.predict(data.X_test))
             paper_time = float(paper.get((name, label, "time"), "nan").split("±")[0])
             # the fit rows the solvers work on: the distinct ones when repeated rows are merged
@@ -252,28 +243,25 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
                   + (f"; NOISY HOST ({', '.join(moved)} moved > 20%): time / floor not judged"
                      if moved else ""),
                   flush=True)
-            if csv is not None:
-                pair = (before[dtype], after[dtype])
-                exps = [r.exp for r in pair if r.exp is not None]
-                record(csv, {
-                    "dataset": name, "algorithm": label, "dtype": exp.dataset["dtype"],
-                    "max_iter": max_iter, "repeats": repeats, "median_s": round(median, 4),
-                    "first_s": round(first, 4), "paper_s": paper_time,
-                    "over_paper": round(median / paper_time, 4), "floor_s": round(floor, 4),
-                    "over_floor": round(median / floor, 3),
-                    "strategy": getattr(est, "strategy_", None),
-                    "validation_strategy": getattr(est, "validation_strategy_", None),
-                    "selected": par, "test_rmse": round(test, 6),
-                    "peak_rss_gib": round(peak / 2**30, 3),
-                    "host_gemm_gflops_min": round(min(r.gemm for r in pair) / 1e9, 1),
-                    "host_gemm_gflops_max": round(max(r.gemm for r in pair) / 1e9, 1),
-                    "host_stream_gbs_min": round(min(r.stream for r in pair) / 1e9, 2),
-                    "host_stream_gbs_max": round(max(r.stream for r in pair) / 1e9, 2),
-                    "host_exp_geps_min": round(min(exps) / 1e9, 3) if exps else None,
-                    "host_exp_geps_max": round(max(exps) / 1e9, 3) if exps else None,
-                    "noisy_host": " ".join(moved) or None,
-                    "blas_threads": threads,
-                    "source": today_source("reproduce/bench/bench_table2.py")})
+            pair = (benches[dtype].before, benches[dtype].after)
+            exps = [r.exp for r in pair if r.exp is not None]
+            cell.record({  # with the cell's blas_threads and source
+                "dataset": name, "algorithm": label, "dtype": exp.dataset["dtype"],
+                "max_iter": max_iter, "repeats": repeats, "median_s": round(median, 4),
+                "first_s": round(first, 4), "paper_s": paper_time,
+                "over_paper": round(median / paper_time, 4), "floor_s": round(floor, 4),
+                "over_floor": round(median / floor, 3),
+                "strategy": getattr(est, "strategy_", None),
+                "validation_strategy": getattr(est, "validation_strategy_", None),
+                "selected": par, "test_rmse": round(test, 6),
+                "peak_rss_gib": round(peak / 2**30, 3),
+                "host_gemm_gflops_min": round(min(r.gemm for r in pair) / 1e9, 1),
+                "host_gemm_gflops_max": round(max(r.gemm for r in pair) / 1e9, 1),
+                "host_stream_gbs_min": round(min(r.stream for r in pair) / 1e9, 2),
+                "host_stream_gbs_max": round(max(r.stream for r in pair) / 1e9, 2),
+                "host_exp_geps_min": round(min(exps) / 1e9, 3) if exps else None,
+                "host_exp_geps_max": round(max(exps) / 1e9, 3) if exps else None,
+                "noisy_host": " ".join(moved) or None})
             if baseline == "falkon" and label == "nkrls":
                 lambdas = algo.lambdas()[:: max(1, len(algo.lambdas()) // 10)]  # ~10 λ
                 fk_time, fk_rmse = _falkon(X_fit, y_fit, X_val, y_val, data.X_test, data.y_test,

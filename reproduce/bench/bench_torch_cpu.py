@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -36,25 +35,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def set_threads(threads: int) -> None:
-    """Every thread pool to ``threads``, before numpy, numba or torch is imported."""
+    """Every thread pool to ``threads``, before numpy, numba or torch is imported (so before
+    :mod:`reproduce.bench.skeleton`, which imports numpy: its ``THREAD_VARIABLES``)."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
         os.environ[var] = str(threads)
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-
-
-def alternate(fns: dict[str, object], repeats: int) -> dict[str, list[float]]:
-    """Seconds of each callable over ``repeats`` rounds, one call of each per round in turn,
-    after one warm-up call each."""
-    for fn in fns.values():
-        fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return times
 
 
 def rel(a, b) -> float:
@@ -83,18 +69,19 @@ def main() -> None:
     import numpy as np
     import pandas as pd
     import torch
-    from threadpoolctl import threadpool_info, threadpool_limits
+    from threadpoolctl import threadpool_info
 
     from kernreg.experiment import blas_description
     from kernreg.kernels import make_kernel
     from kernreg.kernels.compiled import active_path, compiled_threads
     from kernreg.solvers.blocks.knm import make_knm
+    from reproduce.bench.skeleton import Bench, Timing
 
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     sigma = float(np.sqrt(args.d))
     rows = []
-    with threadpool_limits(limits=args.threads):
+    with Bench("reproduce/bench/bench_torch_cpu.py", threads=args.threads, rates=False) as bench:
         import numba
 
         print(f"host: {platform.node()}, {os.cpu_count()} cores, {platform.processor() or ''}"
@@ -107,13 +94,13 @@ def main() -> None:
               f"numba pool {numba.get_num_threads()}, compiled calls {compiled_threads()}; "
               f"openmp {openmp}; kernel path {active_path()}")
 
-        def record(case: str, dtype: str, shape: str, times: dict[str, list[float]],
+        def record(case: str, dtype: str, shape: str, times: dict[str, Timing],
                    diff: float, repeats: int) -> None:
-            med = {k: statistics.median(v) for k, v in times.items()}
+            med = {k: t.median for k, t in times.items()}
             rows.append({
                 "case": case, "dtype": dtype, "shape": shape, "numpy_s": med["numpy"],
                 "torch_s": med["torch"], "torch_over_numpy": med["torch"] / med["numpy"],
-                "numpy_min_s": min(times["numpy"]), "torch_min_s": min(times["torch"]),
+                "numpy_min_s": times["numpy"].min, "torch_min_s": times["torch"].min,
                 "repeats": repeats, "rel_diff": diff, "threads": args.threads,
                 "torch_threads": torch.get_num_threads(), "kernel_path": active_path(),
                 "numpy": np.__version__, "torch": torch.__version__,
@@ -138,7 +125,8 @@ def main() -> None:
             def torch_block(dev=dev, Xd=Xd, Cd=Cd, results=results):
                 results["torch"] = dev.on_device(Xd, Cd)
 
-            times = alternate({"numpy": numpy_block, "torch": torch_block}, args.repeats)
+            times = bench.side_by_side({"numpy": numpy_block, "torch": torch_block},
+                                       args.repeats)
             shape = f"{args.rows}x{args.centers}x{args.d}"
             record("kernel block", dtype, shape, times,
                    rel(results["torch"].numpy(), results["numpy"]), args.repeats)
@@ -151,7 +139,8 @@ def main() -> None:
             def torch_gemm(Xd=Xd, Cd=Cd, results=results):
                 results["torch"] = Xd @ Cd.T
 
-            times = alternate({"numpy": numpy_gemm, "torch": torch_gemm}, args.repeats)
+            times = bench.side_by_side({"numpy": numpy_gemm, "torch": torch_gemm},
+                                       args.repeats)
             record("kernel block: GEMM alone", dtype, shape, times,
                    rel(results["torch"].numpy(), results["numpy"]), args.repeats)
             del results, out
@@ -173,7 +162,7 @@ def main() -> None:
                 def call(k, grads=grads, results=results):
                     results[k] = grads[k](v)
 
-                times = alternate({k: (lambda k=k: call(k)) for k in grads}, repeats)
+                times = bench.side_by_side({k: (lambda k=k: call(k)) for k in grads}, repeats)
                 record(f"NYTRO normal pass, {storage}", dtype, f"{args.n}x{args.m}x{args.d}",
                        times, rel(results["torch"], results["numpy"]), repeats)
                 for op in knm.values():

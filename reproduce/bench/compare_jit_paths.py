@@ -19,12 +19,12 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
 from kernreg.kernels import use_jit
 from kernreg.solvers import rmse
+from reproduce.bench.skeleton import Bench
 
 
 def fit_all(exp, data, trials: int, jit: bool, only: list[str] | None) -> dict[str, tuple]:
@@ -74,7 +74,8 @@ def main() -> None:
     args = parser.parse_args()
     exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None)
     trials = args.trials or exp.protocol["trials"]
-    with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
+    with Bench("reproduce/bench/compare_jit_paths.py",
+               threads=resolve_blas_threads(exp.budget["blas_threads"]), rates=False):
         data = prepare_data(exp)
         runs = {p: fit_all(exp, data, trials, p == "numba", args.only) for p in args.paths}
     if len(runs) == 2:

@@ -21,8 +21,6 @@ import pstats
 import time
 from pathlib import Path
 
-from threadpoolctl import threadpool_limits
-
 from kernreg.config import load_experiment
 from kernreg.experiment import (
     blas_description,
@@ -33,6 +31,7 @@ from kernreg.experiment import (
     trial_split,
 )
 from reproduce.bench.record import parse_assignments
+from reproduce.bench.skeleton import Bench
 
 
 def main() -> None:
@@ -58,7 +57,7 @@ def main() -> None:
     algo = matches[0]
     algo.params.update(params)
     threads = resolve_blas_threads(exp.budget["blas_threads"])
-    with threadpool_limits(limits=threads):
+    with Bench("reproduce/bench/profile_fit.py", threads=threads, rates=False):
         data = prepare_data(exp)
         seed, split = trial_split(exp, data, 0)
         before = gemm_gflops()

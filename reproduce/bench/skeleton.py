@@ -48,9 +48,10 @@ def set_thread_variables(threads: int) -> None:
 
 @dataclass(frozen=True)
 class Timing:
-    """Wall seconds of the repeats of one variant."""
+    """Wall seconds of the repeats of one variant, and what its last timed call returned."""
 
     seconds: tuple[float, ...]
+    result: Any = field(default=None, compare=False, repr=False)
 
     @property
     def median(self) -> float:
@@ -65,10 +66,12 @@ class Timing:
         return max(self.seconds)
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[..., Any], setup: Callable[[], Any] | None = None) -> tuple[float, Any]:
+    """(wall seconds of ``fn()``, or of ``fn(setup())`` with ``setup`` run untimed; its result)."""
+    args = () if setup is None else (setup(),)
     start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    result = fn(*args)
+    return time.perf_counter() - start, result
 
 
 @dataclass
@@ -89,6 +92,9 @@ class Bench:
         The dtype of the host rates measured (GEMM, streaming read).
     rates : bool
         Measure the host's rates before and after (a second or two each).
+    exp : bool
+        With the rates, measure the host's exponential rate too (``HostRates.exp``, what a
+        floor counts a kernel block's exponentials at).
     """
 
     script: str
@@ -98,6 +104,7 @@ class Bench:
     columns: Sequence[str] = ()
     dtype: str = "float64"
     rates: bool = True
+    exp: bool = False
     before: HostRates | None = field(default=None, init=False)
     after: HostRates | None = field(default=None, init=False)
     _stack: ExitStack = field(default_factory=ExitStack, init=False, repr=False)
@@ -105,21 +112,22 @@ class Bench:
     def __enter__(self) -> Bench:
         self._stack.enter_context(threadpool_limits(limits=self.threads))
         if self.rates:
-            self.before = HostRates.measure(self.dtype)
-            print(f"host {platform.node()}: {self.threads} BLAS thread(s), "
+            self.before = HostRates.measure(self.dtype, exp=self.exp)
+            print(f"host {platform.node()}: {self.threads} BLAS thread(s), {self.dtype} "
                   f"{self.describe(self.before)} before", flush=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.rates and exc[0] is None:
-            self.after = HostRates.measure(self.dtype)
+            self.after = HostRates.measure(self.dtype, exp=self.exp)
             flag = ", noisy: " + ", ".join(self.noisy) if self.noisy else ""
-            print(f"host: {self.describe(self.after)} after{flag}", flush=True)
+            print(f"host: {self.dtype} {self.describe(self.after)} after{flag}", flush=True)
         self._stack.close()
 
     @staticmethod
     def describe(rates: HostRates) -> str:
-        return f"GEMM {rates.gemm / 1e9:.0f} GF/s, stream {rates.stream / 1e9:.0f} GB/s"
+        exp = "" if rates.exp is None else f", exp {rates.exp / 1e9:.2f} G/s"
+        return f"GEMM {rates.gemm / 1e9:.0f} GF/s, stream {rates.stream / 1e9:.0f} GB/s{exp}"
 
     @property
     def noisy(self) -> list[str]:
@@ -130,26 +138,33 @@ class Bench:
         return noisy_host(self.before, self.after)
 
     @staticmethod
-    def time(fn: Callable[[], Any], repeats: int, warmup: int = 1) -> Timing:
-        """Wall seconds of ``repeats`` calls of ``fn`` after ``warmup`` untimed ones."""
-        for _ in range(warmup):
-            fn()
-        return Timing(tuple(_timed(fn) for _ in range(repeats)))
+    def time(fn: Callable[..., Any], repeats: int, warmup: int = 1,
+             setup: Callable[[], Any] | None = None) -> Timing:
+        """Wall seconds of ``repeats`` calls of ``fn`` after ``warmup`` untimed ones.
+
+        With ``setup``, each call is ``fn(setup())`` and only ``fn`` is timed (a fresh
+        estimator to fit, a copy for an in-place solve). The last call's result is kept
+        (``Timing.result``); an earlier one is dropped before the next call starts."""
+        return Bench.side_by_side({"": fn}, repeats, warmup, setup)[""]
 
     @staticmethod
-    def side_by_side(variants: Mapping[str, Callable[[], Any]], repeats: int,
-                     warmup: int = 1) -> dict[str, Timing]:
+    def side_by_side(variants: Mapping[str, Callable[..., Any]], repeats: int,
+                     warmup: int = 1, setup: Callable[[], Any] | None = None
+                     ) -> dict[str, Timing]:
         """Each variant timed ``repeats`` times, alternating (v1, v2, …, v1, v2, …) so that a
         change of the host's load falls on every variant alike; ``warmup`` untimed rounds
-        first."""
+        first. ``setup``: as for :meth:`time`, run untimed before every call."""
         for _ in range(warmup):
             for fn in variants.values():
-                fn()
+                _timed(fn, setup)
         seconds: dict[str, list[float]] = {name: [] for name in variants}
+        results: dict[str, Any] = dict.fromkeys(variants)
         for _ in range(repeats):
             for name, fn in variants.items():
-                seconds[name].append(_timed(fn))
-        return {name: Timing(tuple(s)) for name, s in seconds.items()}
+                results[name] = None  # its memory free before the next call
+                elapsed, results[name] = _timed(fn, setup)
+                seconds[name].append(elapsed)
+        return {name: Timing(tuple(s), results[name]) for name, s in seconds.items()}
 
     def host_values(self) -> dict[str, Any]:
         """The values of :data:`HOST_COLUMNS` for a row measured now."""

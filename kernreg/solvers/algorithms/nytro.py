@@ -19,10 +19,10 @@ from kernreg.solvers.blocks.linalg import (
     lanczos_top_pair,
 )
 from kernreg.solvers.blocks.nystrom import NystromSetup
-from kernreg.solvers.blocks.params import NYSTROM, STRATEGY
+from kernreg.solvers.blocks.params import NYSTROM
 from kernreg.solvers.blocks.rows import RowProducts
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
-from kernreg.solvers.blocks.strategy import STRATEGIES, plan_strategies, strategy_memory
+from kernreg.solvers.blocks.strategy import STRATEGY_CHOICES, plan_strategies, strategy_memory
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["STEP_ROWS", "Nytro", "nytro_step_size"]
@@ -226,7 +226,7 @@ class Nytro(IterativeEstimator):
         check_positive(self.max_memory, "max_memory", allow_none=True)
         make_update(self.acceleration, self.nu)
         for name in ("strategy", "validation_strategy"):
-            check_choice(getattr(self, name), name, ("auto", *STRATEGIES))
+            check_choice(getattr(self, name), name, STRATEGY_CHOICES)
         check_choice(self.backend, "backend", BACKENDS)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
@@ -306,14 +306,17 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     return {f"{chosen.label} strategy": chosen.peak_bytes}
 
 
+#: The config's ``strategy`` and ``validation_strategy``.
+_STRATEGY = {"enum": list(STRATEGY_CHOICES)}
+
 register(AlgorithmSpec(
     name="nytro",
     estimator=Nytro,
     title="NYTRO",
     order=50,
     schema={"max_iter": {"type": "integer", "minimum": 1}, "stopping": STOPPING,
-            "step_rows": {"enum": list(STEP_ROWS)}, "strategy": STRATEGY,
-            "validation_strategy": STRATEGY, "acceleration": {"enum": list(ACCELERATIONS)},
+            "step_rows": {"enum": list(STEP_ROWS)}, "strategy": _STRATEGY,
+            "validation_strategy": _STRATEGY, "acceleration": {"enum": list(ACCELERATIONS)},
             "nu": {"type": "number", "exclusiveMinimum": 0}, "backend": {"enum": list(BACKENDS)},
             **NYSTROM},
     config_defaults=("max_iter", "stopping", "step_rows", "epsilon", "sampler", "strategy"),

@@ -23,6 +23,9 @@ up to ±9; test RMSE 1.35 at the validation's best iterate). ``preconditioner="n
 (``A = K_nmR⁻¹``), whose iterates are kernel conjugate-gradient regression (Blanchard & Krämer
 2010) on the Nyström space — the iteration count is the regularizer, and 50–100 iterations reach
 what 500 of Landweber's do (Ijcnn1: test RMSE 0.38 at 60 iterations).
+
+The preconditioners and the CG loop over the λ path are a building block
+(:mod:`kernreg.solvers.blocks.cg`); this module is the estimator and its registration.
 """
 
 from __future__ import annotations
@@ -31,17 +34,23 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-import scipy.linalg as la
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK, prediction_rmse, run_validated
-from kernreg.solvers.blocks.knm import NormalProduct, knm_normal_product, make_knm
+from kernreg.solvers.blocks.cg import (
+    PRECONDITIONERS,
+    FalkonPreconditioner,
+    LambdaSolve,
+    NystromPreconditioner,
+    cg_path,
+    make_preconditioner,
+)
+from kernreg.solvers.blocks.iterative import prediction_rmse
+from kernreg.solvers.blocks.knm import knm_normal_product, make_knm
 from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator
-from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.nystrom import NystromSetup
 from kernreg.solvers.blocks.params import LAMBDAS, NYSTROM
-from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING, StoppingRule
+from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["PRECONDITIONERS", "STRATEGIES", "FalkonPreconditioner", "NystromPCG",
@@ -51,157 +60,6 @@ __all__ = ["PRECONDITIONERS", "STRATEGIES", "FalkonPreconditioner", "NystromPCG"
 STRATEGIES = ("memory", "blocked", "gram")
 #: How the validation rows' ``K_vm`` is used for the error after every iteration.
 VALIDATION_STRATEGIES = ("memory", "blocked")
-#: ``B`` of the preconditioned system ``BᵀHBβ = BᵀK_nmᵀy``: Falkon's, or NYTRO's ``R⁻¹``.
-PRECONDITIONERS = ("falkon", "nystrom")
-
-
-class FalkonPreconditioner:
-    """``B_λ = T⁻¹F_λ⁻¹/√n`` for every λ from one eigendecomposition of ``TTᵀ/m``.
-
-    Parameters
-    ----------
-    factor : NystromFactor
-        ``TᵀT = K_mm + εI``.
-    n : int
-        Training rows.
-    """
-
-    def __init__(self, factor: NystromFactor, n: int) -> None:
-        T = factor.R
-        m = T.shape[0]
-        self.factor, self.n = factor, n
-        self.eigenvalues, self.Q = la.eigh((T @ T.T) / m, check_finite=False, driver="evd")
-        self.eigenvalues = np.maximum(self.eigenvalues, 0.0)
-
-    def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
-        """``B_λ v``."""
-        return self.factor.solve(self.Q @ (self.Q.T @ v / np.sqrt(self.eigenvalues + lam))) \
-            / np.sqrt(self.n)
-
-    def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
-        """``B_λᵀ v``."""
-        return self.Q @ (self.Q.T @ self.factor.solve_t(v) / np.sqrt(self.eigenvalues + lam)) \
-            / np.sqrt(self.n)
-
-    def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
-        """``B_λ⁻¹ α`` (a warm start's β)."""
-        return np.sqrt(self.n) * self.Q @ (np.sqrt(self.eigenvalues + lam)
-                                           * (self.Q.T @ (self.factor.R @ alpha)))
-
-
-class NystromPreconditioner:
-    """``B = R⁻¹/√n`` (``RᵀR = K_mm + εI``) for every λ: CG on NYTRO's system, whose
-    iterations regularize (see the module's docstring).
-
-    Parameters
-    ----------
-    factor : NystromFactor
-        ``RᵀR = K_mm + εI``.
-    n : int
-        Training rows.
-    """
-
-    def __init__(self, factor: NystromFactor, n: int) -> None:
-        self.factor, self.n = factor, n
-
-    def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
-        """``B v``."""
-        return self.factor.solve(v) / np.sqrt(self.n)
-
-    def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
-        """``Bᵀ v``."""
-        return self.factor.solve_t(v) / np.sqrt(self.n)
-
-    def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
-        """``B⁻¹ α`` (a warm start's β)."""
-        return np.sqrt(self.n) * (self.factor.R @ alpha)
-
-
-_PRECONDITIONER_CLASSES = {"falkon": FalkonPreconditioner, "nystrom": NystromPreconditioner}
-Preconditioner = FalkonPreconditioner | NystromPreconditioner
-
-
-class _CG:
-    """Conjugate gradient on one λ's preconditioned system ``B_λᵀWB_λ β = B_λᵀK_nmᵀy``
-    (``W = K_nmᵀK_nm + λn·K_mm``), warm-started from ``alpha``."""
-
-    def __init__(self, normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lam: float,
-                 alpha: np.ndarray, tol: float) -> None:
-        R, n = pre.factor.R, pre.n
-
-        def W(beta: np.ndarray) -> np.ndarray:
-            u = pre.apply(beta, lam)
-            return pre.apply_t(normal(u) + lam * n * (R.T @ (R @ u)), lam)
-
-        self.W, self.pre, self.lam, self.alpha = W, pre, lam, alpha
-        b = pre.apply_t(rhs, lam)
-        self.beta = pre.inverse(alpha, lam)
-        self.r = b - W(self.beta)
-        self.p = self.r.copy()
-        self.rr = float(self.r @ self.r)
-        self.stop_at = tol * float(np.linalg.norm(b))
-
-    def converged(self) -> bool:
-        """Whether the relative residual fell below ``tol``."""
-        return bool(np.sqrt(self.rr) <= self.stop_at)
-
-    def step(self) -> np.ndarray:
-        """One CG iteration; the new α."""
-        Wp = self.W(self.p)
-        step = self.rr / float(self.p @ Wp)
-        self.beta = self.beta + step * self.p
-        self.r = self.r - step * Wp
-        rr_new = float(self.r @ self.r)
-        self.p = self.r + (rr_new / self.rr) * self.p
-        self.rr = rr_new
-        self.alpha = self.pre.apply(self.beta, self.lam)
-        return self.alpha
-
-
-@dataclasses.dataclass
-class _LambdaSolve:
-    """One λ's CG run: the last iterate (the next λ's warm start), iterations run, and with
-    validation the best iterate (0-based) and every iterate's error."""
-
-    last: np.ndarray
-    n_iter: int
-    best: np.ndarray | None = None
-    best_iter: int = 0
-    errors: np.ndarray | None = None
-
-
-def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas: np.ndarray,
-            max_iter: int, tol: float, rule: StoppingRule, score: Any = None
-            ) -> list[_LambdaSolve]:
-    """CG for every λ in the given order, each warm-started from the previous λ's last iterate:
-    at most ``max_iter`` iterations, fewer at ``tol``; with ``score`` (validation RMSE of every
-    column of ``(m, c)`` coefficients) every iterate is scored and ``rule`` may end a λ's
-    iterations (the loop of :func:`~kernreg.solvers.blocks.iterative.run_validated`). Iterates
-    are scored :data:`~kernreg.solvers.blocks.iterative.VALIDATION_CHUNK` at a time (one read
-    of the validation kernel for all of them) where the rule cannot fire among them, so that no
-    CG step, a pass over ``K_nm``, is spent past a stop: the same path as one by one."""
-    alpha = np.zeros(pre.factor.R.shape[0])
-    solved = []
-    for lam in lambdas:
-        cg = _CG(normal, rhs, pre, lam, alpha, tol)
-        if score is None:
-            n_iter = 0
-            while n_iter < max_iter and not cg.converged():
-                cg.step()
-                n_iter += 1
-            solved.append(_LambdaSolve(cg.alpha, max(n_iter, 1)))
-            alpha = cg.alpha
-            continue
-        res = run_validated(cg.step, score, rule, max_iter, VALIDATION_CHUNK,
-                            done=cg.converged, speculate=False)
-        if res.n_iter:
-            solved.append(_LambdaSolve(res.last_coef, res.n_iter, res.best_coef,
-                                       res.best_iter - 1, res.val_rmse))
-        else:  # converged before any iteration: the warm start is the answer
-            solved.append(_LambdaSolve(cg.alpha, 1, cg.alpha, 0,
-                                       np.atleast_1d(score(cg.alpha[:, None]))))
-        alpha = solved[-1].last
-    return solved
 
 
 class NystromPCG(LambdaPathEstimator):
@@ -367,9 +225,9 @@ class NystromPCG(LambdaPathEstimator):
 
 
 def _solve(est: NystromPCG, X: Any, y: np.ndarray, setup: NystromSetup, lambdas: np.ndarray,
-           n_iter: int, score: Any = None) -> list[_LambdaSolve]:
-    """:func:`cg_path` of ``est``'s system on the rows ``(X, y)``, ``K_nm`` used as its
-    strategy says (largest λ first, warm starts)."""
+           n_iter: int, score: Any = None) -> list[LambdaSolve]:
+    """:func:`~kernreg.solvers.blocks.cg.cg_path` of ``est``'s system on the rows ``(X, y)``,
+    ``K_nm`` used as its strategy says (largest λ first, warm starts)."""
     if est.strategy == "gram":
         G, _ = est.kernel_.with_dtype(np.float64).gram_products(X, setup.centers)
         normal, knm = (lambda u: G @ u), None
@@ -378,7 +236,7 @@ def _solve(est: NystromPCG, X: Any, y: np.ndarray, setup: NystromSetup, lambdas:
         normal = knm_normal_product(knm)
     try:
         rhs = est.kernel_.rmatvec(X, setup.centers, y)  # K_nmᵀ y
-        pre = _PRECONDITIONER_CLASSES[est.preconditioner](setup.factor, X.shape[0])
+        pre = make_preconditioner(est.preconditioner, setup.factor, X.shape[0])
         rule = dataclasses.replace(est._check_rule(), select="best")
         return cg_path(normal, rhs, pre, lambdas, n_iter, est.tol, rule, score)
     finally:  # a stored K_nm goes to the next fit of its shape

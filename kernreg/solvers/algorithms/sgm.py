@@ -5,27 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from kernreg._validation import check_choice, check_int, check_positive, check_random_state
+from kernreg._validation import check_choice, check_int, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
-from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.sgm_base import ONE_PASS_SCHEMA, STOCHASTIC_SCHEMA, StochasticEstimator
 from kernreg.solvers.blocks.stochastic import (
     DEFAULT_ETAS,
     DEFAULT_THETAS,
-    KINKS,
-    SCHEDULES,
-    VALIDATION_MEASURES,
     KernelRows,
     PathOutputs,
     check_eval_rows,
-    check_stochastic,
     column_scorer,
     dual_pass,
-    guess_grid,
     guess_passes,
-    guess_steps,
     kernel_memory,
     loss_step,
     stored_or_blocked,
@@ -35,11 +27,9 @@ from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 __all__ = ["DEFAULT_ETAS", "DEFAULT_THETAS", "OnePassSGM"]
 
 SAMPLINGS = ("permutation", "iid")
-#: Default allowance for the stored kernels when no ``max_memory`` is given.
-_STORE_DEFAULT = 2**31
 
 
-class OnePassSGM(KernelEstimator):
+class OnePassSGM(StochasticEstimator):
     """One-pass stochastic (sub)gradient method in the RKHS, step size by hold-out.
 
     ``α = 0``; for ``t = 1..n`` with ``j = j_t``:
@@ -124,23 +114,8 @@ class OnePassSGM(KernelEstimator):
         self.memory_budget = memory_budget
         self.max_memory = max_memory
 
-    def check_params(self) -> None:
-        super().check_params()
-        check_stochastic(self.loss, self.kink, self.validation_measure)
-        check_choice(self.schedule, "schedule", SCHEDULES)
+    def _check_own(self) -> None:
         check_choice(self.sampling, "sampling", SAMPLINGS)
-        check_positive(self.eta, "eta")
-        check_int(self.passes, "passes", minimum=1)
-        guess_grid(self.theta, DEFAULT_THETAS, "theta", theta=True)
-        check_positive(self.max_memory, "max_memory", allow_none=True)
-        check_random_state(self.random_state)
-        self._grid()
-
-    def _grid(self) -> np.ndarray:
-        """The guesses: η values (constant) or θ values (decaying)."""
-        if self.schedule == "constant":
-            return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
-        return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
             X_eval: Any = None) -> OnePassSGM:
@@ -165,13 +140,11 @@ class OnePassSGM(KernelEstimator):
         passes = check_int(self.passes, "passes", minimum=1)
         rng = check_random_state(self.random_state)
         order = rng.permutation(n) if self.sampling == "permutation" else rng.integers(0, n, n)
-        etas, thetas = guess_steps(self.schedule, None if X_val is None else self._grid(),
-                                   self.eta, self.theta)
-        store = _STORE_DEFAULT if self.max_memory is None else int(self.max_memory)
-        rows = KernelRows(self.kernel_, X, store // 2, None if self.sampling == "iid" else order)
+        etas, thetas = self._guess_steps(X_val is not None)
+        rows = KernelRows(self.kernel_, X, self._store(), None if self.sampling == "iid" else order)
         score = None
         if X_val is not None:
-            predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, store // 2)
+            predict_val, _ = stored_or_blocked(self.kernel_, X_val, X, self._store())
             measure = column_scorer(self.validation_measure, y_val)
             score = lambda A: measure(predict_val(A))  # noqa: E731
         # later passes cycle the same order with t going on (as Enitor's SsubGD)
@@ -181,17 +154,10 @@ class OnePassSGM(KernelEstimator):
             passes, score)
         self.kernel_stored_ = rows.stored
         self.centers_, self.coef_path_ = X, A
-        if X_val is None:
-            self.alpha_, self.path_, self.best_pass_ = A[:, 0].copy(), None, int(passes[0])
-            self.best_param_ = float(self.eta if self.schedule == "constant" else self.theta)
-            return self
-        best = int(np.argmin(scores))
-        self.alpha_ = A[:, best].copy()
-        self.best_param_, self.best_pass_ = float(self._grid()[best]), int(passes[best])
-        self.path_ = {"values": self._grid(), "val_rmse": scores}
-        if X_eval is not None:  # every guess' model on the test rows, timed apart
+        self.alpha_ = self._select_guess(A, scores, passes, X_val is not None)
+        if X_eval is not None and X_val is not None:  # every guess' model, timed apart
             self.eval_outputs_, self.eval_seconds_ = PathOutputs.of_kernel(
-                self.kernel_, X_eval, X, store // 2).of_columns(A)
+                self.kernel_, X_eval, X, self._store()).of_columns(A)
         return self
 
     def _fit_info(self) -> dict[str, Any]:
@@ -213,17 +179,7 @@ register(AlgorithmSpec(
     estimator=OnePassSGM,
     title="SGM",
     order=90,
-    schema={"schedule": {"enum": list(SCHEDULES)},
-            "etas": {"type": "array", "minItems": 1,
-                     "items": {"type": "number", "exclusiveMinimum": 0}},
-            "thetas": {"type": "array", "minItems": 1,
-                       "items": {"type": "number", "minimum": 0, "maximum": 1}},
-            "eta": {"type": "number", "exclusiveMinimum": 0},
-            "passes": {"type": "integer", "minimum": 1},
-            "loss": {"enum": ["hinge", "square"]},
-            "sampling": {"enum": list(SAMPLINGS)},
-            "kink": {"enum": list(KINKS)},
-            "validation_measure": {"enum": list(VALIDATION_MEASURES)}},
+    schema={**ONE_PASS_SCHEMA, "sampling": {"enum": list(SAMPLINGS)}, **STOCHASTIC_SCHEMA},
     config_defaults=("schedule", "eta", "passes", "loss", "sampling", "kink", "validation_measure"),
     memory=_memory,
     tasks=("binary",),

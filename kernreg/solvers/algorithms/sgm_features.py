@@ -7,24 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_int, check_positive, check_random_state
+from kernreg._validation import check_choice, check_int, check_random_state
 from kernreg.features import RandomFourierFeatures
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
-from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.sgm_base import ONE_PASS_SCHEMA, STOCHASTIC_SCHEMA, StochasticEstimator
 from kernreg.solvers.blocks.stochastic import (
-    DEFAULT_ETAS,
-    DEFAULT_THETAS,
-    KINKS,
-    SCHEDULES,
-    VALIDATION_MEASURES,
     PathOutputs,
     check_eval_rows,
-    check_stochastic,
     column_scorer,
-    guess_grid,
     guess_passes,
-    guess_steps,
     loss_step,
     primal_pass,
 )
@@ -33,8 +25,7 @@ from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 __all__ = ["FeatureSGM"]
 
 
-
-class FeatureSGM(KernelEstimator):
+class FeatureSGM(StochasticEstimator):
     """One-pass SGM in the primal of ``D`` random Fourier features ``z(x)`` (``z·z' ≈ k``).
 
     ``w = 0``; for ``t = 1..n``: ``w ← w − η_t ℓ′(y_j, w·z_j) z_j``, ``η_t = η t^(−θ)``, the
@@ -63,6 +54,8 @@ class FeatureSGM(KernelEstimator):
     """
 
     path_parameter = "step"
+    #: In the primal of the features: no kernel is stored (no ``max_memory``).
+    dual = False
 
     def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, n_features: int = 1000,
                  loss: str = "hinge", schedule: str = "constant", etas: Any = None,
@@ -86,22 +79,9 @@ class FeatureSGM(KernelEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
 
-    def check_params(self) -> None:
-        super().check_params()
+    def _check_model(self) -> None:
         check_choice(self.kernel, "kernel", ("gaussian",))
         check_int(self.n_features, "n_features", minimum=1)
-        check_stochastic(self.loss, self.kink, self.validation_measure)
-        check_choice(self.schedule, "schedule", SCHEDULES)
-        check_positive(self.eta, "eta")
-        guess_grid(self.theta, DEFAULT_THETAS, "theta", theta=True)
-        check_int(self.passes, "passes", minimum=1)
-        check_random_state(self.random_state)
-        self._grid()
-
-    def _grid(self) -> np.ndarray:
-        if self.schedule == "constant":
-            return guess_grid(self.etas, DEFAULT_ETAS, "etas", theta=False)
-        return guess_grid(self.thetas, DEFAULT_THETAS, "thetas", theta=True)
 
     def _z(self, X: Any) -> np.ndarray:
         return self.feature_map_.transform(X) * self.feature_map_.scale
@@ -130,8 +110,7 @@ class FeatureSGM(KernelEstimator):
         rng = check_random_state(self.random_state)
         self.feature_map_ = RandomFourierFeatures(D, self.sigma, random_state=rng).draw(X.shape[1])
         order = rng.permutation(n)
-        etas, thetas = guess_steps(self.schedule, None if X_val is None else self._grid(),
-                                   self.eta, self.theta)
+        etas, thetas = self._guess_steps(X_val is not None)
         grad = loss_step(get_loss(self.loss), self.kink)
         block = max(1, int(self.memory_budget) // (8 * D))
         score = None
@@ -142,11 +121,7 @@ class FeatureSGM(KernelEstimator):
             lambda W, steps: primal_pass(lambda idx: self._z(X[idx]), order, block, y, W,
                                          steps, grad), n, D, etas, thetas,
             check_int(self.passes, "passes", minimum=1), score)
-        best = 0 if X_val is None else int(np.argmin(scores))
-        self.coef_, self.best_pass_ = W[:, best].copy(), int(passes[best])
-        self.best_param_ = (float(self._grid()[best]) if X_val is not None else
-                            float(self.eta if self.schedule == "constant" else self.theta))
-        self.path_ = None if X_val is None else {"values": self._grid(), "val_rmse": scores}
+        self.coef_ = self._select_guess(W, scores, passes, X_val is not None)
         if X_eval is not None and X_val is not None:
             self.eval_outputs_, self.eval_seconds_ = PathOutputs(
                 lambda W: self._z(X_eval) @ W).of_columns(W)
@@ -182,17 +157,8 @@ register(AlgorithmSpec(
     estimator=FeatureSGM,
     title="SGM (random features)",
     order=92,
-    schema={"n_features": {"type": "integer", "minimum": 1},
-            "schedule": {"enum": ["constant", "decaying"]},
-            "etas": {"type": "array", "minItems": 1,
-                     "items": {"type": "number", "exclusiveMinimum": 0}},
-            "thetas": {"type": "array", "minItems": 1,
-                       "items": {"type": "number", "minimum": 0, "maximum": 1}},
-            "eta": {"type": "number", "exclusiveMinimum": 0},
-            "passes": {"type": "integer", "minimum": 1},
-            "loss": {"enum": ["hinge", "square"]},
-            "kink": {"enum": list(KINKS)},
-            "validation_measure": {"enum": list(VALIDATION_MEASURES)}},
+    schema={"n_features": {"type": "integer", "minimum": 1}, **ONE_PASS_SCHEMA,
+            **STOCHASTIC_SCHEMA},
     config_defaults=("n_features", "schedule", "eta", "passes", "loss", "kink",
                      "validation_measure"),
     memory=_memory,

@@ -7,18 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_choice, check_positive, check_random_state
+from kernreg._validation import check_choice, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
+from kernreg.solvers.blocks.sgm_base import STOCHASTIC_SCHEMA, StochasticEstimator
 from kernreg.solvers.blocks.stochastic import (
-    KINKS,
     ORDERINGS,
-    VALIDATION_MEASURES,
     KernelRows,
     PathOutputs,
     check_eval_rows,
-    check_stochastic,
     column_scorer,
     dual_pass,
     epoch_indices,
@@ -32,11 +30,8 @@ from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["MultiPassSGM"]
 
-#: Default allowance for the stored kernels when no ``max_memory`` is given.
-_STORE_DEFAULT = 2**31
 
-
-class MultiPassSGM(IterativeEstimator):
+class MultiPassSGM(StochasticEstimator, IterativeEstimator):
     """Multi-pass stochastic (incremental) (sub)gradient method in the RKHS, early-stopped.
 
     One iteration of the path is one epoch: ``n`` steps
@@ -80,6 +75,9 @@ class MultiPassSGM(IterativeEstimator):
     kernel_stored_
     """
 
+    #: One pass per epoch at one step size, in the dual (``max_memory``).
+    one_pass = False
+
     def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, loss: str = "hinge",
                  step_size: float | None = None, theta: float = 0.0, ordering: str = "cyclic",
                  kink: str = "authors", validation_measure: str = "hinge", max_iter: int = 100,
@@ -106,15 +104,11 @@ class MultiPassSGM(IterativeEstimator):
         self.memory_budget = memory_budget
         self.max_memory = max_memory
 
-    def check_params(self) -> None:
-        super().check_params()
-        check_stochastic(self.loss, self.kink, self.validation_measure)
+    def _check_own(self) -> None:
         check_choice(self.ordering, "ordering", ORDERINGS)
         theta = float(self.theta)
         if not 0.0 <= theta <= 1.0:
             raise ValueError(f"theta must be in [0, 1], got {self.theta!r}")
-        check_positive(self.max_memory, "max_memory", allow_none=True)
-        check_random_state(self.random_state)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
             X_eval: Any = None) -> MultiPassSGM:
@@ -143,9 +137,6 @@ class MultiPassSGM(IterativeEstimator):
         finally:  # the stored test kernel goes with the fit
             del self._eval_rows, self._eval
         return self
-
-    def _store(self) -> int:
-        return (_STORE_DEFAULT if self.max_memory is None else int(self.max_memory)) // 2
 
     def _epochs(self, X: Any, y: np.ndarray) -> tuple[Any, float]:
         """The ``step`` closure (one epoch on (X, y)) and the η it uses."""
@@ -212,9 +203,7 @@ register(AlgorithmSpec(
             "step_size": {"type": "number", "exclusiveMinimum": 0},
             "theta": {"type": "number", "minimum": 0, "maximum": 1},
             "loss": {"enum": ["hinge", "square"]},
-            "ordering": {"enum": list(ORDERINGS)},
-            "kink": {"enum": list(KINKS)},
-            "validation_measure": {"enum": list(VALIDATION_MEASURES)}},
+            "ordering": {"enum": list(ORDERINGS)}, **STOCHASTIC_SCHEMA},
     config_defaults=("max_iter", "stopping", "theta", "loss", "ordering", "kink",
                      "validation_measure"),
     memory=_memory,

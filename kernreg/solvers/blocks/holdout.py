@@ -11,7 +11,25 @@ import numpy as np
 from kernreg._validation import check_data, check_random_state, check_targets
 from kernreg.solvers.blocks.base import stack_rows
 
-__all__ = ["holdout_split", "refit_rows"]
+__all__ = ["centers_problem", "fit_rows", "holdout_split", "refit_rows"]
+
+
+def fit_rows(n: int, validation_fraction: float) -> int:
+    """Rows left for fitting after the hold-out split of ``n`` rows: the validation part has
+    ``ceil(validation_fraction · n)`` rows, at least 1, at most ``n − 1`` (the one rounding of
+    :func:`holdout_split` and of the config checks of m against these rows)."""
+    return n - min(n - 1, max(1, math.ceil(validation_fraction * n)))
+
+
+def centers_problem(m: int, n_fit: int) -> str | None:
+    """What is wrong with ``m`` Nyström centers drawn from the ``n_fit`` rows left for fitting
+    (``None``: nothing). An estimator clamps an m above its rows, with a warning
+    (:func:`~kernreg.solvers.blocks.centers.clamp_centers`); a run refuses it before it starts,
+    in these words (the config check and the run's preflight), since a table cell labelled
+    with m must use m centers."""
+    if m > n_fit:
+        return f"{m} exceeds the {n_fit} rows left for fitting after the validation split"
+    return None
 
 
 def holdout_split(
@@ -32,9 +50,9 @@ def holdout_split(
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"X needs at least 2 rows to be split, got {n}")
-    n_val = min(n - 1, max(1, math.ceil(val_fraction * n)))
+    n_fit = fit_rows(n, val_fraction)
     perm = check_random_state(random_state).permutation(n)
-    fit_idx, val_idx = perm[: n - n_val], perm[n - n_val :]
+    fit_idx, val_idx = perm[:n_fit], perm[n_fit:]
     return X[fit_idx], y[fit_idx], X[val_idx], y[val_idx]
 
 

@@ -13,8 +13,7 @@ import numpy as np
 from kernreg.solvers.blocks.nystrom import PENALTIES
 
 __all__ = ["DEFAULT_LAMBDA_GRID", "LAMBDAS", "M_LEVELS", "M_SWEEP", "NAME_AND_LABEL", "NYSTROM",
-           "PATH_NYSTROM", "POSITIVE", "POSITIVE_INT", "STRATEGY", "lambda_grid", "level_values",
-           "triple"]
+           "PATH_NYSTROM", "POSITIVE", "POSITIVE_INT", "lambda_grid", "level_values", "triple"]
 
 #: The protocol's λ grid, ``(low, high, count)`` log-spaced: 100 values in [1e-15, 1].
 DEFAULT_LAMBDA_GRID = (1e-15, 1.0, 100)
@@ -90,8 +89,6 @@ NYSTROM = {
 
 #: λ-path Nyström solvers also choose their ridge term.
 PATH_NYSTROM = {**NYSTROM, "penalty": {"enum": list(PENALTIES)}}
-
-STRATEGY = {"enum": ["auto", "memory", "blocked", "gram"]}
 
 
 def lambda_grid(spec: Any) -> np.ndarray:

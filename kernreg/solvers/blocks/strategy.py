@@ -49,6 +49,9 @@ NETWORK_BYTES = 1e9
 STEP_SIZE_PRODUCTS = 8
 
 STRATEGIES = ("memory", "blocked", "gram")
+#: What a NYTRO config or estimator may ask for (``strategy``, ``validation_strategy``): one of
+#: the strategies, or ``"auto"``, the cost model's choice.
+STRATEGY_CHOICES = ("auto", *STRATEGIES)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,192 @@
+"""Preconditioned conjugate gradient on the Nyström KRLS system over a λ path: the
+preconditioners ``B_λ`` and the CG loop of Falkon's algorithm (``pcg``).
+
+The system is ``(K_nmᵀK_nm + λn·K_mm) α = K_nmᵀy``, CG runs on ``B_λᵀWB_λ β = B_λᵀK_nmᵀy``
+with ``α = B_λβ``: Falkon's ``B_λ = T⁻¹F_λ⁻¹/√n`` (``TᵀT = K_mm + εI``, ``F_λᵀF_λ = TTᵀ/m + λI``,
+every λ from one eigendecomposition of ``TTᵀ/m``) or NYTRO's ``R⁻¹/√n``, whose iterations
+regularize. The λs are walked in the given order, each warm-started from the previous one's
+last iterate, every iterate scored on validation rows when a scorer is given. ``K_nm`` enters
+only through the product ``u ↦ K_nmᵀK_nm u`` (:class:`~kernreg.solvers.blocks.knm.NormalProduct`,
+on any device); the preconditioner and CG's ``m``-vectors stay on the host.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import scipy.linalg as la
+
+from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK, run_validated
+from kernreg.solvers.blocks.knm import NormalProduct
+from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.stopping import StoppingRule
+
+__all__ = ["PRECONDITIONERS", "FalkonPreconditioner", "LambdaSolve", "NystromPreconditioner",
+           "Preconditioner", "cg_path", "make_preconditioner"]
+
+#: ``B`` of the preconditioned system ``BᵀHBβ = BᵀK_nmᵀy``: Falkon's, or NYTRO's ``R⁻¹``.
+PRECONDITIONERS = ("falkon", "nystrom")
+
+
+class Preconditioner:
+    """``B_λ`` of the preconditioned system ``B_λᵀWB_λ β = B_λᵀK_nmᵀy`` on the Nyström factor:
+    :meth:`apply` (``B_λ v``), :meth:`apply_t` (``B_λᵀ v``) and :meth:`inverse` (``B_λ⁻¹ α``).
+
+    Parameters
+    ----------
+    factor : NystromFactor
+        ``RᵀR = K_mm + εI`` (Falkon's ``TᵀT``).
+    n : int
+        Training rows.
+    """
+
+    def __init__(self, factor: NystromFactor, n: int) -> None:
+        self.factor, self.n = factor, n
+
+    def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
+        raise NotImplementedError
+
+
+class FalkonPreconditioner(Preconditioner):
+    """``B_λ = T⁻¹F_λ⁻¹/√n`` (``TᵀT = K_mm + εI``, ``F_λᵀF_λ = TTᵀ/m + λI``) for every λ from
+    one eigendecomposition of ``TTᵀ/m``."""
+
+    def __init__(self, factor: NystromFactor, n: int) -> None:
+        super().__init__(factor, n)
+        T = factor.R
+        m = T.shape[0]
+        self.eigenvalues, self.Q = la.eigh((T @ T.T) / m, check_finite=False, driver="evd")
+        self.eigenvalues = np.maximum(self.eigenvalues, 0.0)
+
+    def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
+        """``B_λ v``."""
+        return self.factor.solve(self.Q @ (self.Q.T @ v / np.sqrt(self.eigenvalues + lam))) \
+            / np.sqrt(self.n)
+
+    def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
+        """``B_λᵀ v``."""
+        return self.Q @ (self.Q.T @ self.factor.solve_t(v) / np.sqrt(self.eigenvalues + lam)) \
+            / np.sqrt(self.n)
+
+    def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
+        """``B_λ⁻¹ α`` (a warm start's β)."""
+        return np.sqrt(self.n) * self.Q @ (np.sqrt(self.eigenvalues + lam)
+                                           * (self.Q.T @ (self.factor.R @ alpha)))
+
+
+class NystromPreconditioner(Preconditioner):
+    """``B = R⁻¹/√n`` (``RᵀR = K_mm + εI``) for every λ: CG on NYTRO's system ``AᵀAβ = Aᵀy``
+    (``A = K_nmR⁻¹``), whose iterations regularize (kernel conjugate-gradient regression on the
+    Nyström space)."""
+
+    def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
+        """``B v``."""
+        return self.factor.solve(v) / np.sqrt(self.n)
+
+    def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
+        """``Bᵀ v``."""
+        return self.factor.solve_t(v) / np.sqrt(self.n)
+
+    def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
+        """``B⁻¹ α`` (a warm start's β)."""
+        return np.sqrt(self.n) * (self.factor.R @ alpha)
+
+
+_PRECONDITIONER_CLASSES = {"falkon": FalkonPreconditioner, "nystrom": NystromPreconditioner}
+
+
+def make_preconditioner(name: str, factor: NystromFactor, n: int) -> Preconditioner:
+    """The preconditioner ``name`` (one of :data:`PRECONDITIONERS`) of ``factor`` for ``n``
+    training rows."""
+    return _PRECONDITIONER_CLASSES[name](factor, n)
+
+
+class _CG:
+    """Conjugate gradient on one λ's preconditioned system ``B_λᵀWB_λ β = B_λᵀK_nmᵀy``
+    (``W = K_nmᵀK_nm + λn·K_mm``), warm-started from ``alpha``."""
+
+    def __init__(self, normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lam: float,
+                 alpha: np.ndarray, tol: float) -> None:
+        R, n = pre.factor.R, pre.n
+
+        def W(beta: np.ndarray) -> np.ndarray:
+            u = pre.apply(beta, lam)
+            return pre.apply_t(normal(u) + lam * n * (R.T @ (R @ u)), lam)
+
+        self.W, self.pre, self.lam, self.alpha = W, pre, lam, alpha
+        b = pre.apply_t(rhs, lam)
+        self.beta = pre.inverse(alpha, lam)
+        self.r = b - W(self.beta)
+        self.p = self.r.copy()
+        self.rr = float(self.r @ self.r)
+        self.stop_at = tol * float(np.linalg.norm(b))
+
+    def converged(self) -> bool:
+        """Whether the relative residual fell below ``tol``."""
+        return bool(np.sqrt(self.rr) <= self.stop_at)
+
+    def step(self) -> np.ndarray:
+        """One CG iteration; the new α."""
+        Wp = self.W(self.p)
+        step = self.rr / float(self.p @ Wp)
+        self.beta = self.beta + step * self.p
+        self.r = self.r - step * Wp
+        rr_new = float(self.r @ self.r)
+        self.p = self.r + (rr_new / self.rr) * self.p
+        self.rr = rr_new
+        self.alpha = self.pre.apply(self.beta, self.lam)
+        return self.alpha
+
+
+@dataclasses.dataclass
+class LambdaSolve:
+    """One λ's CG run: the last iterate (the next λ's warm start), iterations run, and with
+    validation the best iterate (0-based) and every iterate's error."""
+
+    last: np.ndarray
+    n_iter: int
+    best: np.ndarray | None = None
+    best_iter: int = 0
+    errors: np.ndarray | None = None
+
+
+def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas: np.ndarray,
+            max_iter: int, tol: float, rule: StoppingRule, score: Any = None
+            ) -> list[LambdaSolve]:
+    """CG for every λ in the given order, each warm-started from the previous λ's last iterate:
+    at most ``max_iter`` iterations, fewer at ``tol``; with ``score`` (validation RMSE of every
+    column of ``(m, c)`` coefficients) every iterate is scored and ``rule`` may end a λ's
+    iterations (the loop of :func:`~kernreg.solvers.blocks.iterative.run_validated`). Iterates
+    are scored :data:`~kernreg.solvers.blocks.iterative.VALIDATION_CHUNK` at a time (one read
+    of the validation kernel for all of them) where the rule cannot fire among them, so that no
+    CG step, a pass over ``K_nm``, is spent past a stop: the same path as one by one."""
+    alpha = np.zeros(pre.factor.R.shape[0])
+    solved = []
+    for lam in lambdas:
+        cg = _CG(normal, rhs, pre, lam, alpha, tol)
+        if score is None:
+            n_iter = 0
+            while n_iter < max_iter and not cg.converged():
+                cg.step()
+                n_iter += 1
+            solved.append(LambdaSolve(cg.alpha, max(n_iter, 1)))
+            alpha = cg.alpha
+            continue
+        res = run_validated(cg.step, score, rule, max_iter, VALIDATION_CHUNK,
+                            done=cg.converged, speculate=False)
+        if res.n_iter:
+            solved.append(LambdaSolve(res.last_coef, res.n_iter, res.best_coef,
+                                       res.best_iter - 1, res.val_rmse))
+        else:  # converged before any iteration: the warm start is the answer
+            solved.append(LambdaSolve(cg.alpha, 1, cg.alpha, 0,
+                                       np.atleast_1d(score(cg.alpha[:, None]))))
+        alpha = solved[-1].last
+    return solved
