@@ -5,17 +5,22 @@ documents' targets ask for it: its name, the source it reproduces (``nytro``, ``
 ``thesis_ch5`` … or ``bench`` for this project's own measurements), the configs and inputs it
 reads, the commands that make it (``kernreg`` calls and this folder's scripts), the files under
 ``results/`` it writes and the docs tables those feed. Each source module of this package ends
-with its ``register(Artifact(...))`` calls, as each dataset, kernel and algorithm of
-``kernreg`` ends with its registration; ``python -m reproduce make NAME`` runs one and the
+by loading its ``artifacts.yaml`` (:func:`load_artifacts`: one entry per artifact, the fields
+of :class:`Artifact`), as each dataset, kernel and algorithm of ``kernreg`` ends with its
+registration; ``python -m reproduce make NAME`` runs one and the
 Makefile's targets are aliases of it. ``tests/test_reproduce.py`` holds the registry to the
 files: every committed file under ``results/`` is an output of exactly one artifact.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, fields
+from importlib import resources
 
-__all__ = ["ARTIFACTS", "SOURCES", "Artifact", "get_artifact", "register"]
+import yaml
+
+__all__ = ["ARTIFACTS", "SOURCES", "Artifact", "get_artifact", "load_artifacts", "register"]
 
 #: The sources, in the order the registry lists them: the documents of ../shared/seeds and
 #: this project's own measurements.
@@ -103,3 +108,30 @@ def get_artifact(name: str) -> Artifact:
         if artifact.name.replace("-", "_") == key:
             return artifact
     raise KeyError(f"no artifact {name!r}; the artifacts are: {', '.join(ARTIFACTS)}")
+
+
+def load_artifacts(package: str) -> list[Artifact]:
+    """Register the artifacts declared in ``artifacts.yaml`` of the source package ``package``
+    (``reproduce.<source>``): a list of mappings with the fields of :class:`Artifact` but
+    ``source`` (the package's), each step one command line split like a shell's.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the entry, for a field :class:`Artifact` does not have or lacks.
+    """
+    source = package.rpartition(".")[2]
+    path = resources.files(package) / "artifacts.yaml"
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    known = {f.name for f in fields(Artifact)} - {"source"}
+    required = {"name", "summary", "steps", "outputs"}
+    loaded = []
+    for i, entry in enumerate(entries):
+        where = f"{package}/artifacts.yaml, entry {i} ({entry.get('name', '?')})"
+        if set(entry) - known or required - set(entry):
+            raise ValueError(f"{where}: unknown fields {sorted(set(entry) - known)}, missing "
+                             f"{sorted(required - set(entry))}")
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
+        values["steps"] = tuple(tuple(shlex.split(step)) for step in entry["steps"])
+        loaded.append(register(Artifact(source=source, **values)))
+    return loaded

@@ -22,6 +22,7 @@ from reproduce.__main__ import main as reproduce_main
 from reproduce.__main__ import split_redirect
 from reproduce.docs_tables import DOC_TABLES
 from reproduce.readme import render_readme
+from reproduce.registry import load_artifacts
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -105,6 +106,22 @@ def test_registry_refuses_bad_entries() -> None:
         Artifact("x", "bench", "", (("python", "x.py"),), (), render_from=1)
     with pytest.raises(KeyError, match="no artifact 'nope'"):
         get_artifact("nope")
+
+
+def test_artifacts_yaml_entries_are_checked(tmp_path: Path, monkeypatch) -> None:
+    """An entry with a field the registry does not know, or without a required one, is refused
+    naming the file and the entry (a typo never drops an output silently)."""
+    package = tmp_path / "toysource"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "artifacts.yaml").write_text(
+        "- {name: toy, summary: x, steps: ['python -m x'], outputs: [], ouputs: [a]}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(SOURCES, "toysource", "a test source")
+    with pytest.raises(ValueError, match=r"toysource/artifacts.yaml, entry 0 \(toy\): unknown "
+                                         r"fields \['ouputs'\]"):
+        load_artifacts("toysource")
+    assert "toy" not in ARTIFACTS
 
 
 def test_make_runs_the_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

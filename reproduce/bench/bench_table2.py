@@ -59,7 +59,7 @@ from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.distinct import distinct_rows, merging
 from reproduce.bench.floor import HostRates, es_floor, nkrls_floor, nytro_floor
-from reproduce.bench.record import parse_assignments, record_row
+from reproduce.bench.record import add_param_option, params_of, record_row
 from reproduce.bench.skeleton import Bench
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -305,18 +305,14 @@ def main() -> None:
                         help="the CSV the timed lines go to (default: results/bench_table2.csv)")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
                         help="print only")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="set an algorithm parameter (YAML value) of the timed algorithms, "
-                             "e.g. merge_duplicates=false; print only (the CSV holds the "
-                             "configs' cells)")
+    add_param_option(parser, "an algorithm parameter of the timed algorithms, e.g. "
+                             "merge_duplicates=false; print only (the CSV holds the configs' "
+                             "cells)")
     parser.add_argument("--no-merge", dest="merge", action="store_false",
                         help="do not merge repeated training rows (the whole rows' products, "
                              "for comparison; print only)")
     args = parser.parse_args()
-    try:
-        params = parse_assignments(args.param)
-    except ValueError as err:
-        parser.error(str(err))
+    params = params_of(parser, args)
     if params or not args.merge:
         args.csv = None
     paper = paper_table2()

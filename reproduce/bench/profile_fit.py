@@ -30,7 +30,7 @@ from kernreg.experiment import (
     resolve_blas_threads,
     trial_split,
 )
-from reproduce.bench.record import parse_assignments
+from reproduce.bench.record import add_param_option, params_of
 from reproduce.bench.skeleton import Bench
 
 
@@ -42,14 +42,9 @@ def main() -> None:
                         help="override the config's kernel dtype")
     parser.add_argument("--top", type=int, default=15, help="functions printed")
     parser.add_argument("--warmup", action="store_true", help="one unprofiled fit first")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="set a parameter (YAML value) of the algorithm, e.g. "
-                             "strategy=memory")
+    add_param_option(parser, "a parameter of the algorithm, e.g. strategy=memory")
     args = parser.parse_args()
-    try:
-        params = parse_assignments(args.param)
-    except ValueError as err:
-        parser.error(str(err))
+    params = params_of(parser, args)
     exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None)
     matches = [a for a in exp.algorithms if args.algorithm in (a.name, a.label)]
     if not matches:

@@ -8,6 +8,7 @@ are rendered from these files (:mod:`reproduce.docs_tables`, ``make docs``).
 
 from __future__ import annotations
 
+import argparse
 import io
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -75,6 +76,21 @@ def parse_assignments(items: Sequence[str]) -> dict[str, object]:
                 pass
         params[key] = parsed
     return params
+
+
+def add_param_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """A benchmark's repeatable ``--param KEY=VALUE`` option (:func:`params_of` reads it)."""
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help=f"set {what} (YAML value)")
+
+
+def params_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, object]:
+    """The ``--param`` values of ``args`` (:func:`parse_assignments`); a malformed one is the
+    parser's usage error (exit 2)."""
+    try:
+        return parse_assignments(args.param)
+    except ValueError as err:
+        parser.error(str(err))
 
 
 def today_source(script: str) -> str:
