@@ -10,7 +10,7 @@ export KERNREG_CACHE  ?= $(CURDIR)/datasets
 # import numpy before kernreg
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 
-.PHONY: help install test lint docs data smoke clean bench-data gpu-check gpu-check-pack \
+.PHONY: help install test lint docs data smoke clean gpu-check-pack \
         figures theory-figures artifacts
 
 # Every result of the project is an artifact of the reproduction layer (reproduce/): one
@@ -28,7 +28,6 @@ help:
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make figures     LiM Figures 1-2, NYTRO Figure 2, thesis Figure 5.3 -> results/figures/"
 	@echo "make theory-figures  Bach 2013 Figs 1-3 + Table 1, thesis Figs 5.1-5.2, NYTRO Fig 1"
-	@echo "make bench-data  time loading covtype_binary and adult from the binary cache"
 	@echo "make gpu-check-pack  fill gpu_carry/ (wheels + mirror files) for the GPU check"
 	@echo "make gpu-check   Table 2 cells on a GPU and its CPU cores, one run < 8 min (docs/gpu.md)"
 	@echo "make clean       remove caches of prepared data and build artefacts"
@@ -62,9 +61,6 @@ data:
 smoke:
 	$(BIN)/kernreg run configs/smoke.yaml --out results --force
 
-bench-data:
-	$(BIN)/python -m reproduce.bench.bench_data_load covtype_binary adult --repeats 5
-
 clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info
 
@@ -78,7 +74,10 @@ ARTIFACTS := table1 table2 nytro-fig1 nytro-fig2 ijcnn1-nkrls-lambda-curve \
              bach-fig1 bach-fig2 bach-fig3 bach-table1 \
              beyond samplers sampler-ranks advise \
              bench-table2 bench-acceleration bench-load bench-dask bench-rlsc \
-             bench-nkrls-precision bench-sgm-pass bench-torch-cpu
+             bench-nkrls-precision bench-sgm-pass bench-torch-cpu \
+             table2-notes check-cpusmall ci-reference synthetic-yearprediction \
+             lim-fig1-points-checks rlsc-alpha-sweep bench-kernels bench-kols bench-blas-spin \
+             bench-sigma-shared compare-jit-paths profile-fit bench-data gpu-check
 .PHONY: $(ARTIFACTS)
 $(ARTIFACTS):
 	$(REPRODUCE) $@
@@ -103,15 +102,7 @@ theory-figures:
 artifacts:
 	$(REPRODUCE) $(ARTIFACTS)
 
-# The prepared GPU check (docs/gpu.md): on a machine with one GPU (no network), the Table 2 cells
-# on the GPU and on its CPU cores in one run of < 8 minutes -> $OUT/gpu_check.csv when OUT is set,
-# else results/gpu_check.csv. It reads the wheels and mirror files it lacks from gpu_carry/
-# (make gpu-check-pack, here, with PyPI reachable); GPU_CHECK_ARGS passes options, e.g.
-# `make gpu-check GPU_CHECK_ARGS="--device torch --quick"` for the dry run on PyTorch's CPU build.
-# Its python: this checkout's venv where there is one, else python3 (the GPU image's).
-GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
-gpu-check:
-	PYTHONUNBUFFERED=1 $(GPU_PYTHON) reproduce/bench/gpu_check.py $(GPU_CHECK_ARGS)
-
+# The GPU check's carry folder (docs/gpu.md): the wheels and mirror files the GPU machine lacks,
+# fetched here with PyPI reachable (the check itself is the artifact gpu-check)
 gpu-check-pack:
 	$(BIN)/python reproduce/bench/gpu_check.py --pack

@@ -31,7 +31,8 @@ def _artifact_block(artifact) -> list[str]:
                      f"(`python -m reproduce make {artifact.name} --render-only`)")
     if artifact.inputs:
         lines.append("- reads: " + ", ".join(f"`{p}`" for p in artifact.inputs))
-    lines.append("- writes: " + ", ".join(f"`{p}`" for p in artifact.outputs))
+    lines.append("- writes: " + (", ".join(f"`{p}`" for p in artifact.outputs) if artifact.outputs
+                                 else "nothing under results/ (it prints its measurements)"))
     if artifact.doc_tables:
         lines.append("- feeds the docs tables: " + ", ".join(f"`{t}`" for t in
                                                             artifact.doc_tables))
