@@ -4,6 +4,7 @@
     python -m reproduce make table2          # run its steps, then render its docs tables
     python -m reproduce make table2 --render-only  # the table from the runs present
     python -m reproduce make NAME --dry-run  # print the steps only
+    python -m reproduce make NAME --smoke DIR  # the same outputs on tiny data, into DIR
     python -m reproduce readme [--check]     # results/README.md from the registry
     python -m reproduce owner results/X      # the artifact that writes a results file
 """
@@ -24,11 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 
-def command(step: tuple[str, ...]) -> list[str]:
-    """A step's argument list with this environment's ``kernreg`` and ``python``."""
+def command(step: tuple[str, ...], out: Path = RESULTS) -> list[str]:
+    """A step's argument list with this environment's ``kernreg`` and ``python``, ``{out}``
+    standing for the results folder ``out``."""
     head = sys.executable if step[0] == "python" else str(Path(sys.executable).with_name(
         "kernreg"))
-    return [head, *(word.replace("{results}", str(RESULTS)) for word in step[1:])]
+    return [head, *(word.replace("{out}", str(out)) for word in step[1:])]
 
 
 def split_redirect(step: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
@@ -39,11 +41,18 @@ def split_redirect(step: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     return step, None
 
 
-def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False) -> int:
+def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False,
+         smoke: Path | None = None) -> int:
     """Run ``artifact``'s steps from the repository's root (``render_only``: those from its
-    ``render_from`` on), then render the docs tables its outputs feed; the first step that
-    fails stops it (its exit status is returned)."""
+    ``render_from`` on; ``smoke``: its smoke steps, writing into that folder), then render the
+    docs tables its outputs feed (not after a smoke run); the first step that fails stops it
+    (its exit status is returned)."""
     steps = artifact.steps
+    if smoke is not None:
+        if not artifact.smoke:
+            print(f"{artifact.name}: no smoke steps", file=sys.stderr)
+            return 2
+        steps = artifact.smoke
     if render_only:
         if artifact.render_from is None:
             print(f"{artifact.name}: no render-only steps (every step runs something)",
@@ -55,18 +64,21 @@ def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False) -
         if dry_run:
             continue
         words, stdout = split_redirect(step)
+        out = RESULTS if smoke is None else smoke
         if stdout is None:
-            code = subprocess.call(command(words), cwd=ROOT)
+            code = subprocess.call(command(words, out), cwd=ROOT)
         else:  # the script prints its result: the file is written only when it succeeds
-            done = subprocess.run(command(words), cwd=ROOT, stdout=subprocess.PIPE, text=True)
+            done = subprocess.run(command(words, out), cwd=ROOT, stdout=subprocess.PIPE,
+                                  text=True)
             code = done.returncode
             if code == 0:
-                (ROOT / stdout).write_text(done.stdout, encoding="utf-8")
+                (ROOT / stdout.replace("{out}", str(out))).write_text(done.stdout,
+                                                                    encoding="utf-8")
         if code != 0:
             print(f"{artifact.name}: step failed with exit status {code}: {shlex.join(step)}",
                   file=sys.stderr)
             return code
-    if artifact.doc_tables and not dry_run:
+    if artifact.doc_tables and not dry_run and smoke is None:
         return subprocess.call([sys.executable, "-m", "reproduce.render_docs"], cwd=ROOT)
     return 0
 
@@ -81,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     maker.add_argument("--dry-run", action="store_true", help="print the steps only")
     maker.add_argument("--render-only", action="store_true",
                        help="only the steps that render the outputs from the runs present")
+    maker.add_argument("--smoke", type=Path, metavar="DIR",
+                       help="the smoke steps (tiny data, seconds), writing into DIR")
     readme = sub.add_parser("readme", help="write results/README.md from the registry")
     readme.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the file differs")
@@ -101,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"reproduce: {err.args[0]}", file=sys.stderr)
             return 2
         for artifact in artifacts:
-            code = make(artifact, args.dry_run, args.render_only)
+            code = make(artifact, args.dry_run, args.render_only, args.smoke)
             if code:
                 return code
         return 0

@@ -51,7 +51,7 @@ class Artifact:
     steps : tuple of tuple of str
         The commands that make it, in order: argument lists whose first word is ``kernreg``
         (this environment's command) or ``python`` (this environment's interpreter); a word
-        ``{results}`` stands for the results folder.
+        ``{out}`` stands for the results folder.
     outputs : tuple of str
         The committed files it writes, relative to ``results/``.
     inputs : tuple of str
@@ -61,6 +61,11 @@ class Artifact:
         them after the steps.
     duration : str
         How long it takes on the reference machine (2 cores), in words.
+    smoke : tuple of tuple of str
+        The same outputs on tiny data, in seconds: steps whose word ``{out}`` stands for a
+        fresh results folder, where they must write exactly the artifact's ``outputs``
+        (``python -m reproduce make NAME --smoke``; ``tests/test_reproduce.py`` runs every
+        artifact's smoke steps).
     render_from : int or None
         The index of the first step that only renders the outputs from the runs' folders
         (``python -m reproduce make NAME --render-only`` runs those: seconds, after e.g.
@@ -76,12 +81,13 @@ class Artifact:
     doc_tables: tuple[str, ...] = ()
     duration: str = ""
     render_from: int | None = None
+    smoke: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
             raise ValueError(f"artifact {self.name!r}: source must be one of {list(SOURCES)}, "
                              f"got {self.source!r}")
-        for step in self.steps:
+        for step in (*self.steps, *self.smoke):
             if not step or step[0] not in ("kernreg", "python"):
                 raise ValueError(f"artifact {self.name!r}: a step starts with 'kernreg' or "
                                  f"'python', got {step!r}")
@@ -132,6 +138,8 @@ def load_artifacts(package: str) -> list[Artifact]:
             raise ValueError(f"{where}: unknown fields {sorted(set(entry) - known)}, missing "
                              f"{sorted(required - set(entry))}")
         values = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
-        values["steps"] = tuple(tuple(shlex.split(step)) for step in entry["steps"])
+        for steps in ("steps", "smoke"):
+            if steps in entry:
+                values[steps] = tuple(tuple(shlex.split(step)) for step in entry[steps])
         loaded.append(register(Artifact(source=source, **values)))
     return loaded
