@@ -19,7 +19,7 @@ from pathlib import Path
 
 from reproduce import ARTIFACTS, SOURCES, get_artifact
 from reproduce.readme import render_readme
-from reproduce.registry import Artifact
+from reproduce.registry import Artifact, executable
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -28,9 +28,7 @@ RESULTS = ROOT / "results"
 def command(step: tuple[str, ...], out: Path = RESULTS) -> list[str]:
     """A step's argument list with this environment's ``kernreg`` and ``python``, ``{out}``
     standing for the results folder ``out``."""
-    head = sys.executable if step[0] == "python" else str(Path(sys.executable).with_name(
-        "kernreg"))
-    return [head, *(word.replace("{out}", str(out)) for word in step[1:])]
+    return [executable(step[0]), *(word.replace("{out}", str(out)) for word in step[1:])]
 
 
 def split_redirect(step: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:

@@ -13,8 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reproduce.registry import executable
+
 ROOT = Path(__file__).resolve().parents[1]
-KERNREG = str(Path(sys.executable).with_name("kernreg"))
+KERNREG = executable("kernreg")
 #: The Table 2 datasets (YearPredictionMSD is not in the mirror: reported and skipped).
 DATASETS = ("insurance", "adult", "ijcnn1", "covtype_binary", "yearprediction")
 

@@ -15,12 +15,15 @@ files: every committed file under ``results/`` is an output of exactly one artif
 from __future__ import annotations
 
 import shlex
+import sys
 from dataclasses import dataclass, fields
 from importlib import resources
+from pathlib import Path
 
 import yaml
 
-__all__ = ["ARTIFACTS", "SOURCES", "Artifact", "get_artifact", "load_artifacts", "register"]
+__all__ = ["ARTIFACTS", "SOURCES", "Artifact", "executable", "get_artifact", "load_artifacts",
+           "register"]
 
 #: The sources, in the order the registry lists them: the documents of ../shared/seeds and
 #: this project's own measurements.
@@ -93,6 +96,12 @@ class Artifact:
                                  f"'python', got {step!r}")
         if self.render_from is not None and not 0 <= self.render_from < len(self.steps):
             raise ValueError(f"artifact {self.name!r}: render_from must index its steps")
+
+
+def executable(word: str) -> str:
+    """What a step's first word runs: this environment's interpreter for ``python``, its
+    ``kernreg`` command (beside the interpreter) for ``kernreg``."""
+    return sys.executable if word == "python" else str(Path(sys.executable).with_name(word))
 
 
 #: Every registered artifact by name, in registration order.

@@ -11,8 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reproduce.registry import executable
+
 ROOT = Path(__file__).resolve().parents[1]
-KERNREG = str(Path(sys.executable).with_name("kernreg"))
+KERNREG = executable("kernreg")
 
 
 def figures_of(run: str) -> list[Path]:

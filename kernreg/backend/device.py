@@ -77,8 +77,7 @@ class Device:
         """``a`` (a host array, or already this device's) on this device in ``dtype``."""
         if self.is_numpy:
             return np.asarray(a, dtype=dtype)
-        torch = self.torch
-        tdtype = torch.float64 if np.dtype(dtype) == np.float64 else torch.float32
+        torch, tdtype = self.torch, self.torch_dtype(dtype)
         if isinstance(a, torch.Tensor):
             return a.to(device=self.torch_device, dtype=tdtype)
         host = np.ascontiguousarray(a, dtype=np.dtype(dtype))

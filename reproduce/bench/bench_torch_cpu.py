@@ -31,15 +31,14 @@ import sys
 import time
 from pathlib import Path
 
+from reproduce.bench.threads import set_thread_variables
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def set_threads(threads: int) -> None:
-    """Every thread pool to ``threads``, before numpy, numba or torch is imported (so before
-    :mod:`reproduce.bench.skeleton`, which imports numpy: its ``THREAD_VARIABLES``)."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
-        os.environ[var] = str(threads)
+    """Every thread pool to ``threads``, before numpy, numba or torch is imported."""
+    set_thread_variables(threads)
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 

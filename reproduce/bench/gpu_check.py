@@ -145,10 +145,10 @@ EQUALITY_QUICK = {"n_train": 1500, "n_test": 500, "m": 100}
 # ------------------------------------------------------------------------------ set-up
 def setup_threads(threads: int) -> None:
     """Every thread pool of this process and its workers set to ``threads`` (before numpy
-    is imported)."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
-        os.environ[var] = str(threads)
+    is imported; after :func:`repo_importable`, which makes the layer importable)."""
+    from reproduce.bench.threads import set_thread_variables
+
+    set_thread_variables(threads)
 
 
 def repo_importable() -> None:
@@ -809,6 +809,8 @@ class Check:
         import psutil
         from threadpoolctl import threadpool_info
 
+        from reproduce.bench.threads import THREAD_VARIABLES
+
         env = {
             "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
             "host": self.host, "python": platform.python_version(),
@@ -816,9 +818,7 @@ class Check:
             "cpu_cores_physical": psutil.cpu_count(logical=False),
             "cpu_model": cpu_model(), "host_memory_gb": psutil.virtual_memory().total / 2**30,
             "threads_set": self.args.threads,
-            "thread_variables": {k: os.environ.get(k) for k in (
-                "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMBA_NUM_THREADS")},
+            "thread_variables": {k: os.environ.get(k) for k in THREAD_VARIABLES},
             "blas": [f"{lib['internal_api']} {lib.get('version')} ×{lib['num_threads']}"
                      for lib in threadpool_info()],
             "carried": carry_note, "mirror": mirror, "cache": os.environ["KERNREG_CACHE"],
@@ -1177,8 +1177,8 @@ def main() -> None:
     if args.pack:
         pack(CARRY, args.mirror)
         return
-    setup_threads(args.threads)
     repo_importable()
+    setup_threads(args.threads)
     if args.worker:
         worker_main(args.device, args.threads)
         return

@@ -15,7 +15,6 @@ benchmark row carries (:data:`HOST_COLUMNS`) to the row it is given.
 
 from __future__ import annotations
 
-import os
 import platform
 import statistics
 import time
@@ -29,23 +28,12 @@ from threadpoolctl import threadpool_limits
 
 from reproduce.bench.floor import HostRates, noisy_host
 from reproduce.bench.record import record_row, today_source
+from reproduce.bench.threads import THREAD_VARIABLES, set_thread_variables
 
 __all__ = ["HOST_COLUMNS", "THREAD_VARIABLES", "Bench", "Timing", "set_thread_variables"]
 
 #: The columns :meth:`Bench.record` fills in every row (when the benchmark's columns name them).
 HOST_COLUMNS = ("host", "blas_threads", "gemm_gflops", "stream_gbs", "noisy", "source")
-#: The environment variables that size thread pools of this process's children (numpy's BLAS,
-#: OpenMP, numba): a child started after :func:`set_thread_variables` inherits them.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-
-
-def set_thread_variables(threads: int) -> None:
-    """Every thread pool of the processes started from now on sized to ``threads``."""
-    for name in THREAD_VARIABLES:
-        os.environ[name] = str(threads)
-
-
 @dataclass(frozen=True)
 class Timing:
     """Wall seconds of the repeats of one variant, and what its last timed call returned."""
