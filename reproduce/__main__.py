@@ -12,9 +12,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import runpy
 import shlex
 import subprocess
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 
 from reproduce import ARTIFACTS, SOURCES, get_artifact
@@ -25,10 +30,49 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 
-def command(step: tuple[str, ...], out: Path = RESULTS) -> list[str]:
+def command(step: tuple[str, ...], out: Path = RESULTS, work: Path | None = None) -> list[str]:
     """A step's argument list with this environment's ``kernreg`` and ``python``, ``{out}``
-    standing for the results folder ``out``."""
-    return [executable(step[0]), *(word.replace("{out}", str(out)) for word in step[1:])]
+    standing for the results folder ``out`` and ``{work}`` for the scratch folder ``work``
+    (a smoke run's run folders)."""
+    return [executable(step[0]), *(_placed(word, out, work) for word in step[1:])]
+
+
+def _placed(word: str, out: Path, work: Path | None) -> str:
+    word = word.replace("{out}", str(out))
+    return word if work is None else word.replace("{work}", str(work))
+
+
+def run_in_process(words: list[str]) -> int:
+    """Run a step's argument list (after :func:`command`) in this interpreter, from the
+    repository's root: ``kernreg`` through its click command, ``python -m M`` / ``python
+    FILE`` / ``python -c CODE`` as ``__main__``; its exit status (1 for an exception, whose
+    traceback is printed). Saves each smoke step the interpreter's start and imports (2 s)."""
+    program, args = Path(words[0]).name, words[1:]
+    saved_argv = sys.argv[:]
+    try:
+        with contextlib.chdir(ROOT):
+            if program == "kernreg":
+                from kernreg.cli import main as kernreg_main
+
+                kernreg_main(args)
+            elif args[0] == "-m":
+                sys.argv = [args[1], *args[2:]]
+                runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+            elif args[0] == "-c":
+                sys.argv = ["-c", *args[2:]]
+                exec(compile(args[1], "<string>", "exec"), {"__name__": "__main__"})
+            else:
+                sys.argv = list(args)
+                runpy.run_path(args[0], run_name="__main__")
+    except SystemExit as stop:
+        code = stop.code
+        return 0 if code is None else code if isinstance(code, int) else 1
+    except Exception:  # the step's failure, reported as a subprocess's would be
+        traceback.print_exc()
+        return 1
+    finally:
+        sys.argv = saved_argv
+    return 0
 
 
 def split_redirect(step: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
@@ -40,11 +84,18 @@ def split_redirect(step: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
 
 
 def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False,
-         smoke: Path | None = None) -> int:
+         smoke: Path | None = None, in_process: bool = False) -> int:
     """Run ``artifact``'s steps from the repository's root (``render_only``: those from its
-    ``render_from`` on; ``smoke``: its smoke steps, writing into that folder), then render the
-    docs tables its outputs feed (not after a smoke run); the first step that fails stops it
-    (its exit status is returned)."""
+    ``render_from`` on; ``smoke``: its smoke steps, writing into that folder, their run folders
+    into a scratch folder removed after; ``in_process``: in this interpreter, see
+    :func:`run_in_process`), then render the docs tables its outputs feed (not after a smoke
+    run); the first step that fails stops it (its exit status is returned)."""
+    with tempfile.TemporaryDirectory(prefix=f"{artifact.name}-work-") as work:
+        return _make(artifact, dry_run, render_only, smoke, in_process, Path(work))
+
+
+def _make(artifact: Artifact, dry_run: bool, render_only: bool, smoke: Path | None,
+          in_process: bool, work: Path) -> int:
     steps = artifact.steps
     if smoke is not None:
         if not artifact.smoke:
@@ -63,15 +114,20 @@ def make(artifact: Artifact, dry_run: bool = False, render_only: bool = False,
             continue
         words, stdout = split_redirect(step)
         out = RESULTS if smoke is None else smoke
-        if stdout is None:
-            code = subprocess.call(command(words, out), cwd=ROOT)
-        else:  # the script prints its result: the file is written only when it succeeds
-            done = subprocess.run(command(words, out), cwd=ROOT, stdout=subprocess.PIPE,
-                                  text=True)
-            code = done.returncode
-            if code == 0:
-                (ROOT / stdout.replace("{out}", str(out))).write_text(done.stdout,
-                                                                    encoding="utf-8")
+        argv = command(words, out, work)
+        if in_process:
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed) if stdout else contextlib.nullcontext():
+                code = run_in_process(argv)
+            text = printed.getvalue()
+        elif stdout is None:
+            code = subprocess.call(argv, cwd=ROOT)
+        else:
+            done = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+            code, text = done.returncode, done.stdout
+        if stdout is not None and code == 0:
+            # the script prints its result: the file is written only when it succeeds
+            (ROOT / _placed(stdout, out, work)).write_text(text, encoding="utf-8")
         if code != 0:
             print(f"{artifact.name}: step failed with exit status {code}: {shlex.join(step)}",
                   file=sys.stderr)

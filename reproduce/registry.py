@@ -66,9 +66,10 @@ class Artifact:
         How long it takes on the reference machine (2 cores), in words.
     smoke : tuple of tuple of str
         The same outputs on tiny data, in seconds: steps whose word ``{out}`` stands for a
-        fresh results folder, where they must write exactly the artifact's ``outputs``
-        (``python -m reproduce make NAME --smoke``; ``tests/test_reproduce.py`` runs every
-        artifact's smoke steps).
+        fresh results folder, where they must write exactly the artifact's ``outputs``, and
+        ``{work}`` for a scratch folder (the run folders of ``kernreg run CONFIG --smoke --out
+        {work}``) removed after (``python -m reproduce make NAME --smoke DIR``;
+        ``tests/test_reproduce.py`` runs every artifact's smoke steps).
     render_from : int or None
         The index of the first step that only renders the outputs from the runs' folders
         (``python -m reproduce make NAME --render-only`` runs those: seconds, after e.g.

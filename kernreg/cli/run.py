@@ -14,6 +14,13 @@ import pandas as pd
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
 from kernreg.config import load_experiment
+from kernreg.config.smoke import (
+    SMOKE_CENTERS,
+    SMOKE_GRID_POINTS,
+    SMOKE_ITERATIONS,
+    SMOKE_ROWS,
+    SMOKE_TEST_ROWS,
+)
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE
 from kernreg.errors import KernregError, ResultsError
 from kernreg.experiment import run_dir_for, run_experiment
@@ -28,6 +35,14 @@ from kernreg.results.tables import (
 )
 
 DEFAULT_OUT = "results"
+#: Where ``--smoke`` runs go unless ``--out`` says: never beside (or over) the full runs.
+SMOKE_OUT = f"{DEFAULT_OUT}/smoke"
+
+
+def out_folder(out: str | None, smoke: bool) -> str:
+    """The results folder of an experiment command: ``--out``, else the default (a smoke
+    run's own)."""
+    return out if out is not None else SMOKE_OUT if smoke else DEFAULT_OUT
 _DEVICE = re.compile(r"cpu|torch|cuda(:[0-9]+)?")
 
 
@@ -51,12 +66,20 @@ def export_data_settings(mirror: str | None, cache_dir: str | None, offline: boo
 
 def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The argument and options every experiment command (``run``, ``stream``) shares: CONFIG,
-    ``--trials``, ``--seed``, ``--out``, ``--resume`` (in that order in ``--help``)."""
+    ``--trials``, ``--seed``, ``--out``, ``--resume``, ``--smoke`` (in that order in
+    ``--help``)."""
+    func = click.option("--smoke", is_flag=True,
+                        help=f"The config at smoke size, to check it runs end to end in "
+                             f"seconds: {SMOKE_ROWS} training and {SMOKE_TEST_ROWS} test rows, "
+                             f"1 trial, m and the random features ≤ {SMOKE_CENTERS}, ≤ "
+                             f"{SMOKE_ITERATIONS} iterations, grids of ≤ {SMOKE_GRID_POINTS} "
+                             f"points; --trials and --seed still apply. Its numbers mean "
+                             f"nothing; the run goes to {SMOKE_OUT}/ unless --out says.")(func)
     func = click.option("--resume", is_flag=True,
                         help="Continue an interrupted run (same config).")(func)
-    func = click.option("--out", default=DEFAULT_OUT, show_default=True,
-                        type=click.Path(file_okay=False),
-                        help="Folder of results; the run goes to OUT/<experiment name>.")(func)
+    func = click.option("--out", default=None, type=click.Path(file_okay=False),
+                        help=f"Folder of results; the run goes to OUT/<experiment name>. "
+                             f"[default: {DEFAULT_OUT}]")(func)
     func = click.option("--seed", type=int, help="Override protocol.seed.")(func)
     func = click.option("--trials", type=int, help="Override protocol.trials.")(func)
     return click.argument("config", type=click.Path(dir_okay=False))(func)
@@ -80,9 +103,10 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
                    "on the CPU), cuda or cuda:N; overrides the config's device (default: "
                    "cpu). The others are refused on any device but cpu.")
 @data_options
-def run(config: str, trials: int | None, seed: int | None, out: str, resume: bool, force: bool,
-        only: tuple[str, ...], no_progress: bool, scheduler: str | None, device: str | None,
-        mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
+def run(config: str, trials: int | None, seed: int | None, out: str | None, resume: bool,
+        smoke: bool, force: bool, only: tuple[str, ...], no_progress: bool,
+        scheduler: str | None, device: str | None, mirror: str | None, cache_dir: str | None,
+        offline: bool | None) -> None:
     """Run the experiment of CONFIG (YAML): every algorithm, every trial.
 
     CONFIG may also be a table config (`table:` and `runs:`): each listed experiment is then
@@ -92,6 +116,7 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
     """
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
+    out = out_folder(out, smoke)
     overrides: dict[str, dict] = {}
     protocol = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
     if protocol:
@@ -104,7 +129,8 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
         if only:
             raise click.UsageError("--only applies to one experiment, not to a table config")
         table = load_table_config(config)
-        experiments = [load_experiment(Path(config).parent / r, overrides) for r in table["runs"]]
+        experiments = [load_experiment(Path(config).parent / r, overrides, smoke)
+                       for r in table["runs"]]
         export_data_settings(mirror, cache_dir, offline)
         wanted = table.get("labels")  # a table of some labels runs only those algorithms
         for exp in experiments:
@@ -118,7 +144,7 @@ def run(config: str, trials: int | None, seed: int | None, out: str, resume: boo
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
         click.echo(render_table(table["table"], _collect((config,), out), "md"))
         return
-    exp = load_experiment(config, overrides)
+    exp = load_experiment(config, overrides, smoke)
     export_data_settings(mirror, cache_dir, offline)
     results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
                              only=only)

@@ -9,7 +9,7 @@ import click
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
-from kernreg.cli.run import experiment_options, export_data_settings
+from kernreg.cli.run import experiment_options, export_data_settings, out_folder
 from kernreg.config.streaming import StreamConfig, load_stream_config
 from kernreg.errors import ConfigError
 from kernreg.experiment.streaming import run_stream
@@ -41,15 +41,17 @@ def _check_figure_path(path: str) -> None:
 @click.option("--figure", "figure_path", type=click.Path(dir_okay=False),
               help="Write the Figure 7.3 panel here (default: OUT/<name>/fig7_3.png).")
 @data_options
-def stream(config: str, trials: int | None, seed: int | None, out: str, resume: bool,
-           force: bool, no_progress: bool, table_path: str | None, figure_path: str | None,
-           mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
+def stream(config: str, trials: int | None, seed: int | None, out: str | None, resume: bool,
+           smoke: bool, force: bool, no_progress: bool, table_path: str | None,
+           figure_path: str | None, mirror: str | None, cache_dir: str | None,
+           offline: bool | None) -> None:
     """Run the streaming experiment of CONFIG: balanced classes first, then a new class one
     example at a time (naive incremental RLSC, rebalanced batch RLS, recoding); finished
     trials are kept, --resume continues. Prints and writes Table 7.1 and Figure 7.3."""
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
-    cfg = load_stream_config(config, {"trials": trials, "seed": seed})
+    out = out_folder(out, smoke)
+    cfg = load_stream_config(config, {"trials": trials, "seed": seed}, smoke)
     if table_path:
         check_output_file(table_path, "--table")
     if figure_path:

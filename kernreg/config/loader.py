@@ -22,6 +22,7 @@ from kernreg.atomic import path_component
 from kernreg.config.estimators import make_estimator
 from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
+from kernreg.config.smoke import smoke_config
 from kernreg.config.task import check_task
 from kernreg.datasets import DatasetSpec, get_spec, paper_default
 from kernreg.errors import ConfigError, DataError
@@ -248,19 +249,20 @@ def raise_problems(path: Path, problems: list[str]) -> None:
         raise ConfigError(f"{path}: invalid config:\n  {lines}{more}")
 
 
-def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None
-                     ) -> Experiment:
+def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None,
+                     smoke: bool = False) -> Experiment:
     """Validate ``data`` (a parsed YAML mapping) and fill in defaults.
 
     ``overrides`` (e.g. ``{"protocol": {"trials": 2}}`` or ``{"device": "torch"}`` from the
     command line) are merged before validation, so they are checked like the file's own
-    values: a mapping into its section, a value in place of the key's.
+    values: a mapping into its section, a value in place of the key's. ``smoke``: the config
+    at smoke size (:func:`kernreg.config.smoke.smoke_config`), the overrides merged after.
     """
     if isinstance(data, dict) and isinstance(data.get("protocol"), dict) \
             and data["protocol"].get("kind") == "streaming":
         raise ConfigError(f"{path}: protocol.kind: a streaming config; run it with "
                           f"`kernreg stream {path}`")
-    data = copy.deepcopy(data)
+    data = smoke_config(data, _test_rows(data)) if smoke else copy.deepcopy(data)
     for section, values in (overrides or {}).items():
         if not isinstance(values, dict):  # a top-level value (device)
             data[section] = values
@@ -683,8 +685,17 @@ def _check_levels(params: dict[str, Any], ms: list[int | None], where: str) -> l
     return []
 
 
-def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None
-                    ) -> Experiment:
-    """Read, validate and complete an experiment config file."""
+def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None,
+                    smoke: bool = False) -> Experiment:
+    """Read, validate and complete an experiment config file (``smoke``: at smoke size)."""
     path = Path(path)
-    return parse_experiment(read_yaml(path), path, overrides)
+    return parse_experiment(read_yaml(path), path, overrides, smoke)
+
+
+def _test_rows(data: dict[str, Any]) -> int | None:
+    """The test rows of the config's dataset, when it names a registered one."""
+    dataset = data.get("dataset")
+    try:
+        return get_spec(dataset["name"]).n_test if isinstance(dataset, dict) else None
+    except (DataError, KeyError, TypeError):
+        return None

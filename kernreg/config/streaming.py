@@ -27,6 +27,7 @@ from kernreg.config.loader import (
     read_yaml,
     schema_problems,
 )
+from kernreg.config.smoke import smoke_config
 from kernreg.datasets import get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
@@ -146,13 +147,15 @@ def is_stream_config(data: Any) -> bool:
             and data["protocol"].get("kind") == "streaming")
 
 
-def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None = None
-                        ) -> StreamConfig:
-    """Validate a parsed mapping and fill in the defaults (``overrides``: protocol keys)."""
+def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None = None,
+                        smoke: bool = False) -> StreamConfig:
+    """Validate a parsed mapping and fill in the defaults (``overrides``: protocol keys;
+    ``smoke``: at smoke size, :func:`kernreg.config.smoke.smoke_config`, the overrides
+    merged after)."""
     raise_problems(path, non_finite_problems(data))
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config must be a mapping of keys to values")
-    data = copy.deepcopy(data)
+    data = smoke_config(data) if smoke else copy.deepcopy(data)
     if overrides and isinstance(data.get("protocol"), dict):
         data["protocol"].update({k: v for k, v in overrides.items() if v is not None})
     problems = schema_problems(data, SCHEMA, [])
@@ -194,9 +197,9 @@ def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None 
                         description=data.get("description", ""), path=path)
 
 
-def load_stream_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None
-                       ) -> StreamConfig:
-    """Read and validate a streaming config file.
+def load_stream_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None,
+                       smoke: bool = False) -> StreamConfig:
+    """Read and validate a streaming config file (``smoke``: at smoke size).
 
     Raises
     ------
@@ -204,4 +207,4 @@ def load_stream_config(path: str | os.PathLike[str], overrides: dict[str, Any] |
         Unreadable YAML, a key that is unknown or out of range, or a dataset without classes.
     """
     path = Path(path)
-    return parse_stream_config(read_yaml(path), path, overrides)
+    return parse_stream_config(read_yaml(path), path, overrides, smoke)
