@@ -147,6 +147,46 @@ def test_table1_renders_from_the_configs_alone(tmp_path: Path) -> None:
         (REPO / "results" / "table1.md").read_text(encoding="utf-8")
 
 
+def test_table2_renders_from_the_committed_trials_to_the_committed_table(
+        kernreg_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make table2-render`` on a fresh clone (no run folders): the committed trials give the
+    committed table and trials, to the byte (the table's numbers do not drift)."""
+    monkeypatch.chdir(REPO)
+    code, _, err = kernreg_cli(["table", "configs/table2.yaml", "--compare-paper", "--fallback",
+                                "results/table2_trials.csv", "--results-dir",
+                                str(tmp_path / "no_runs"), "--trials-out",
+                                str(tmp_path / "trials.csv"), "-o", str(tmp_path / "table2.md")])
+    assert code == 0, err
+    for name, committed in (("table2.md", "table2.md"), ("trials.csv", "table2_trials.csv")):
+        assert (tmp_path / name).read_bytes() == (REPO / "results" / committed).read_bytes()
+
+
+def _table_steps() -> list[tuple[str, tuple[str, ...]]]:
+    return [(a.name, step) for a in ARTIFACTS.values() for step in a.steps
+            if step[:2] == ("kernreg", "table")]
+
+
+@pytest.mark.parametrize("name, step", _table_steps(),
+                         ids=[f"{n}:{s[2]}" for n, s in _table_steps()])
+def test_a_table_without_its_runs_names_them_and_their_command(
+        name: str, step: tuple[str, ...], kernreg_cli, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every table step on a fresh clone (no run folders) either renders (from the configs or
+    a committed fallback) or exits 2 naming each missing run and the command that makes it."""
+    monkeypatch.chdir(REPO)
+    words = list(step[1:])
+    for option in ("-o", "--trials-out"):  # into the test's folder, never results/
+        if option in words:
+            at = words.index(option) + 1
+            words[at] = str(tmp_path / Path(words[at]).name)
+    code, _, err = kernreg_cli([*words, "--results-dir", str(tmp_path / "no_runs")])
+    if code == 0:
+        return
+    assert code == 2 and "Traceback" not in err
+    lines = [line for line in err.splitlines() if "no results in" in line]
+    assert lines and all("(made by: kernreg run configs/" in line for line in lines), err
+
+
 #: The artifacts without smoke steps yet (issue 39: every artifact gets them); each one given
 #: its smoke steps leaves this list, so the list says exactly what is left.
 NO_SMOKE_YET = {

@@ -196,7 +196,8 @@ def test_fallback_rows_stand_in_for_runs_not_made_here(mirror: Path, tmp_path: P
           str(tmp_path / "trials.csv"), "--trials-out", str(tmp_path / "behind.csv"),
           "-o", str(tmp_path / "t.md")])
     err = capsys.readouterr().err
-    assert f"ci_cpusmall/krls: no results in {out / 'ci_cpusmall'} (rows from" in err
+    assert f"ci_cpusmall/krls: no results in {out / 'ci_cpusmall'} (made by: " in err
+    assert "(rows from" in err
     text = (tmp_path / "t.md").read_text()
     assert "not run yet" not in text and "7.7700" in text and "9.99" not in text
     behind = pd.read_csv(tmp_path / "behind.csv").sort_values("label")

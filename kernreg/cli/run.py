@@ -212,12 +212,13 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
                 if labels is not None and algo.label not in labels:
                     continue
                 if algo.label not in done:
-                    reason = f"not run yet (kernreg run {run_config} --resume)"
+                    command = f"kernreg run {run_config} --resume"
                     pending.append(((exp.name, algo.label),
                                     {"dataset": exp.dataset["name"], "algorithm": algo.name,
-                                     "label": algo.label, "reason": reason,
+                                     "label": algo.label, "reason": f"not run yet ({command})",
                                      "m": algo.params.get("m")},
-                                    f"{exp.name}/{algo.label}: no results in {run_dir}"))
+                                    f"{exp.name}/{algo.label}: no results in {run_dir} "
+                                    f"(made by: {command})"))
     if fallback is not None:
         filled = fill_missing_runs(frames, read_results_csv(fallback))
         frames.append(filled)
