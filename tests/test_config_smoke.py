@@ -83,3 +83,6 @@ def test_a_smoke_run_writes_its_own_run_folder(kernreg_cli, mirror, tmp_path: Pa
     saved = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))["config"]
     assert saved["dataset"]["n_train"] == SMOKE_ROWS
     assert not (tmp_path / "results" / "ci_cpusmall").exists()
+    assert results["gemm_gflops"].isna().all()  # a smoke run's times mean nothing
+    assert load_experiment(REPO / "configs" / "ci_cpusmall.yaml", smoke=True).smoke
+    assert not load_experiment(REPO / "configs" / "ci_cpusmall.yaml").smoke

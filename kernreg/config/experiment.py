@@ -65,6 +65,10 @@ class Experiment:
     device: str = "cpu"
     #: TensorFloat-32 in float32 products on a GPU (``cuda`` only).
     tf32: bool = False
+    #: At smoke size (``kernreg run --smoke``): its times mean nothing, so the runner does not
+    #: measure the host's rates beside them. Not part of the config's hash (the shrunk
+    #: config is).
+    smoke: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""

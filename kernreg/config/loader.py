@@ -11,7 +11,7 @@ import inspect
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -288,7 +288,8 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
             schema = get_algorithm_spec(algo["name"]).config_schema()
             problems += schema_problems(algo, schema, ["algorithms", i])
     raise_problems(path, problems)
-    return _with_defaults(data, path, problems)
+    exp = _with_defaults(data, path, problems)
+    return replace(exp, smoke=True) if smoke else exp
 
 
 #: σ kept away from the ends of the float range: the kernels compute σ², 1/σ² and x/σ².

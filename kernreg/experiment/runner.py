@@ -113,8 +113,9 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                                    peaks={e.label: e.peak_bytes for e in estimates},
                                    client=client)
                 return store.finalize()
-        # the yardstick of this process's times (hosts differ 2.5× on the same run)
-        gflops = gemm_gflops() if todo else None
+        # the yardstick of this process's times (hosts differ 2.5× on the same run); a smoke
+        # run's times mean nothing
+        gflops = gemm_gflops() if todo and not exp.smoke else None
         bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
         for _, trials in groupby(bar, key=lambda todo_item: todo_item[0].label):
             # one algorithm's trials hand their big kernel arrays on
