@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import runpy
 import shlex
 import subprocess
@@ -48,7 +49,7 @@ def run_in_process(words: list[str]) -> int:
     FILE`` / ``python -c CODE`` as ``__main__``; its exit status (1 for an exception, whose
     traceback is printed). Saves each smoke step the interpreter's start and imports (2 s)."""
     program, args = Path(words[0]).name, words[1:]
-    saved_argv = sys.argv[:]
+    saved_argv, saved_environment = sys.argv[:], dict(os.environ)
     try:
         with contextlib.chdir(ROOT):
             if program == "kernreg":
@@ -70,8 +71,11 @@ def run_in_process(words: list[str]) -> int:
     except Exception:  # the step's failure, reported as a subprocess's would be
         traceback.print_exc()
         return 1
-    finally:
+    finally:  # a step's argv and environment (thread variables) end with it, as a process's
         sys.argv = saved_argv
+        if dict(os.environ) != saved_environment:
+            os.environ.clear()
+            os.environ.update(saved_environment)
     return 0
 
 

@@ -187,31 +187,23 @@ def test_a_table_without_its_runs_names_them_and_their_command(
     assert lines and all("(made by: kernreg run configs/" in line for line in lines), err
 
 
-#: The artifacts without smoke steps yet (issue 39: every artifact gets them); each one given
-#: its smoke steps leaves this list, so the list says exactly what is left.
-NO_SMOKE_YET = {
-    "table2", "ijcnn1_nkrls_lambda_curve", "nytro_fig1", "table2_notes",
-    "check_cpusmall", "ci_reference", "synthetic_yearprediction", "lim_table1",
-    "lim_table1_full", "lim_fig1_points", "lim_fig1_points_checks",
-    "thesis_fig5_2_draws4", "thesis_table6", "thesis_fig6",
-    "thesis_table6_full", "thesis_table6_full_costs", "thesis_ch6_checks",
-    "thesis_ch6_ijcnn1_subset", "thesis_table7", "thesis_table7_threshold10",
-    "thesis_table7_nystrom", "rlsc_alpha_sweep", "beyond", "samplers",
-    "advise", "bench_table2", "bench_acceleration", "bench_load", "bench_dask",
-    "bench_nkrls_precision", "bench_sgm_pass", "bench_kols", "bench_blas_spin",
-    "bench_sigma_shared", "compare_jit_paths", "profile_fit", "gpu_check",
-}
+def test_every_artifact_has_smoke_steps() -> None:
+    assert [a.name for a in ARTIFACTS.values() if not a.smoke] == []
 
 
-def test_the_artifacts_without_smoke_steps_are_the_listed_ones() -> None:
-    assert {a.name for a in ARTIFACTS.values() if not a.smoke} == NO_SMOKE_YET
-
-
-@pytest.mark.parametrize("name", sorted(a.name for a in ARTIFACTS.values() if a.smoke))
+@pytest.mark.parametrize("name", sorted(ARTIFACTS))
 def test_smoke_run_writes_exactly_the_declared_outputs(name: str, tmp_path: Path) -> None:
     """The artifact's smoke steps (tiny data) succeed, write every declared output and nothing
     else under the results folder they are given."""
     artifact = get_artifact(name)
+    before = _tree_state(REPO / "results") | _tree_state(REPO / "tests" / "reference")
     assert make(artifact, smoke=tmp_path, in_process=True) == 0
     written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
     assert written == set(artifact.outputs)
+    # nothing of the repository's own results or references was touched
+    assert _tree_state(REPO / "results") | _tree_state(REPO / "tests" / "reference") == before
+
+
+def _tree_state(folder: Path) -> set[tuple[str, int, int]]:
+    return {(str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*")
+            if p.is_file()}

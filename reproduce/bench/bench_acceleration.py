@@ -11,6 +11,8 @@ their ratios, with the BLAS threads and the host's rates before and after the ru
 docs``), replacing the row of the same dataset, m, max_iter and ν.
 
     python -m reproduce.bench.bench_acceleration cpusmall adult --repeats 3
+    python -m reproduce.bench.bench_acceleration cpusmall insurance --repeats 1 --smoke \\
+        --csv /tmp/bench_acceleration.csv  # 400 rows, m ≤ 40, ≤ 20 iterations: seconds
 """
 
 from __future__ import annotations
@@ -21,9 +23,17 @@ from pathlib import Path
 import numpy as np
 
 from kernreg.datasets import get_spec, load_dataset
-from kernreg.experiment import blas_description, gemm_gflops, trial_seed
+from kernreg.experiment import blas_description, trial_seed
 from kernreg.solvers import Nytro, holdout_split, rmse
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import (
+    SMOKE_CENTERS,
+    SMOKE_ITERATIONS,
+    SMOKE_ROWS,
+    add_smoke_option,
+    host_gemm,
+    smoke_run,
+)
 
 #: m per dataset: the paper's, else the one of this project's figures.
 M = {"cpusmall": 1000, "adult": 1000, "ijcnn1": 5000, "insurance": 2000}
@@ -51,28 +61,36 @@ def main() -> None:
                         help="where the rows go (default: results/bench_acceleration.csv)")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
                         help="print only")
+    add_smoke_option(parser, f"{SMOKE_ROWS} rows, m ≤ {SMOKE_CENTERS}, "
+                             f"max_iter ≤ {SMOKE_ITERATIONS}")
     args = parser.parse_args()
-    with Bench("reproduce/bench/bench_acceleration.py", threads=args.threads, csv=args.csv,
-               key=CSV_KEY, columns=CSV_COLUMNS) as bench:
+    max_iter = min(args.max_iter, SMOKE_ITERATIONS) if args.smoke else args.max_iter
+    with smoke_run(args.smoke), Bench("reproduce/bench/bench_acceleration.py",
+                                      threads=args.threads, csv=args.csv, key=CSV_KEY,
+                                      columns=CSV_COLUMNS) as bench:
         print(f"BLAS: {blas_description()}")
         print("dataset   m     e* (NYTRO)  t*   NYTRO s   t_nu  nu s    iter ratio  time ratio")
         for name in args.datasets:
             spec, ds = get_spec(name), load_dataset(name)
             seed = trial_seed(0, 0)
-            data = holdout_split(ds.X_train, ds.y_train, 0.2,
-                                 random_state=np.random.default_rng(seed))
-            kw = {"sigma": spec.sigma, "m": M[name], "random_state": seed}
+            X, y = ds.X_train, ds.y_train
+            if args.smoke:  # a random slice of the training rows
+                rows = np.random.default_rng(seed).permutation(len(y))[:SMOKE_ROWS]
+                X, y = X[rows], y[rows]
+            data = holdout_split(X, y, 0.2, random_state=np.random.default_rng(seed))
+            m = min(M[name], SMOKE_CENTERS) if args.smoke else M[name]
+            kw = {"sigma": spec.sigma, "m": m, "random_state": seed}
             # full paths: where each method gets to
-            lw = Nytro(max_iter=args.max_iter, **kw).fit(*data)
-            nu = Nytro(max_iter=args.max_iter, acceleration="nu", nu=args.nu, **kw).fit(*data)
+            lw = Nytro(max_iter=max_iter, **kw).fit(*data)
+            nu = Nytro(max_iter=max_iter, acceleration="nu", nu=args.nu, **kw).fit(*data)
             e_star, t_star = float(np.min(lw.path_["val_rmse"])), lw.best_iter_
             reached = np.flatnonzero(nu.path_["val_rmse"] <= e_star)
-            row = {"dataset": name, "sigma": spec.sigma, "m": M[name], "max_iter": args.max_iter,
+            row = {"dataset": name, "sigma": spec.sigma, "m": m, "max_iter": max_iter,
                    "nu": args.nu, "nytro_val_rmse": round(e_star, 6), "nytro_t": t_star,
-                   "repeats": args.repeats, "host_gemm_gflops": round(gemm_gflops(), 1)}
+                   "repeats": args.repeats, "host_gemm_gflops": round(host_gemm(), 1)}
             if reached.size == 0:
-                print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  ν-method never "
-                      f"reaches it in {args.max_iter} iterations")
+                print(f"{name:9s} {m:5d} {e_star:.5f}  {t_star:4d}  ν-method never "
+                      f"reaches it in {max_iter} iterations")
                 bench.record(row)  # NYTRO's time is not measured then: no seconds
                 continue
             t_nu = int(reached[0]) + 1
@@ -84,7 +102,7 @@ def main() -> None:
                                      **fixed, **kw}, data, args.repeats)
             X_val, y_val = data[2], data[3]
             check = (rmse(y_val, est_lw.predict(X_val)), rmse(y_val, est_nu.predict(X_val)))
-            print(f"{name:9s} {M[name]:5d} {e_star:.5f}  {t_star:4d}  {s_lw:7.3f}  {t_nu:4d}  "
+            print(f"{name:9s} {m:5d} {e_star:.5f}  {t_star:4d}  {s_lw:7.3f}  {t_nu:4d}  "
                   f"{s_nu:6.3f}  {t_nu / t_star:9.3f}  {s_nu / s_lw:9.3f}   "
                   f"(val RMSE of the re-timed fits {check[0]:.5f} / {check[1]:.5f})")
             bench.record({**row, "nytro_s": round(s_lw, 4), "nu_t": t_nu,

@@ -16,6 +16,9 @@ Medians of ``--repeats``; BLAS threads ``--threads``. Printed side by side, one 
 timeout, with the host's GEMM rate measured in each process.
 
     python -m reproduce.bench.bench_blas_spin --timeouts 4,16,20,28 --repeats 15
+    python -m reproduce.bench.bench_blas_spin --in-process --repeats 1 --smoke
+        # this process's timeout only; a 2000 × 100 block after 0.05 s of idle, the GEMM
+        # rate on 128²: seconds
 """
 
 from __future__ import annotations
@@ -27,8 +30,13 @@ import sys
 import time
 from pathlib import Path
 
-CHILD = "--child"
+#: The option that measures in this process (each timeout's process gets it).
+CHILD = "--in-process"
 REPO = Path(__file__).resolve().parents[2]
+#: The block (rows, centers, features: Adult's) and the idle seconds before a timed pass
+#: (SMOKE_*: a smoke run's).
+BLOCK, IDLE_S = (26049, 1000, 123), 0.5
+SMOKE_BLOCK, SMOKE_IDLE_S = (2000, 100, 123), 0.05
 
 
 def _median_ms(fn, repeats: int, before=None) -> float:
@@ -40,16 +48,17 @@ def _median_ms(fn, repeats: int, before=None) -> float:
     return Bench.time(timed, repeats, warmup=0, setup=before).median * 1e3
 
 
-def child(repeats: int, threads: int, small_mb: int) -> None:
+def child(repeats: int, threads: int, small_mb: int, smoke: bool = False) -> None:
     import numpy as np
 
-    from kernreg.experiment import gemm_gflops
     from kernreg.kernels import GaussianKernel, normal_pass
     from kernreg.kernels import compiled as C
     from reproduce.bench.skeleton import Bench
+    from reproduce.bench.smoke import host_gemm, smoke_run
 
     rng = np.random.default_rng(0)
-    n, m, d = 26049, 1000, 123
+    n, m, d = SMOKE_BLOCK if smoke else BLOCK
+    idle_s = SMOKE_IDLE_S if smoke else IDLE_S
     X = rng.random((n, d)).astype(np.float32)
     Y = X[:m].copy()
     xx, yy = (X * X).sum(1), (Y * Y).sum(1)
@@ -66,9 +75,10 @@ def child(repeats: int, threads: int, small_mb: int) -> None:
 
     def idle() -> None:
         gemm()
-        time.sleep(0.5)
+        time.sleep(idle_s)
 
-    with Bench("reproduce/bench/bench_blas_spin.py", threads=threads, rates=False):
+    with smoke_run(smoke), Bench("reproduce/bench/bench_blas_spin.py", threads=threads,
+                                 rates=False):
         gemm(), exp_pass(), small.matvec(X64, X64[:m], v)  # compile, touch
         after_idle = _median_ms(exp_pass, repeats, idle)
         after_gemm = _median_ms(exp_pass, repeats, gemm)
@@ -78,7 +88,7 @@ def child(repeats: int, threads: int, small_mb: int) -> None:
         gemm(), exp_pass()
         beta, target = rng.random(m), rng.random(n)
         stored_pass = _median_ms(lambda: normal_pass(out, beta, target), repeats)
-        rate = gemm_gflops()
+        rate = host_gemm()
     print(f"timeout {os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'default'):>7s}: exp pass "
           f"{after_idle:6.1f} ms after idle, {after_gemm:6.1f} ms after a GEMM; block "
           f"{block:6.1f} ms; K v in {small_mb} MB blocks {small_blocks:6.1f} ms, in one block "
@@ -93,16 +103,23 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--small-mb", type=int, default=4)
-    parser.add_argument(CHILD, action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--smoke", action="store_true",
+                        help=f"smoke size: a {SMOKE_BLOCK[0]} × {SMOKE_BLOCK[1]} block, "
+                             f"{SMOKE_IDLE_S} s of idle, the GEMM rate on tiny blocks "
+                             "(seconds; the numbers mean nothing)")
+    parser.add_argument(CHILD, dest="child", action="store_true",
+                        help="measure in this process, at the OPENBLAS_THREAD_TIMEOUT it "
+                             "started with (what each timeout's process runs; no --timeouts)")
     args = parser.parse_args()
     if args.child:
-        child(args.repeats, args.threads, args.small_mb)
+        child(args.repeats, args.threads, args.small_mb, args.smoke)
         return
     for timeout in (t for t in args.timeouts.split(",") if t):
         env = dict(os.environ, OPENBLAS_THREAD_TIMEOUT=timeout)
         subprocess.run([sys.executable, "-m", "reproduce.bench.bench_blas_spin", CHILD,
                         "--repeats", str(args.repeats), "--threads", str(args.threads),
-                        "--small-mb", str(args.small_mb)], env=env, check=True, cwd=REPO)
+                        "--small-mb", str(args.small_mb), *["--smoke"] * args.smoke],
+                       env=env, check=True, cwd=REPO)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ written to ``--csv`` (default results/bench_dask.csv, the source of the table in
 docs/distributed.md: ``make docs``), replacing the row of the same cell and worker count.
 
     python -m reproduce.bench.bench_dask covtype_binary --workers 2 --repeats 1 [--algorithms nytro]
+    python -m reproduce.bench.bench_dask adult --workers 1 --smoke --csv /tmp/bench_dask.csv
+        # the config at smoke size; the link measured with 5 round trips and 1 MB: seconds
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from distributed import Client, LocalCluster
 
 from kernreg.config import load_experiment
 from kernreg.experiment import (
-    gemm_gflops,
     make_estimator,
     prepare_data,
     resolve_blas_threads,
@@ -32,6 +33,7 @@ from kernreg.experiment import (
 )
 from kernreg.solvers import rmse
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV = Path(__file__).resolve().parents[2] / "results" / "bench_dask.csv"
@@ -45,10 +47,12 @@ DATASETS = {"covtype_binary": ("covtype_nkrls.yaml", "covtype_nytro.yaml"),
             "adult": ("adult_all.yaml", "adult_all.yaml")}
 
 
-def measure_link(client: Client, repeats: int = 50) -> tuple[float, float]:
-    """(round-trip seconds of an empty task, bytes/s of moving 64 MB to a worker and back)."""
+def measure_link(client: Client, repeats: int = 50, payload_mb: int = 64
+                 ) -> tuple[float, float]:
+    """(round-trip seconds of an empty task, bytes/s of moving ``payload_mb`` MB to a worker
+    and back)."""
     trip = Bench.time(lambda: client.submit(int, 0, pure=False).result(), repeats, warmup=1)
-    payload = np.ones(8 * 2**20)  # 64 MB
+    payload = np.ones(payload_mb * 2**17)  # float64: 2**17 a MB
     transfer = Bench.time(lambda: client.scatter(payload, hash=False).result(), 1, warmup=0)
     assert transfer.result.shape == payload.shape
     return trip.median, 2 * payload.nbytes / transfer.median
@@ -61,24 +65,24 @@ def _fit(make, data, repeats: int) -> tuple[object, float]:
 
 
 def bench(name: str, workers: int, repeats: int, algorithms: list[str],
-          csv: Path | None = None) -> None:
+          csv: Path | None = None, smoke: bool = False) -> None:
     # as kernreg's own local:N: the workers share this machine's memory, each may use it all
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None, memory_limit=psutil.virtual_memory().total
                       ) as cluster, Client(cluster) as client:
-        latency, bandwidth = measure_link(client)
+        latency, bandwidth = measure_link(client, 5, 1) if smoke else measure_link(client)
         print(f"cluster: {workers} workers × 1 thread; round trip {latency * 1e3:.2f} ms, "
               f"transfer {bandwidth / 1e9:.2f} GB/s", flush=True)
         for config, label in zip(DATASETS[name], ("nkrls", "nytro"), strict=True):
             if label not in algorithms:
                 continue
-            exp = load_experiment(CONFIGS / config)
+            exp = load_experiment(CONFIGS / config, smoke=smoke)
             algo = next(a for a in exp.algorithms if a.name == label)
             data = prepare_data(exp)
             seed, split = trial_split(exp, data, 0)
             with Bench(SCRIPT, threads=resolve_blas_threads(exp.budget["blas_threads"]),
                        csv=csv, key=CSV_KEY, columns=CSV_COLUMNS) as cell:
-                gflops = gemm_gflops()
+                gflops = host_gemm()
                 local, t_local = _fit(lambda a=algo, e=exp, s=seed: make_estimator(a, e, s),
                                       split, repeats)
                 # the driver's own work; workers: 1 thread each
@@ -119,9 +123,11 @@ def main() -> None:
                         help="where the rows go (default: results/bench_dask.csv)")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
                         help="print only")
+    add_smoke_option(parser, "the link measured with 5 round trips and 1 MB")
     args = parser.parse_args()
-    for name in args.datasets:
-        bench(name, args.workers, args.repeats, args.algorithms, args.csv)
+    with smoke_run(args.smoke):
+        for name in args.datasets:
+            bench(name, args.workers, args.repeats, args.algorithms, args.csv, args.smoke)
 
 
 if __name__ == "__main__":

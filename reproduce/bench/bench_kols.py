@@ -18,6 +18,8 @@ kernel, side by side); ``--full-eigh`` does the same with the eigendecomposition
 an hour or more here).
 
     python -m reproduce.bench.bench_kols --sizes 4000,8000 --repeats 3 --full
+    python -m reproduce.bench.bench_kols --sizes 200 --repeats 1 --full --smoke
+        # the config at smoke size (320 fit rows, 200 test rows): seconds
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from kernreg.solvers.blocks.min_norm import (
     pivoted_cholesky_min_norm,
 )
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, smoke_run
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "adult_all.yaml"
 PAPER_SECONDS = 112.0  # NYTRO Table 2, Adult KOLS
@@ -128,13 +131,14 @@ def main() -> None:
     parser.add_argument("--full-eigh", action="store_true", help="one full Adult fit, eigh")
     parser.add_argument("--full-whole", action="store_true",
                         help="with --full: also factor the whole K (repeated rows not merged)")
+    add_smoke_option(parser)
     args = parser.parse_args()
-    exp = load_experiment(CONFIG)
+    exp = load_experiment(CONFIG, smoke=args.smoke)
     data = prepare_data(exp)
     _, split = trial_split(exp, data, 0)
     X, y = np.asarray(split[0]), np.asarray(split[1])
     X_test, y_test = data.X_test[:args.test_rows], data.y_test[:args.test_rows]
-    with Bench("reproduce/bench/bench_kols.py", threads=args.threads):
+    with smoke_run(args.smoke), Bench("reproduce/bench/bench_kols.py", threads=args.threads):
         print(f"BLAS: {blas_description()}, {args.threads} thread(s)", flush=True)
         for n in (int(v) for v in args.sizes.split(",") if v):
             bench_size(n, X, y, X_test, y_test, exp.kernel["sigma"], args.repeats)

@@ -12,6 +12,8 @@ run (reproduce.bench.skeleton). Each line is also written to
 docs``), replacing the row of the same config, algorithm, competitors and thread setting.
 
     python -m reproduce.bench.bench_load --config configs/adult_all.yaml --algorithm nytro
+    python -m reproduce.bench.bench_load --repeats 1 --competitors 1 --threads 1 auto \\
+        --smoke --csv /tmp/bench_load.csv  # the config at smoke size, 0.1 s to settle
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
-from kernreg.experiment import gemm_gflops, idle_cores, make_estimator, prepare_data, trial_split
+from kernreg.experiment import idle_cores, make_estimator, prepare_data, trial_split
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV_KEY = ["config", "algorithm", "competitors", "threads_setting"]
@@ -37,6 +40,8 @@ CSV_COLUMNS = ["config", "algorithm", "cores", "competitors", "threads_setting",
 
 #: This script, as the rows' ``source`` names it.
 SCRIPT = "reproduce/bench/bench_load.py"
+#: Seconds the competitors get to start spinning before the fits are timed (smoke: 0.1).
+SETTLE_S = 1.0
 
 def _compete(stop: mp.Event) -> None:  # type: ignore[valid-type]
     """Keep one core busy with GEMMs until told to stop."""
@@ -57,21 +62,27 @@ def main() -> None:
                         help="where the rows go (default: results/bench_load.csv)")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
                         help="print only")
+    add_smoke_option(parser, "0.1 s for the competitors to start")
     args = parser.parse_args()
-    exp = load_experiment(args.config)
+    with smoke_run(args.smoke):
+        _bench(args)
+
+
+def _bench(args: argparse.Namespace) -> None:
+    exp = load_experiment(args.config, smoke=args.smoke)
     algo = next(a for a in exp.algorithms if a.label == args.algorithm)
     data = prepare_data(exp)
     seed, split = trial_split(exp, data, 0)
     cores = len(os.sched_getaffinity(0))
     with Bench(SCRIPT, threads=cores, csv=args.csv, key=CSV_KEY, columns=CSV_COLUMNS) as bench:
-        host_gemm = gemm_gflops()
-        print(f"{cores} cores; host GEMM {host_gemm:.0f} GF/s alone", flush=True)
+        gemm = host_gemm()
+        print(f"{cores} cores; host GEMM {gemm:.0f} GF/s alone", flush=True)
 
         def make(a=algo, e=exp, s=seed):
             return make_estimator(a, e, s)
 
         make().fit(*split)  # warm-up, untimed: first touch of the data, thread pools
-        _loaded(bench, args, exp.name, cores, host_gemm, make, split)
+        _loaded(bench, args, exp.name, cores, gemm, make, split)
 
 
 def _loaded(bench: Bench, args: argparse.Namespace, config: str, cores: int, host_gemm: float,
@@ -83,7 +94,7 @@ def _loaded(bench: Bench, args: argparse.Namespace, config: str, cores: int, hos
         procs = [mp.Process(target=_compete, args=(stop,), daemon=True) for _ in range(competitors)]
         for p in procs:
             p.start()
-        time.sleep(1.0)  # let them start spinning
+        time.sleep(0.1 if args.smoke else SETTLE_S)  # let them start spinning
         try:
             for spec in args.threads:
                 threads = idle_cores() if spec == "auto" else int(spec)

@@ -15,6 +15,8 @@ rendered into docs/solvers.md by ``make docs``), replacing the row of the same d
 trial.
 
     python -m reproduce.bench.bench_nkrls_precision adult ijcnn1 --trials 0 --repeats 3
+    python -m reproduce.bench.bench_nkrls_precision adult --repeats 1 --smoke \\
+        --csv /tmp/bench_nkrls_precision.csv  # the config at smoke size, 128² GEMM rates
 
 ``--parts ROWS`` instead times the parts that differ, on ``ROWS`` random rows at each dataset's
 m (best of 3, side by side, the GEMM rates printed): the float64 path's triangular solve and
@@ -33,10 +35,10 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
-from kernreg.experiment.resources import gemm_gflops
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.mixed_precision import precision_costs, resolve_precision
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CSV = Path(__file__).resolve().parents[2] / "results" / "bench_nkrls_precision.csv"
@@ -59,7 +61,7 @@ SCRIPT = "reproduce/bench/bench_nkrls_precision.py"
 def rates(threads: int) -> tuple[float, float]:
     """This host's float64 and float32 GEMM rates (GF/s, 4096²), printed."""
     with threadpool_limits(limits=threads):
-        g64, g32 = gemm_gflops(4096, 3, "float64"), gemm_gflops(4096, 3, "float32")
+        g64, g32 = host_gemm(4096, 3, "float64"), host_gemm(4096, 3, "float32")
     print(f"  host GEMM float64 {g64:.0f} GF/s, float32 {g32:.0f} GF/s ({threads} BLAS "
           "threads)", flush=True)
     return g64, g32
@@ -78,8 +80,9 @@ def alternate(algo, exp, seed: int, split: tuple, repeats: int) -> tuple[dict, d
     return {p: t.median for p, t in times.items()}, {p: t.result for p, t in times.items()}
 
 
-def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
-    exp = load_experiment(CONFIGS / DATASETS[name])
+def bench(name: str, trials: list[int], repeats: int, csv: Path | None,
+          smoke: bool = False) -> None:
+    exp = load_experiment(CONFIGS / DATASETS[name], smoke=smoke)
     algo = next(a for a in exp.algorithms if a.name == "nkrls")
     threads = resolve_blas_threads(exp.budget["blas_threads"])
     data = prepare_data(exp)
@@ -128,11 +131,11 @@ def bench(name: str, trials: list[int], repeats: int, csv: Path | None) -> None:
             "auto_choice": auto})
 
 
-def parts(name: str, rows: int) -> None:
+def parts(name: str, rows: int, smoke: bool = False) -> None:
     """Best-of-3 seconds of the parts that differ between the precisions (see the docstring)."""
     import scipy.linalg as la
 
-    exp = load_experiment(CONFIGS / DATASETS[name])
+    exp = load_experiment(CONFIGS / DATASETS[name], smoke=smoke)
     algo = next(a for a in exp.algorithms if a.name == "nkrls")
     threads = resolve_blas_threads(exp.budget["blas_threads"])
     m, L = algo.params["m"], len(algo.lambdas())
@@ -176,12 +179,14 @@ def main() -> None:
                         help="print only")
     parser.add_argument("--parts", type=int, metavar="ROWS",
                         help="time only the parts that differ, on ROWS random rows")
+    add_smoke_option(parser)
     args = parser.parse_args()
-    for name in args.datasets:
-        if args.parts:
-            parts(name, args.parts)
-        else:
-            bench(name, args.trials, args.repeats, args.csv)
+    with smoke_run(args.smoke):
+        for name in args.datasets:
+            if args.parts:
+                parts(name, args.parts, args.smoke)
+            else:
+                bench(name, args.trials, args.repeats, args.csv, args.smoke)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ row and guesses: :func:`reproduce.bench.record.record_row`; rendered in docs/the
 by ``make docs``).
 
     python -m reproduce.bench.bench_sgm_pass --config configs/thesis_table6_adult.yaml --repeats 3
+    python -m reproduce.bench.bench_sgm_pass --config configs/thesis_table6_adult.yaml \\
+        --repeats 1 --smoke --csv /tmp/bench_sgm_pass.csv  # the config at smoke size
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from kernreg.config import load_experiment
-from kernreg.experiment import gemm_gflops, prepare_data, trial_split
+from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CSV_KEY = ("row", "guesses")
@@ -70,8 +73,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_sgm_pass.csv")
     parser.add_argument("--no-csv", dest="csv", action="store_const", const=None)
+    add_smoke_option(parser)
     args = parser.parse_args()
-    exp = load_experiment(Path(args.config))
+    with smoke_run(args.smoke):
+        _bench(args)
+
+
+def _bench(args: argparse.Namespace) -> None:
+    exp = load_experiment(Path(args.config), smoke=args.smoke)
     data = prepare_data(exp)
     _, (X, y, _, _) = trial_split(exp, data, 0)
     kernel = make_kernel(exp.kernel["name"], exp.kernel["sigma"], dtype=exp.dataset["dtype"],
@@ -81,7 +90,7 @@ def main() -> None:
     order = np.random.default_rng(0).permutation(n)
     with Bench(SCRIPT, threads=args.threads, csv=args.csv, key=CSV_KEY, columns=CSV_COLUMNS,
                rates=False) as bench:
-        rate = gemm_gflops()
+        rate = host_gemm()
         print(f"{exp.name}: n_fit {n}, d {X.shape[1]}, {exp.dataset['dtype']} kernel; "
               f"BLAS threads {args.threads}; "
               f"host GEMM {rate:.0f} GF/s")

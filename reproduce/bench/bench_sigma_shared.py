@@ -12,6 +12,8 @@ would have to keep. It needs the compiled kernel path: the numpy fallback (``KER
 folds 1/σ² into its one GEMM, so no σ-free product exists there to time.
 
     python -m reproduce.bench.bench_sigma_shared --datasets insurance,cpu_act --repeats 3
+    python -m reproduce.bench.bench_sigma_shared --datasets insurance --repeats 1 --smoke
+        # the config at smoke size (m ≤ 40, 3 λ): seconds
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from pathlib import Path
 import kernreg.kernels.gaussian as gaussian
 from kernreg.config import load_experiment
 from kernreg.config.estimators import make_estimator
-from kernreg.experiment import gemm_gflops, prepare_data, trial_split
+from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import active_path
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,6 +39,7 @@ def main() -> None:
     parser.add_argument("--datasets", default="insurance,cpu_act")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    add_smoke_option(parser)
     args = parser.parse_args()
     if active_path() != "numba":
         parser.exit(2, "bench_sigma_shared: the compiled kernel path is off (numba missing or "
@@ -52,10 +56,20 @@ def main() -> None:
             spent[0] += time.process_time() - start
 
     gaussian.cross = timed_cross
+    try:
+        with smoke_run(args.smoke):
+            _bench(args, spent)
+    finally:  # the module as it was (a smoke run shares its interpreter with others)
+        gaussian.cross = cross
+
+
+def _bench(args: argparse.Namespace, spent: list[float]) -> None:
+    """Each dataset's median fit and cross-product CPU seconds (``spent`` counts the latter)."""
     with Bench("reproduce/bench/bench_sigma_shared.py", threads=args.threads, rates=False):
-        print(f"BLAS threads {args.threads}; host GEMM {gemm_gflops():.0f} GF/s")
+        print(f"BLAS threads {args.threads}; host GEMM {host_gemm():.0f} GF/s")
         for name in args.datasets.split(","):
-            exp = load_experiment(ROOT / "configs" / f"lim_table1_full_{name}.yaml")
+            exp = load_experiment(ROOT / "configs" / f"lim_table1_full_{name}.yaml",
+                                  smoke=args.smoke)
             algo = next(a for a in exp.algorithms if a.label == "incremental_nystrom_rbf")
             data = prepare_data(exp)
             seed, (X, y, X_val, y_val) = trial_split(exp, data, 0)

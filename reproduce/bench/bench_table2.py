@@ -30,6 +30,8 @@ dataset, algorithm, dtype and ``--max-iter``; the file is rewritten atomically a
     python -m reproduce.bench.bench_table2 insurance adult --repeats 3 --baseline
     python -m reproduce.bench.bench_table2 \\
         covtype_binary --repeats 1 --dtype float32 --algorithms nytro
+    python -m reproduce.bench.bench_table2 insurance adult --repeats 1 --baseline \\
+        --smoke --csv /tmp/bench_table2.csv  # smoke size: seconds (reproduce.bench.smoke)
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ from kernreg.errors import KernregError
 from kernreg.experiment import (
     PeakMemory,
     blas_description,
-    gemm_gflops,
     make_estimator,
     prepare_data,
     resolve_blas_threads,
@@ -61,6 +62,7 @@ from kernreg.solvers.blocks.distinct import distinct_rows, merging
 from reproduce.bench.floor import HostRates, es_floor, nkrls_floor, nytro_floor
 from reproduce.bench.record import add_param_option, params_of, record_row
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 #: This script, as the rows' ``source`` names it.
@@ -192,12 +194,13 @@ def floor_seconds(label: str, est, algo, exp, n: int, n_val: int, d: int,
 
 def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str | None,
           algorithms: tuple[str, ...], max_iter: int | None = None,
-          csv: Path | None = None, params: dict | None = None, merge: bool = True) -> None:
+          csv: Path | None = None, params: dict | None = None, merge: bool = True,
+          smoke: bool = False) -> None:
     for label, config in DATASETS[name].items():
         if label not in algorithms:
             continue
         overrides = {"dataset": {"dtype": dtype}} if dtype else None
-        exp = load_experiment(CONFIGS / config, overrides)
+        exp = load_experiment(CONFIGS / config, overrides, smoke=smoke)
         algo = next(a for a in exp.algorithms if a.name == label)
         if max_iter is not None and "max_iter" in algo.params:
             algo.params["max_iter"] = max_iter  # e.g. the paper's t* + window, for comparison
@@ -234,7 +237,7 @@ def bench(name: str, repeats: int, baseline: str | None, paper: dict, dtype: str
             size = f"m={algo.params['m']:<6d}" if "m" in algo.params else f"n={len(y_fit):<6d}"
             print(f"{name:15s} {label:5s} {size} {exp.dataset['dtype']} "
                   f"median {median:8.2f} s (n={repeats}, first {first:.2f} s; "
-                  f"host GEMM {gemm_gflops():.0f} GF/s), "
+                  f"host GEMM {host_gemm():.0f} GF/s), "
                   f"peak RSS {peak / 2**30:5.2f} GiB, "
                   f"paper {paper_time:g} s, ratio ours/paper {median / paper_time:.3f}, "
                   f"floor {floor:.3g} s, ours/floor {median / floor:.2f}; "
@@ -311,14 +314,16 @@ def main() -> None:
     parser.add_argument("--no-merge", dest="merge", action="store_false",
                         help="do not merge repeated training rows (the whole rows' products, "
                              "for comparison; print only)")
+    add_smoke_option(parser)
     args = parser.parse_args()
     params = params_of(parser, args)
     if params or not args.merge:
         args.csv = None
     paper = paper_table2()
-    for name in args.datasets:
-        bench(name, args.repeats, args.baseline, paper, args.dtype, tuple(args.algorithms),
-              args.max_iter, args.csv, params, args.merge)
+    with smoke_run(args.smoke):
+        for name in args.datasets:
+            bench(name, args.repeats, args.baseline, paper, args.dtype, tuple(args.algorithms),
+                  args.max_iter, args.csv, params, args.merge, args.smoke)
 
 
 if __name__ == "__main__":

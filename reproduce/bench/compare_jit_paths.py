@@ -9,6 +9,7 @@ checkout with ``--save``, then this one with ``--against``).
     python -m reproduce.bench.compare_jit_paths configs/ci_cpusmall.yaml
     python -m reproduce.bench.compare_jit_paths \\
         configs/adult_nytro.yaml --dtype float32 --paths numba
+    python -m reproduce.bench.compare_jit_paths configs/ci_cpusmall.yaml --smoke  # seconds
 
 Timings are not reported: this is a correctness check, not a benchmark.
 """
@@ -25,6 +26,7 @@ from kernreg.experiment import make_estimator, prepare_data, resolve_blas_thread
 from kernreg.kernels import use_jit
 from kernreg.solvers import rmse
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option
 
 
 def fit_all(exp, data, trials: int, jit: bool, only: list[str] | None) -> dict[str, tuple]:
@@ -71,8 +73,10 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="keep this run's results")
     parser.add_argument("--against", type=Path,
                         help="compare each path with the same path of a saved run")
+    add_smoke_option(parser)
     args = parser.parse_args()
-    exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None)
+    exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None,
+                          smoke=args.smoke)
     trials = args.trials or exp.protocol["trials"]
     with Bench("reproduce/bench/compare_jit_paths.py",
                threads=resolve_blas_threads(exp.budget["blas_threads"]), rates=False):

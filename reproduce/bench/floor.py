@@ -48,9 +48,9 @@ class HostRates:
 
     @classmethod
     def measure(cls, dtype: str = "float64", n: int = 4096, stream_mb: int = 1024,
-                repeats: int = 3, *, exp: bool = False) -> HostRates:
+                repeats: int = 3, *, exp: bool = False, exp_entries: int = 2**24) -> HostRates:
         """Best of ``repeats`` ``n × n`` GEMMs and of ``repeats`` GEMVs over ``stream_mb`` MB,
-        and with ``exp`` the best exponential rate (all cores)."""
+        and with ``exp`` the best exponential rate (all cores, over ``exp_entries``)."""
         gemm = gemm_gflops(n, repeats, dtype) * 1e9
         rows = stream_mb * 2**20 // (np.dtype(dtype).itemsize * 1024)
         big = np.ones((rows, 1024), dtype=dtype)
@@ -64,7 +64,7 @@ class HostRates:
         stream = big.nbytes / best
         del big  # free the GB before the exp measurement
         return cls(gemm=gemm, stream=stream,
-                   exp=exp_rate(repeats=repeats, dtype=dtype) if exp else None)
+                   exp=exp_rate(exp_entries, repeats, dtype) if exp else None)
 
 
 def noisy_host(before: HostRates, after: HostRates,

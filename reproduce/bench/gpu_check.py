@@ -25,13 +25,20 @@ and KRLS, which have no config, are derived from ``configs/ijcnn1_nkrls.yaml`` w
 algorithm swapped). The trials are read back with ``kernreg.results.store.RunStore``.
 
 Each finished cell rewrites the results CSV at once (a cut-off run keeps its rows):
-``$OUT/gpu_check.csv`` when ``OUT`` is set (the device tool returns what is written there),
-else ``results/gpu_check.csv``; ``--csv`` overrides. Beside it ``gpu_check_env.json`` (the
-environment record) and, under ``$OUT``, ``gpu_check.log`` (the workers' output).
+``gpu_check.csv`` in ``--out``, else in ``$OUT`` when ``OUT`` is set (the device tool returns
+what is written there), else ``results/gpu_check.csv``; ``--csv`` overrides. Beside it
+``gpu_check_env.json`` (the environment record) and, under ``--out`` or ``$OUT``,
+``gpu_check.log`` (the workers' output).
+
+``--smoke`` (the tests' run, on PyTorch's CPU device) runs every stage at kernreg's smoke size
+(400 rows, m ≤ 40, one trial) with the jobs in this process instead of a worker process (no
+worker to start, so no time cap per cell): seconds.
 
     python reproduce/bench/gpu_check.py                         # on a GPU machine (make gpu-check)
     python reproduce/bench/gpu_check.py \\
         --device torch --quick  # dry run here: tiny subsets, seconds
+    python reproduce/bench/gpu_check.py --device torch --smoke --cells adult_nytro \\
+        --work /tmp/gpu_check --out /tmp/gpu_check_out
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,11 +143,17 @@ CELLS = (
 #: first (the expensive cells then get their first trial before the cheap ones' medians).
 INLINE_EXTRA_S = 20.0
 CELL_NAMES = tuple(c.name for c in CELLS)
-#: Quick mode (a dry run): rows and centers of the subsets, trials aimed for.
+#: Quick mode (a dry run): rows and centers of the subsets, trials aimed for, the cap per cell.
 QUICK = {"n_train": 2000, "n_test": 500, "m": 150, "trials": 2, "cap": 90}
-#: The equality cell: rows of Adult and the centers of NYTRO and NKRLS (quick: smaller).
+#: Smoke mode (``--smoke``): kernreg's smoke size (kernreg.config.smoke), one trial.
+SMOKE = {"n_train": 400, "n_test": 200, "m": 40, "trials": 1, "cap": 90}
+#: The equality cell: rows of Adult and the centers of NYTRO and NKRLS (quick, smoke: smaller).
 EQUALITY = {"n_train": 4000, "n_test": 1000, "m": 300}
 EQUALITY_QUICK = {"n_train": 1500, "n_test": 500, "m": 100}
+EQUALITY_SMOKE = {"n_train": 400, "n_test": 200, "m": 40}
+#: The warm-up run before a cell's first (smoke: smaller than the smoke cell).
+WARM = {"n_train": 1200, "n_test": 300, "m": 100}
+WARM_SMOKE = {"n_train": 200, "n_test": 100, "m": 20}
 
 
 # ------------------------------------------------------------------------------ set-up
@@ -196,9 +210,10 @@ def setup_data_env(mirror: str | None, cache: Path) -> str:
     return os.environ["KERNREG_MIRROR"]
 
 
-def output_paths(csv: str | None) -> tuple[Path, Path | None]:
-    """The results CSV and the log's folder (``$OUT`` when set, else none: the work folder)."""
-    out = os.environ.get("OUT")
+def output_paths(csv: str | None, out: str | None = None) -> tuple[Path, Path | None]:
+    """The results CSV and the log's folder (``out``, else ``$OUT`` when set, else none: the
+    work folder)."""
+    out = out or os.environ.get("OUT")
     if csv:
         return Path(csv), Path(out) if out else None
     if out:
@@ -303,12 +318,12 @@ def small(entry: dict[str, Any], m: int) -> dict[str, Any]:
     return entry
 
 
-def derive_config(cell: Cell, threads: int, quick: bool, *, name: str | None = None,
-                  rows: tuple[int, int] | None = None, m: int | None = None
-                  ) -> dict[str, Any]:
+def derive_config(cell: Cell, threads: int, subset: dict[str, Any] | None, *,
+                  name: str | None = None, rows: tuple[int, int] | None = None,
+                  m: int | None = None) -> dict[str, Any]:
     """The cell's config: the repo config with the cell's algorithm alone (or ``derive``),
-    BLAS threads set to ``threads``; in quick mode (or with ``rows``) on a subsample with at
-    most ``m`` centers."""
+    BLAS threads set to ``threads``; in quick or smoke mode (``subset``: :data:`QUICK`,
+    :data:`SMOKE`) or with ``rows`` on a subsample with at most ``m`` centers."""
     base = read_yaml(CONFIGS / cell.config)
     if cell.derive is not None:
         entry = dict(cell.derive)
@@ -321,8 +336,8 @@ def derive_config(cell: Cell, threads: int, quick: bool, *, name: str | None = N
     config["name"] = name or f"gpu_check_{cell.name}"
     config["dataset"] = dict(base["dataset"])
     config["budget"] = {**base.get("budget", {}), **cell.budget, "blas_threads": threads}
-    if quick and rows is None:
-        rows, m = (QUICK["n_train"], QUICK["n_test"]), QUICK["m"]
+    if subset is not None and rows is None:
+        rows, m = (subset["n_train"], subset["n_test"]), subset["m"]
     if rows is not None:
         config["dataset"].update(n_train=rows[0], n_test=rows[1])
         entry = small(entry, m or QUICK["m"])
@@ -330,9 +345,9 @@ def derive_config(cell: Cell, threads: int, quick: bool, *, name: str | None = N
     return config
 
 
-def equality_config(threads: int, quick: bool) -> dict[str, Any]:
+def equality_config(threads: int, quick: bool, smoke: bool = False) -> dict[str, Any]:
     """NYTRO and NKRLS of Adult's Table 2 cells on a few thousand rows (float64)."""
-    size = EQUALITY_QUICK if quick else EQUALITY
+    size = EQUALITY_SMOKE if smoke else EQUALITY_QUICK if quick else EQUALITY
     base = read_yaml(CONFIGS / "adult_all.yaml")
     entries = [small(a, size["m"]) for a in base["algorithms"] if a["name"] in ("nytro", "nkrls")]
     return {"name": "gpu_check_equality",
@@ -456,16 +471,69 @@ def worker_main(device_name: str, threads: int) -> None:
         job = json.loads(line)
         if job["kind"] == "exit":
             return
-        start = time.perf_counter()
+        say(answer(state, job))
+
+
+def answer(state: WorkerState, job: dict[str, Any]) -> dict[str, Any]:
+    """The reply to ``job``: what it returned, or why it failed, and its seconds."""
+    start = time.perf_counter()
+    try:
+        reply = {"ok": True, **state.do(job)}
+    except BaseException as exc:  # a job's failure is a row of the CSV, not the end
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}".strip()}
+    reply["job_s"] = time.perf_counter() - start
+    state.after_job(reply)
+    return reply
+
+
+class InlineWorker(Worker):
+    """A :class:`Worker` whose jobs run in this process (``--smoke``): the same device
+    warm-up, jobs and replies (through JSON, as a worker's), with no process to start and no
+    time cap (a job runs to its end). Stopping it gives PyTorch its threads back."""
+
+    def __init__(self, device: str, threads: int, log: Path) -> None:
+        super().__init__(device, threads, log)
+        self.state: WorkerState | None = None
+        self._torch_threads: int | None = None
+
+    def start(self, timeout: float) -> dict[str, Any]:
+        if device_kind(self.device) != "cpu":  # a torch device sets torch's threads
+            import torch
+
+            self._torch_threads = torch.get_num_threads()
         try:
-            reply = {"ok": True, **state.do(job)}
-        except BaseException as exc:  # a job's failure is a row of the CSV, not the end
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}".strip()}
-        reply["job_s"] = time.perf_counter() - start
-        state.after_job(reply)
-        say(reply)
+            self.state = WorkerState(self.device, self.threads)
+            # the caller's heap: a full collection costs seconds in a test process and frees
+            # little that reference counting has not
+            self.state.collect = False
+            self.hello = {"ok": True, **self.state.hello()}
+        except Exception as exc:
+            self.stop()
+            raise RuntimeError(f"worker on {self.device} did not start: "
+                               f"{type(exc).__name__}: {exc}") from exc
+        return self.hello
+
+    @property
+    def alive(self) -> bool:
+        return self.state is not None
+
+    def stop(self) -> None:
+        self.state = None
+        if self._torch_threads is not None:
+            import torch
+
+            torch.set_num_threads(self._torch_threads)
+            self._torch_threads = None
+
+    def close(self) -> None:
+        self.stop()
+
+    def call(self, job: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        if self.state is None:
+            return {"ok": False, "error": "worker gone"}
+        return json.loads(json.dumps(answer(self.state, job), default=float))
 
 
 class WorkerState:
@@ -479,6 +547,8 @@ class WorkerState:
         self.threads = threads
         self.device = get_device(device_name)
         self.warm: set[tuple[str, str]] = set()
+        #: Collect garbage after each job (a worker's own heap; not a shared process's).
+        self.collect = True
         if not self.device.is_numpy:
             torch = self.device.torch
             torch.set_num_threads(threads)
@@ -508,7 +578,8 @@ class WorkerState:
     def after_job(self, reply: dict[str, Any]) -> None:
         import gc
 
-        gc.collect()
+        if self.collect:
+            gc.collect()
         if self.device.is_gpu:
             torch = self.device.torch
             reply["gpu_peak_gb"] = torch.cuda.max_memory_allocated(
@@ -519,7 +590,7 @@ class WorkerState:
     def do(self, job: dict[str, Any]) -> dict[str, Any]:
         kind = job["kind"]
         if kind == "rates":
-            return self.rates(job.get("quick", False))
+            return self.rates(job.get("quick", False), job.get("smoke", False))
         if kind == "prepare":
             return self.prepare(job["datasets"])
         if kind == "equality":
@@ -562,17 +633,17 @@ class WorkerState:
             seconds[f"{name}/{dtype}"] = round(time.perf_counter() - start, 2)
         return {"seconds": seconds}
 
-    def rates(self, quick: bool) -> dict[str, Any]:
+    def rates(self, quick: bool, smoke: bool = False) -> dict[str, Any]:
         if self.device.is_numpy:
             from reproduce.bench.floor import HostRates
 
-            n = 512 if quick else (2048 if self.threads >= 8 else 1024)
-            mb = 64 if quick else 256
+            n = 128 if smoke else 512 if quick else (2048 if self.threads >= 8 else 1024)
+            mb = 4 if smoke else 64 if quick else 256
             r64 = HostRates.measure("float64", n=n, stream_mb=mb, repeats=2)
             r32 = HostRates.measure("float32", n=n, stream_mb=mb, repeats=2)
             return {"gemm_gflops_f64": r64.gemm / 1e9, "gemm_gflops_f32": r32.gemm / 1e9,
                     "stream_gbs": max(r64.stream, r32.stream) / 1e9}
-        return device_rates(self.device, quick)
+        return device_rates(self.device, quick, smoke)
 
     def equality(self, config: str) -> list[dict[str, Any]]:
         return equality_rows(config, self.device)
@@ -592,9 +663,9 @@ class Tee(io.TextIOBase):
             s.flush()
 
 
-def device_rates(device: Any, quick: bool = False) -> dict[str, Any]:
+def device_rates(device: Any, quick: bool = False, smoke: bool = False) -> dict[str, Any]:
     """GEMM (float64, float32) and one streaming read (a GEMV over a large matrix) on a torch
-    device, each the best of a few after a warm-up: about a second."""
+    device, each the best of a few after a warm-up: about a second (smoke: milliseconds)."""
     torch = device.torch
     where = device.torch_device
     gpu = device.is_gpu
@@ -611,13 +682,13 @@ def device_rates(device: Any, quick: bool = False) -> dict[str, Any]:
             times.append(time.perf_counter() - start)
         return min(times)
 
-    n = 8192 if gpu else (512 if quick else 1024)
+    n = 8192 if gpu else (128 if smoke else 512 if quick else 1024)
     for name, dtype in (("f64", torch.float64), ("f32", torch.float32)):
         a = torch.randn(n, n, dtype=dtype, device=where)
         b = torch.randn(n, n, dtype=dtype, device=where)
         out[f"gemm_gflops_{name}"] = 2.0 * n**3 / best(lambda a=a, b=b: a @ b, 3) / 1e9
         del a, b
-    rows = (2**30 if gpu else 2**26 if quick else 2**28) // (4 * 4096)
+    rows = (2**30 if gpu else 2**22 if smoke else 2**26 if quick else 2**28) // (4 * 4096)
     big = torch.randn(rows, 4096, dtype=torch.float32, device=where)
     v = torch.randn(4096, dtype=torch.float32, device=where)
     out["stream_gbs"] = big.numel() * 4 / best(lambda: big @ v, 5) / 1e9
@@ -764,6 +835,9 @@ class Check:
         self.deadline = self.t0 + args.budget_s
         self.results = Results(csv)
         self.cells = [c for c in CELLS if c.name in args.cells]
+        #: The cells' subsets (None: the configs' rows) and the warm-up's.
+        self.subset = SMOKE if args.smoke else QUICK if args.quick else None
+        self.warm = WARM_SMOKE if args.smoke else WARM
         self.host = socket.gethostname()
         self.paper = paper_seconds()
         self.repo = repo_seconds()
@@ -787,7 +861,7 @@ class Check:
         w = self.workers.get(device)
         if w is not None and w.alive:
             return w
-        w = Worker(device, self.args.threads, self.log)
+        w = (InlineWorker if self.args.smoke else Worker)(device, self.args.threads, self.log)
         try:
             hello = w.start(timeout=min(120.0, max(self.left(), 1.0)))
         except RuntimeError as exc:
@@ -822,7 +896,7 @@ class Check:
             "blas": [f"{lib['internal_api']} {lib.get('version')} ×{lib['num_threads']}"
                      for lib in threadpool_info()],
             "carried": carry_note, "mirror": mirror, "cache": os.environ["KERNREG_CACHE"],
-            "budget_s": self.args.budget_s, "quick": self.args.quick,
+            "budget_s": self.args.budget_s, "quick": self.args.quick, "smoke": self.args.smoke,
             "git": git_head(), "nvidia_smi": nvidia_smi(),
             "versions": versions(),
         }
@@ -846,7 +920,7 @@ class Check:
             return False
         hello = w.hello
         self.env.setdefault("devices", {})[device] = hello
-        reply = w.call({"kind": "rates", "quick": self.args.quick},
+        reply = w.call({"kind": "rates", "quick": self.args.quick, "smoke": self.args.smoke},
                        timeout=min(60.0, self.left()))
         rates = {k: v for k, v in (reply or {}).items() if k.startswith(("gemm", "stream"))}
         self.rates[kind] = rates
@@ -885,7 +959,7 @@ class Check:
         if w is None:
             return False
         path = write_yaml(self.work / "configs" / "equality.yaml",
-                          equality_config(self.args.threads, self.args.quick))
+                          equality_config(self.args.threads, self.args.quick, self.args.smoke))
         reply = w.call({"kind": "equality", "config": str(path)},
                        timeout=min(120.0, self.left()))
         kind = device_kind(device)
@@ -927,10 +1001,11 @@ class Check:
         write its row from the trial files."""
         kind = device_kind(device)
         base = read_yaml(CONFIGS / cell.config)
-        config = derive_config(cell, self.args.threads, self.args.quick)
+        config = derive_config(cell, self.args.threads, self.subset)
         path = write_yaml(self.work / "configs" / f"{cell.name}.yaml", config)
-        warm = derive_config(cell, self.args.threads, quick=False,
-                             name=f"gpu_check_warm_{cell.name}", rows=(1200, 300), m=100)
+        warm = derive_config(cell, self.args.threads, None, name=f"gpu_check_warm_{cell.name}",
+                             rows=(self.warm["n_train"], self.warm["n_test"]),
+                             m=self.warm["m"])
         warm_path = write_yaml(self.work / "configs" / f"warm_{cell.name}.yaml", warm)
         out = self.work / "runs" / kind
         algorithm = config["algorithms"][0]["name"]
@@ -969,8 +1044,8 @@ class Check:
             if reply.get("warm_s"):
                 self.warm_s[key] = reply["warm_s"]
         if key in self.warm_s:
-            row["note"] = (f"warm-up on 1200 rows first, {self.warm_s[key]:.1f} s (not in "
-                           "the trials' times)")
+            row["note"] = (f"warm-up on {self.warm['n_train']} rows first, "
+                           f"{self.warm_s[key]:.1f} s (not in the trials' times)")
         if reply is None and not records:
             row["note"] = f"no trial finished within {cap:.0f} s: more than that per trial"
         row["status"] = status
@@ -998,14 +1073,13 @@ class Check:
         """Pass 1, cheapest first until ``end``: one trial of each cell, and at once the
         others where they are cheap (:data:`INLINE_EXTRA_S`); then more trials of the rest
         while ``extra_end`` allows."""
-        quick = self.args.quick
         kind = device_kind(device)
         cells = [c for c in self.cells if not cpu or c.cpu_cap is not None]
         for cell in self.cells:
             if cpu and cell.cpu_cap is None:
                 self.skip(cell, device, cell.cpu_note)
         for cell in cells:
-            cap = QUICK["cap"] if quick else (cell.cpu_cap if cpu else cell.gpu_cap)
+            cap = self.subset["cap"] if self.subset else (cell.cpu_cap if cpu else cell.gpu_cap)
             cap = min(cap, end - time.monotonic(), self.left() - 5)
             if cap < 10:
                 self.skip(cell, device, "the check's time budget was spent")
@@ -1024,7 +1098,7 @@ class Check:
         """Extend ``cell`` towards its target trials when the estimate (its median trial ×
         1.3 + the call's overhead per trial) fits before ``end`` and within ``at_most``."""
         kind = device_kind(device)
-        target = QUICK["trials"] if self.args.quick else cell.trials
+        target = self.subset["trials"] if self.subset else cell.trials
         done = len(self.done.get((cell.name, kind)) or [])
         if not done or done >= target:
             return
@@ -1149,6 +1223,10 @@ def main() -> None:
                              "a dry run); default cuda")
     parser.add_argument("--quick", action="store_true",
                         help="tiny subsets (2000 rows, m ≤ 150), 2 trials: seconds per cell")
+    parser.add_argument("--smoke", action="store_true",
+                        help="smoke size (400 rows, m ≤ 40, 1 trial; implies --quick), the "
+                             "jobs in this process (no worker process, no cap per cell): the "
+                             "tests' run, on --device torch")
     parser.add_argument("--cells", default=",".join(CELL_NAMES),
                         help=f"comma-separated cells (default all): {', '.join(CELL_NAMES)}")
     parser.add_argument("--no-cpu", action="store_true", help="skip stage (d), the CPU cells")
@@ -1163,8 +1241,10 @@ def main() -> None:
     parser.add_argument("--eq-tol", type=float, default=1e-6,
                         help="largest relative difference of the validation paths that "
                              "passes the equality (default 1e-6; float64)")
-    parser.add_argument("--csv", help="results CSV (default $OUT/gpu_check.csv, else "
-                                      "results/gpu_check.csv)")
+    parser.add_argument("--csv", help="results CSV (default gpu_check.csv in --out or $OUT, "
+                                      "else results/gpu_check.csv)")
+    parser.add_argument("--out", help="folder of the CSV, its environment record and the log "
+                                      "(default $OUT)")
     parser.add_argument("--work", help="work folder (default /tmp/kernreg_gpu_check)")
     parser.add_argument("--mirror", help="dataset mirror (default gpu_carry/datasets, else "
                                          "$KERNREG_MIRROR)")
@@ -1173,6 +1253,28 @@ def main() -> None:
                              "(make gpu-check-pack; needs PyPI)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.quick = args.quick or args.smoke
+    with restored_environment():
+        run_check(parser, args)
+
+
+@contextlib.contextmanager
+def restored_environment() -> Iterator[None]:
+    """The environment variables and ``sys.path`` as they were, after the check (which sets
+    the thread pools', the data's and the workers' import path): a smoke run shares its
+    interpreter with what comes after."""
+    env, path = dict(os.environ), list(sys.path)
+    try:
+        yield
+    finally:
+        for name in set(os.environ) - set(env):
+            del os.environ[name]
+        os.environ.update(env)
+        sys.path[:] = path
+
+
+def run_check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The check (or ``--pack``, or a worker's loop) for the parsed ``args``."""
     t0 = time.monotonic()
     if args.pack:
         pack(CARRY, args.mirror)
@@ -1193,7 +1295,7 @@ def main() -> None:
     work.mkdir(parents=True)
     carry_note = carried_imports(CARRY, work / "site")
     mirror = setup_data_env(args.mirror, work / "cache")
-    csv, log_dir = output_paths(args.csv)
+    csv, log_dir = output_paths(args.csv, args.out)
     log = (log_dir or work) / "gpu_check.log"
     check = Check(args, work, csv, log, t0)
     check.results.write()

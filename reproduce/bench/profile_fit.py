@@ -10,6 +10,7 @@ fresh memory: the first fit of a process also pays for first touch and compilati
     python -m reproduce.bench.profile_fit configs/covtype_nytro.yaml nytro --top 25
     python -m reproduce.bench.profile_fit configs/adult_nytro.yaml nytro --dtype float32 --warmup \
         --param strategy=memory --param validation_strategy=memory
+    python -m reproduce.bench.profile_fit configs/adult_all.yaml nkrls --smoke  # seconds
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pathlib import Path
 from kernreg.config import load_experiment
 from kernreg.experiment import (
     blas_description,
-    gemm_gflops,
     make_estimator,
     prepare_data,
     resolve_blas_threads,
@@ -32,6 +32,7 @@ from kernreg.experiment import (
 )
 from reproduce.bench.record import add_param_option, params_of
 from reproduce.bench.skeleton import Bench
+from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
 
 def main() -> None:
@@ -43,19 +44,22 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15, help="functions printed")
     parser.add_argument("--warmup", action="store_true", help="one unprofiled fit first")
     add_param_option(parser, "a parameter of the algorithm, e.g. strategy=memory")
+    add_smoke_option(parser)
     args = parser.parse_args()
     params = params_of(parser, args)
-    exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None)
+    exp = load_experiment(args.config, {"dataset": {"dtype": args.dtype}} if args.dtype else None,
+                          smoke=args.smoke)
     matches = [a for a in exp.algorithms if args.algorithm in (a.name, a.label)]
     if not matches:
         parser.error(f"{args.config} has no algorithm {args.algorithm!r}")
     algo = matches[0]
     algo.params.update(params)
     threads = resolve_blas_threads(exp.budget["blas_threads"])
-    with Bench("reproduce/bench/profile_fit.py", threads=threads, rates=False):
+    with smoke_run(args.smoke), Bench("reproduce/bench/profile_fit.py", threads=threads,
+                                      rates=False):
         data = prepare_data(exp)
         seed, split = trial_split(exp, data, 0)
-        before = gemm_gflops()
+        before = host_gemm()
         if args.warmup:
             make_estimator(algo, exp, seed).fit(*split)
         est = make_estimator(algo, exp, seed)
@@ -63,7 +67,7 @@ def main() -> None:
         start = time.perf_counter()
         profile.runcall(est.fit, *split)
         seconds = time.perf_counter() - start
-        after = gemm_gflops()
+        after = host_gemm()
     out = io.StringIO()
     pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(args.top)
     print(f"{exp.name} {algo.label} ({exp.dataset['dtype']}, n = {len(split[1])}, "

@@ -11,6 +11,8 @@ A benchmark measures ratios side by side in one run (alternating the variants, s
 that slows down slows every variant alike) and prints the host's rates beside every absolute
 time: hosts are shared and change between sessions. :meth:`Bench.record` adds the columns every
 benchmark row carries (:data:`HOST_COLUMNS`) to the row it is given.
+In a smoke run (:func:`reproduce.bench.smoke.smoke_run`) the rates are measured on tiny
+blocks: the same code in milliseconds.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from reproduce.bench.floor import HostRates, noisy_host
 from reproduce.bench.record import record_row, today_source
+from reproduce.bench.smoke import rate_sizes
 from reproduce.bench.threads import THREAD_VARIABLES, set_thread_variables
 
 __all__ = ["HOST_COLUMNS", "THREAD_VARIABLES", "Bench", "Timing", "set_thread_variables"]
@@ -100,14 +103,14 @@ class Bench:
     def __enter__(self) -> Bench:
         self._stack.enter_context(threadpool_limits(limits=self.threads))
         if self.rates:
-            self.before = HostRates.measure(self.dtype, exp=self.exp)
+            self.before = HostRates.measure(self.dtype, exp=self.exp, **rate_sizes())
             print(f"host {platform.node()}: {self.threads} BLAS thread(s), {self.dtype} "
                   f"{self.describe(self.before)} before", flush=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.rates and exc[0] is None:
-            self.after = HostRates.measure(self.dtype, exp=self.exp)
+            self.after = HostRates.measure(self.dtype, exp=self.exp, **rate_sizes())
             flag = ", noisy: " + ", ".join(self.noisy) if self.noisy else ""
             print(f"host: {self.dtype} {self.describe(self.after)} after{flag}", flush=True)
         self._stack.close()

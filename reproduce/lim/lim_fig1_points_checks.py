@@ -21,6 +21,14 @@ seeds, same centers):
     python -m reproduce.lim.lim_fig1_points_checks conditioning --trial 0
     python -m reproduce.lim.lim_fig1_points_checks selected
     python -m reproduce.lim.lim_fig1_points_checks single_lambda --m 5000
+
+Smoke (``--smoke``: the configs at smoke size, 400 training and 200 test rows; ``--grid-points``:
+the λ values and m levels of ``selected``, 20; ``--gemm-n``: the yardstick GEMM's size, 2000):
+
+    python -m reproduce.lim.lim_fig1_points_checks conditioning --smoke --m 40
+    python -m reproduce.lim.lim_fig1_points_checks selected --smoke --trials 1 --grid-points 3
+    python -m reproduce.lim.lim_fig1_points_checks single_lambda --smoke --m 40 --repeats 1 \\
+        --gemm-n 200
 """
 
 from __future__ import annotations
@@ -42,9 +50,10 @@ from kernreg.solvers.blocks.nystrom import nystrom_products, nystrom_setup
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-def _cpusmall_trial(trial: int, m: int):
-    """cpuSmall's data, trial ``trial``'s split, its kernel and the run's centers at ``m``."""
-    exp = load_experiment(CONFIGS / "lim_fig1_points_cpusmall.yaml")
+def _cpusmall_trial(trial: int, m: int, smoke: bool = False):
+    """cpuSmall's data, trial ``trial``'s split, its kernel and the run's centers at ``m``
+    (``smoke``: the config at smoke size)."""
+    exp = load_experiment(CONFIGS / "lim_fig1_points_cpusmall.yaml", smoke=smoke)
     data = prepare_data(exp)
     seed, split = trial_split(exp, data, trial)
     est = make_estimator(exp.algorithms[0], exp, random_state=seed)
@@ -55,8 +64,8 @@ def _cpusmall_trial(trial: int, m: int):
     return data, split, kern, setup
 
 
-def conditioning(trial: int, m: int, lam: float) -> None:
-    data, (Xf, yf, Xv, yv), kern, setup = _cpusmall_trial(trial, m)
+def conditioning(trial: int, m: int, lam: float, smoke: bool = False) -> None:
+    data, (Xf, yf, Xv, yv), kern, setup = _cpusmall_trial(trial, m, smoke)
     X, y = refit_rows(Xf, yf, Xv, yv)
     n, C = len(y), setup.centers
     K_nm, K_mm, K_tm = kern(X, C), kern(C), kern(data.X_test, C)
@@ -107,12 +116,15 @@ def conditioning(trial: int, m: int, lam: float) -> None:
         print(f"  {name:58s} test RMSE {value}")
 
 
-def selected(trials: int) -> None:
-    exp = load_experiment(CONFIGS / "lim_fig1_points_breast_cancer_fitrows.yaml")
+def selected(trials: int, points: int = 20, smoke: bool = False) -> None:
+    exp = load_experiment(CONFIGS / "lim_fig1_points_breast_cancer_fitrows.yaml", smoke=smoke)
     data = prepare_data(exp)
     low, high = data.codes
-    lambdas = np.logspace(-12, -3, 20)
-    levels = np.round(np.linspace(5, 300, 20)).astype(int)
+    lambdas = np.logspace(-12, -3, points)
+    levels = np.round(np.linspace(5, 300, points)).astype(int)
+    # the grid's cell nearest λ = 4.28e-6 at m = 300 (λ index 14 of the authors' 20 points)
+    near = int(np.argmin(np.abs(np.log10(lambdas / 4.28e-6))))
+    cell_name = f"λ = {lambdas[near]:.3g}, m = {levels[-1]}".replace("e-0", "e-")
     chosen, cell = [], []
     for t in range(trials):
         seed, (Xf, yf, Xv, yv) = trial_split(exp, data, t)
@@ -129,23 +141,25 @@ def selected(trials: int) -> None:
                 if val[j, k] < best:
                     best, pick = val[j, k], (j, k)
         chosen.append(test[pick])
-        cell.append(test[14, 19])  # λ = 4.28e-6, m = 300
+        cell.append(test[near, -1])
         print(f"trial {t}: λ* {lambdas[pick[0]]:.3g}, m* {levels[pick[1]]}, validation error "
               f"{best:.4f}, test error {test[pick]:.4f}")
-    print(f"selected model: test error {np.mean(chosen):.4f} ± {np.std(chosen, ddof=1):.4f} "
-          f"({trials} trials); the grid cell λ = 4.28e-6, m = 300: {np.mean(cell):.4f}")
+    spread = f" ± {np.std(chosen, ddof=1):.4f}" if trials > 1 else ""
+    print(f"selected model: test error {np.mean(chosen):.4f}{spread} ({trials} trials); the "
+          f"grid cell {cell_name}: {np.mean(cell):.4f}")
 
 
-def single_lambda(m: int, lam: float, repeats: int) -> None:
-    _, (Xf, yf, _, _), kern, setup = _cpusmall_trial(0, m)
+def single_lambda(m: int, lam: float, repeats: int, gemm_n: int = 2000,
+                  smoke: bool = False) -> None:
+    _, (Xf, yf, _, _), kern, setup = _cpusmall_trial(0, m, smoke)
     H, Aty = nystrom_products(kern, Xf, setup.centers, yf, setup.factor)
     n = len(yf)
 
     def gemm() -> float:
-        M = np.random.default_rng(0).random((2000, 2000))
+        M = np.random.default_rng(0).random((gemm_n, gemm_n))
         start = time.perf_counter()
         M @ M
-        return 2 * 2000**3 / (time.perf_counter() - start) / 1e9
+        return 2 * gemm_n**3 / (time.perf_counter() - start) / 1e9
 
     for rep in range(repeats):
         before_rate = gemm()
@@ -170,13 +184,19 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=5000)
     parser.add_argument("--lam", type=float, default=1e-12)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--grid-points", type=int, default=20,
+                        help="selected: λ values and m levels of the authors' grid")
+    parser.add_argument("--gemm-n", type=int, default=2000,
+                        help="size of the square GEMM that measures the host's rate")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the configs at smoke size (400 training, 200 test rows)")
     args = parser.parse_args()
     if args.check == "conditioning":
-        conditioning(args.trial, args.m, args.lam)
+        conditioning(args.trial, args.m, args.lam, args.smoke)
     elif args.check == "selected":
-        selected(args.trials)
+        selected(args.trials, args.grid_points, args.smoke)
     else:
-        single_lambda(args.m, args.lam, args.repeats)
+        single_lambda(args.m, args.lam, args.repeats, args.gemm_n, args.smoke)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ of Table 2 can be timed and their memory measured here (their RMSEs mean nothing
     python -m reproduce.nytro.make_synthetic_yearprediction /tmp/synth_mirror/yearprediction
     KERNREG_MIRROR=/tmp/synth_mirror KERNREG_CACHE=/tmp/synth_cache \\
         python -m reproduce.bench.bench_table2 yearprediction --repeats 1 --dtype float32
+    python -m reproduce.nytro.make_synthetic_yearprediction SCRATCH/yearprediction --rows 1000
+                                                     # a small file of the same format: seconds
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ Each subcommand fits trial 0's split of a Table 2 config and prints what the not
     es-step   # Ijcnn1 ES with the framework's step 1/n
     eigh      # the Ijcnn1 KOLS/KRLS blocker at n = 6000
 
+``--smoke`` runs the same fits on tiny data in seconds (the configs at ``kernreg run
+--smoke`` size: 400 rows; 40 centers, at most 20 iterations, a 200-row eigendecomposition);
+its numbers mean nothing.
+
 The Ijcnn1 NKRLS validation/test curve is reproduce/nytro/nkrls_lambda_curve.py.
 """
 
@@ -22,6 +26,7 @@ import scipy.linalg as la
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
+from kernreg.config.smoke import SMOKE_CENTERS, SMOKE_ITERATIONS, SMOKE_ROWS
 from kernreg.datasets import load_dataset
 from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
@@ -29,45 +34,54 @@ from kernreg.solvers import KOLS, KernelLandweber, Nytro, rmse
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 IJCNN1_N = 39992  # Ijcnn1's fit rows: 80% of 49990
+#: The sizes each measurement uses: NYTRO's centers and the iterations it is read at, ES's
+#: iteration cap, the rows of the eigendecomposition; full (the notes') and --smoke.
+SIZES = {
+    False: {"m": 5000, "nytro_iters": (329, 344, 400, 500), "es_iters": 500, "eigh_n": 6000},
+    True: {"m": SMOKE_CENTERS, "nytro_iters": (5, 10, 15, SMOKE_ITERATIONS),
+           "es_iters": SMOKE_ITERATIONS, "eigh_n": SMOKE_ROWS // 2},
+}
 
 
-def _trial0(config: str):
-    exp = load_experiment(CONFIGS / config)
+def _trial0(config: str, smoke: bool = False):
+    exp = load_experiment(CONFIGS / config, smoke=smoke)
     data = prepare_data(exp)
     seed, split = trial_split(exp, data, 0)
     return exp, data, seed, split
 
 
-def kols() -> None:
-    exp, data, _, (X_fit, y_fit, _, _) = _trial0("insurance_all.yaml")
+def kols(smoke: bool = False) -> None:
+    exp, data, _, (X_fit, y_fit, _, _) = _trial0("insurance_all.yaml", smoke)
     for rcond in (None, 1e-10, 1e-12, 1e-14, 1e-16, 0.0):
         est = KOLS(sigma=exp.kernel["sigma"], rcond=rcond).fit(X_fit, y_fit)
         print(f"insurance KOLS rcond={rcond}: rank {est.rank_}, "
               f"test RMSE {rmse(data.y_test, est.predict(data.X_test)):.4g}", flush=True)
 
 
-def nytro() -> None:
-    exp, data, seed, split = _trial0("ijcnn1_nytro.yaml")
+def nytro(smoke: bool = False) -> None:
+    exp, data, seed, split = _trial0("ijcnn1_nytro.yaml", smoke)
     threshold_free = {"stopping_rule": "none", "select": "stop", "step_rows": "all"}
-    for t in (329, 344, 400, 500):
-        est = Nytro(sigma=exp.kernel["sigma"], m=5000, max_iter=t, random_state=seed,
+    for t in SIZES[smoke]["nytro_iters"]:
+        est = Nytro(sigma=exp.kernel["sigma"], m=SIZES[smoke]["m"], max_iter=t, random_state=seed,
                     **threshold_free).fit(*split)
         print(f"ijcnn1 NYTRO t={t}: val {est.path_['val_rmse'][-1]:.4f} "
               f"test {rmse(data.y_test, est.predict(data.X_test)):.4f}", flush=True)
 
 
-def es_step() -> None:
-    exp, data, _, split = _trial0("ijcnn1_es.yaml")
+def es_step(smoke: bool = False) -> None:
+    exp, data, _, split = _trial0("ijcnn1_es.yaml", smoke)
     start = time.perf_counter()
-    est = KernelLandweber(sigma=exp.kernel["sigma"], max_iter=500, step_rule="n",
-                          stopping_rule="window_slope", threshold=0.000835).fit(*split)
+    est = KernelLandweber(sigma=exp.kernel["sigma"], max_iter=SIZES[smoke]["es_iters"],
+                          step_rule="n", stopping_rule="window_slope",
+                          threshold=0.000835).fit(*split)
     print(f"ijcnn1 ES step 1/n: t* {est.best_iter_}, "
           f"test {rmse(data.y_test, est.predict(data.X_test)):.4f}, "
           f"{time.perf_counter() - start:.0f} s", flush=True)
 
 
-def eigh(n: int = 6000) -> None:
+def eigh(smoke: bool = False) -> None:
     """Time (×(N/n)³ to Ijcnn1's N) and float32 precision of the kernel eigendecomposition."""
+    n = SIZES[smoke]["eigh_n"]
     ds = load_dataset("ijcnn1")
     rows = np.random.default_rng(0).choice(len(ds.y_train), n, replace=False)
     K = make_kernel("gaussian", 1.0)(ds.X_train[rows])
@@ -95,9 +109,11 @@ def main() -> None:
     commands = {"kols": kols, "nytro": nytro, "es-step": es_step, "eigh": eigh}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=list(commands))
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny data and sizes: seconds, numbers that mean nothing")
     args = parser.parse_args()
     with threadpool_limits(limits=2):
-        commands[args.what]()
+        commands[args.what](args.smoke)
 
 
 if __name__ == "__main__":

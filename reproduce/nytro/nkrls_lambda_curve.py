@@ -11,6 +11,11 @@ mean curves around the selected λ*::
 
     .venv/bin/python -m reproduce.nytro.nkrls_lambda_curve configs/ijcnn1_nkrls.yaml \\
         --out results/figures --name ijcnn1_nkrls_lambda_curve
+    .venv/bin/python -m reproduce.nytro.nkrls_lambda_curve configs/ijcnn1_nkrls.yaml --smoke \\
+        --out DIR --name ijcnn1_nkrls_lambda_curve   # the config at smoke size: seconds
+
+At smoke size (``--smoke``: ``kernreg run --smoke``'s config, 400 rows, 1 trial, 3 λ) the
+curves mean nothing; the files have the full run's layout.
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ from kernreg.experiment import make_estimator, prepare_data, resolve_blas_thread
 from kernreg.solvers import misclassification_rate, rmse
 
 
-def lambda_curves(config: Path, trials: int | None) -> pd.DataFrame:
-    """One row per (trial, λ): validation RMSE, test RMSE and test error of NKRLS."""
-    exp = load_experiment(config)
+def lambda_curves(config: Path, trials: int | None, smoke: bool = False) -> pd.DataFrame:
+    """One row per (trial, λ): validation RMSE, test RMSE and test error of NKRLS (``smoke``:
+    the config at smoke size)."""
+    exp = load_experiment(config, smoke=smoke)
     (algo,) = [a for a in exp.algorithms if a.name == "nkrls"]
     data = prepare_data(exp)
     rows = []
@@ -76,14 +82,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, help="default: the config's")
     parser.add_argument("--out", type=Path, default=Path("results/figures"))
     parser.add_argument("--name", help="file stem (default: <config stem>_lambda_curve)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the config at smoke size (tiny data, seconds; numbers mean nothing)")
     args = parser.parse_args(argv)
     name = args.name or f"{args.config.stem}_lambda_curve"
-    curves = lambda_curves(args.config, args.trials)
+    curves = lambda_curves(args.config, args.trials, args.smoke)
     args.out.mkdir(parents=True, exist_ok=True)
     curves.to_csv(args.out / f"{name}.csv", index=False)
     fig = figure(curves, f"NKRLS λ path, {load_experiment(args.config).dataset['name']}, "
                          f"{curves['trial'].nunique()} trials")
     fig.savefig(args.out / f"{name}.png", dpi=120)
+    plt.close(fig)  # run repeatedly in one interpreter (the smoke tests): no figure left open
     mean = curves.groupby("lambda")[["val_rmse", "test_rmse", "test_error"]].mean()
     selected = curves.loc[curves["selected"], "lambda"]
     centre = int(np.searchsorted(mean.index, np.median(selected)))

@@ -18,6 +18,10 @@ its paper line is drawn, on the map at its n.
 
     python -m reproduce.nytro.nytro_fig1 \\
         --advice-dir results/advise -o results/figures/nytro_fig1.png
+    python -m reproduce.nytro.nytro_fig1 --smoke --advice-dir DIR -o OUT.png  # seconds
+
+``--smoke`` draws the same panels on grids of 40 points a side at 40 dpi (a check that the
+figure is drawn, e.g. from the advice of ``python -m reproduce.advise_all --smoke``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ DATASETS = {"insurance": 4657, "adult": 26048, "ijcnn1": 39992, "covtype_binary"
             "yearprediction": 370972}  # n of the 80% training part (NA advice: Table 1's n·0.8)
 TITLES = {"insurance": "Insurance", "adult": "Adult", "ijcnn1": "Ijcnn1",
           "covtype_binary": "CovertypeBinary", "yearprediction": "YearPrediction"}
+#: (points of the top maps' SNR and d grids, of the dataset panels' grids, dpi): full, --smoke.
+RESOLUTION = {False: (500, 400, 300, 100), True: (40, 40, 40, 40)}
 
 
 def snr_grid(high: float, count: int = 500) -> np.ndarray:
@@ -61,12 +67,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--advice-dir", type=Path, default=Path("results/advise"))
     parser.add_argument("-o", "--out", type=Path, default=Path("results/figures/nytro_fig1.png"))
+    parser.add_argument("--smoke", action="store_true",
+                        help="coarse grids and a low dpi: the same figure in seconds")
     args = parser.parse_args()
+    snr_points, dof_points, panel_points, dpi = RESOLUTION[args.smoke]
     paper = paper_lambdas()
     fig = plt.figure(figsize=(16, 9.5))
     top = [fig.add_subplot(2, 3, k) for k in (1, 2)]
     for ax, n in zip(top, (10 ** 4, 10 ** 6), strict=True):
-        draw_regions(ax, n, snr_grid(1e3 * n), np.logspace(0, math.log10(n), 400))
+        draw_regions(ax, n, snr_grid(1e3 * n, snr_points),
+                     np.logspace(0, math.log10(n), dof_points))
         ax.axvline(1.0, color="grey", lw=0.6)
         ax.set(xlabel="SNR", ylabel="d̃", title=f"NYTRO Figure 1 regions, n = {n:.0e}")
     top[0].legend(loc="lower right", fontsize=8)
@@ -81,7 +91,8 @@ def main() -> None:
         snr_paper = 1.0 / paper[name] if name in paper else None
         high = max(1e3 * n, 100 * (snr_paper or 1.0),
                    100.0 / advice["lam_star"] if advice else 1.0)
-        draw_regions(ax, n, snr_grid(high, 300), np.logspace(0, math.log10(n), 300),
+        draw_regions(ax, n, snr_grid(high, panel_points),
+                     np.logspace(0, math.log10(n), panel_points),
                      labels=False)
         if snr_paper:
             ax.axvline(snr_paper, color="k", ls=":", lw=1.2)
@@ -111,7 +122,8 @@ def main() -> None:
                  "KRLS with λ* = 1/SNR")
     fig.subplots_adjust(left=0.05, right=0.98, top=0.91, bottom=0.07, hspace=0.32, wspace=0.32)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out, dpi=100)
+    fig.savefig(args.out, dpi=dpi)
+    plt.close(fig)  # run repeatedly in one interpreter (the smoke tests): no figure left open
     print("\n".join(lines))
 
 

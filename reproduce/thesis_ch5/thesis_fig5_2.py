@@ -28,6 +28,12 @@ x₀ (0: the risks do not depend on it, inputs being uniform on the circle). Bot
 the thesis's (r, γ) = (11/16, 1/8) and (7/8, 1/4).
 
     python -m reproduce.thesis_ch5.thesis_fig5_2 -o results/figures/thesis_fig5_2.png
+
+Smoke sizes (the figure and its JSON in seconds, numbers meaningless): fewer repetitions, n from
+``--n-min`` to ``--n-max`` (default 10³ to 10⁴), fewer feature modes, fewer bootstrap resamples:
+
+    python -m reproduce.thesis_ch5.thesis_fig5_2 -o OUT.png --reps 2 --n-min 100 --n-max 300 \\
+        --feature-modes 16 --bootstrap 50
 """
 
 from __future__ import annotations
@@ -96,7 +102,10 @@ def main() -> None:
                         help="print the risk gap between truncated and exact features and exit")
     parser.add_argument("--noise", type=float, default=0.5)
     parser.add_argument("--eps", type=float, default=0.05)
+    parser.add_argument("--n-min", type=float, default=1e3)
     parser.add_argument("--n-max", type=float, default=1e4)
+    parser.add_argument("--bootstrap", type=int, default=2000,
+                        help="resamples of the repetitions behind each slope's interval")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rows", type=int, nargs="+", default=[0, 1],
                         help="which settings to simulate (0: r = 11/16, γ = 1/8; 1: r = 7/8, "
@@ -107,7 +116,7 @@ def main() -> None:
     if args.from_json:
         summary = [json.loads(line) for path in args.from_json
                    for line in path.read_text().splitlines() if line.startswith("{")]
-        draw(summary, args.out)
+        draw(summary, args.out, args.bootstrap)
         return
     if args.check_truncation:
         for row in args.rows:
@@ -119,7 +128,8 @@ def main() -> None:
                     print(f"row {row} n = {n} modes = {args.feature_modes}: largest relative "
                           f"risk gap {gap:.1e}", flush=True)
         return
-    ns = np.unique(np.round(np.logspace(3, np.log10(args.n_max), 5)).astype(int))
+    ns = np.unique(np.round(np.logspace(np.log10(args.n_min), np.log10(args.n_max), 5))
+                   .astype(int))
     summary = []
     for row in args.rows:
         r, gamma = THESIS_FIG5_2_SETTINGS[row]
@@ -136,7 +146,7 @@ def main() -> None:
                         "mean": means.tolist(), "std": stds.tolist(),
                         "runs": runs.tolist()})
         print(json.dumps(summary[-1]), flush=True)
-    draw(summary, args.out)
+    draw(summary, args.out, args.bootstrap)
 
 
 def slope(ns: np.ndarray, values: np.ndarray) -> float:
@@ -158,10 +168,10 @@ def bootstrap_slopes(ns: np.ndarray, runs: np.ndarray, statistic: str, resamples
     return out
 
 
-def draw(summary: list[dict], out: Path) -> None:
+def draw(summary: list[dict], out: Path, resamples: int = 2000) -> None:
     """One row per setting: excess risk, λ_n, m_n against n, measured and predicted; the
     slopes of the means (the thesis's statistic) and of the medians, with 95% bootstrap
-    intervals over the repetitions when the runs are recorded."""
+    intervals (``resamples`` resamplings) over the repetitions when the runs are recorded."""
     fig, axes = plt.subplots(len(summary), 3, figsize=(15, 4 * len(summary)), squeeze=False)
     for row, res in enumerate(summary):
         ns, pred = np.array(res["n"]), res["predicted"]
@@ -169,7 +179,8 @@ def draw(summary: list[dict], out: Path) -> None:
         runs = np.array(res["runs"], dtype=float) if "runs" in res else None
         res["measured_slope"], res["slope_interval"] = {}, {}
         res["median_slope"], res["median_slope_interval"] = {}, {}
-        boot = ({stat: bootstrap_slopes(ns, runs, stat) for stat in ("nanmean", "nanmedian")}
+        boot = ({stat: bootstrap_slopes(ns, runs, stat, resamples)
+                 for stat in ("nanmean", "nanmedian")}
                 if runs is not None else {})
         for ax, k, key, label in ((axes[row, 0], 1, "risk", "excess risk"),
                                   (axes[row, 1], 0, "lambda", "λ_n"),
@@ -201,6 +212,7 @@ def draw(summary: list[dict], out: Path) -> None:
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
+    plt.close(fig)  # smoke runs call main() repeatedly in one process
     out.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
 
 

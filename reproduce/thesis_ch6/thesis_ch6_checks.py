@@ -4,16 +4,23 @@ splits through ``kernreg.experiment.trial_split``), with the one parameter named
 
     .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_checks > results/thesis_ch6_checks.txt
 
-(about 10 minutes on one core)
+(about 10 minutes on one core). ``--smoke``: the same re-fits on the configs at smoke size
+(:mod:`kernreg.config.smoke`: 400 training rows, 200 test, 1 trial, 20 epochs, 2 passes, 40
+random features), seconds, to check the script runs end to end (its numbers mean nothing)::
+
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_checks --smoke
 """
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from kernreg.config import load_experiment
+from kernreg.config.smoke import SMOKE_CENTERS, SMOKE_ITERATIONS, SMOKE_PASSES
 from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.solvers import FeatureSGM, LibSVM, MultiPassSGM, OnePassSGM
@@ -21,6 +28,11 @@ from kernreg.solvers.algorithms.libsvm import DEFAULT_CS
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 TRIALS = 10
+#: SIGM's epochs along the test path, SGM's most passes and sgm_rf's random features
+#: (--smoke: the smoke caps).
+EPOCHS = 100
+PASSES = 5
+FEATURES = 1000
 
 
 def _hinge(y: np.ndarray, F: np.ndarray) -> np.ndarray:
@@ -31,18 +43,19 @@ def _error(y: np.ndarray, F: np.ndarray) -> np.ndarray:
     return (np.where(F >= 0, 1.0, -1.0) != y[:, None]).mean(axis=0)
 
 
-def _trials(row: str):
-    exp = load_experiment(CONFIGS / f"thesis_table6_{row}.yaml")
+def _trials(row: str, smoke: bool = False) -> Iterator[tuple]:
+    exp = load_experiment(CONFIGS / f"thesis_table6_{row}.yaml", smoke=smoke)
     data = prepare_data(exp)
-    for trial in range(TRIALS):
+    for trial in range(exp.protocol["trials"] if smoke else TRIALS):
         seed, split = trial_split(exp, data, trial)
         yield float(exp.kernel["sigma"]), data, seed, split
 
 
-def sigm_test_path(row: str, eta: float | None, theta: float, epochs: int) -> np.ndarray:
+def sigm_test_path(row: str, eta: float | None, theta: float, epochs: int,
+                   smoke: bool = False) -> np.ndarray:
     """Mean over trials of SIGM's test hinge loss and error per epoch, shape (2, epochs)."""
     out = []
-    for sigma, data, seed, (X, y, _, _) in _trials(row):
+    for sigma, data, seed, (X, y, _, _) in _trials(row, smoke):
         est = MultiPassSGM(sigma=sigma, step_size=eta or 1 / np.sqrt(len(y)), theta=theta,
                            max_iter=epochs, stopping_rule="none", random_state=seed)
         pair = []
@@ -54,22 +67,28 @@ def sigm_test_path(row: str, eta: float | None, theta: float, epochs: int) -> np
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true",
+                        help="the configs at smoke size, 1 trial, the smoke caps: seconds")
+    smoke = parser.parse_args().smoke
+    epochs, most_passes, features = ((SMOKE_ITERATIONS, SMOKE_PASSES, SMOKE_CENTERS) if smoke
+                                     else (EPOCHS, PASSES, FEATURES))
     print("test positive fraction: " + ", ".join(
-        f"{row} {np.mean(next(_trials(row))[1].y_test > 0):.4f}"
+        f"{row} {np.mean(next(_trials(row, smoke))[1].y_test > 0):.4f}"
         for row in ("breast_cancer", "adult_1000", "ijcnn1_1000")))
     for row, label, eta, theta in (("breast_cancer", "SIGM D", 0.25, 0.5),
                                    ("adult_1000", "SIGM D", 0.25, 0.5),
                                    ("ijcnn1_1000", "SIGM C", None, 0.0)):
-        h, e = sigm_test_path(row, eta, theta, 100)
+        h, e = sigm_test_path(row, eta, theta, epochs, smoke)
         marks = ", ".join(f"epoch {k}: {h[k - 1]:.3f} / {100 * e[k - 1]:.2f}%"
-                          for k in (1, 5, 8, 10, 20, 28, 40, 76, 100))
+                          for k in (1, 5, 8, 10, 20, 28, 40, 76, 100) if k <= epochs)
         print(f"{row} {label} mean test hinge / error along the path: {marks}")
     for row in ("breast_cancer", "adult_1000", "ijcnn1_1000"):
         res: dict[str, list[float]] = {}
-        for sigma, data, seed, (X, y, Xv, yv) in _trials(row):
+        for sigma, data, seed, (X, y, Xv, yv) in _trials(row, smoke):
             yt, Kt = data.y_test, make_kernel("gaussian", sigma)(data.X_test, X)
             for sched in ("constant", "decaying"):
-                for passes in (1, 5):
+                for passes in (1, most_passes):
                     est = OnePassSGM(sigma=sigma, schedule=sched, passes=passes,
                                      random_state=seed).fit(X, y, Xv, yv)
                     test = _hinge(yt, Kt @ est.coef_path_)
@@ -77,11 +96,11 @@ def main() -> None:
                     res.setdefault(key + ": selected guess", []).append(
                         test[int(np.argmin(est.path_["val_rmse"]))])
                     res.setdefault(key + ": best guess on the test set", []).append(test.min())
-            f = FeatureSGM(sigma=sigma, n_features=1000, random_state=seed).fit(
+            f = FeatureSGM(sigma=sigma, n_features=features, random_state=seed).fit(
                 X, y, Xv, yv).predict(data.X_test)
-            res.setdefault("sgm_rf (D = 1000, constant): test hinge", []).append(
+            res.setdefault(f"sgm_rf (D = {features}, constant): test hinge", []).append(
                 float(_hinge(yt, f[:, None])[0]))
-            res.setdefault("sgm_rf (D = 1000, constant): test error %", []).append(
+            res.setdefault(f"sgm_rf (D = {features}, constant): test error %", []).append(
                 100 * float(_error(yt, f[:, None])[0]))
             errs = [100 * float(_error(yt, LibSVM(sigma=sigma, Cs=[C]).fit(X, y).predict(
                 data.X_test)[:, None])[0]) for C in DEFAULT_CS]

@@ -20,6 +20,13 @@ measured before; :func:`reproduce.bench.record.record_row`)::
         --csv results/thesis_table6_full_costs.csv
     .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_full_costs ijcnn1 sigm \\
         --label SIGM_C --epochs 2 --csv results/thesis_table6_full_costs.csv
+
+``--smoke``: the same parts on the config at smoke size (:mod:`kernreg.config.smoke`: 400
+training rows, 200 test; the host's GEMM rate on 256 × 256 products), seconds, to check the
+script runs end to end (its numbers mean nothing)::
+
+    .venv/bin/python -m reproduce.thesis_ch6.thesis_ch6_full_costs adult libsvm --smoke \\
+        --test --csv /tmp/smoke/thesis_table6_full_costs.csv
 """
 
 from __future__ import annotations
@@ -121,12 +128,14 @@ def main() -> None:
                         help="libsvm: also the test error of every C (untimed)")
     parser.add_argument("--csv", type=Path, default=None,
                         help="append the rows here (replacing earlier rows of the same part)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the config at smoke size (400 training rows, 200 test): seconds")
     args = parser.parse_args()
-    exp = load_experiment(CONFIGS / f"thesis_table6_{args.row}.yaml")
+    exp = load_experiment(CONFIGS / f"thesis_table6_{args.row}.yaml", smoke=args.smoke)
     data = prepare_data(exp)
     seed, split = trial_split(exp, data, 0)
     sigma = float(exp.kernel["sigma"])
-    rate = gemm_gflops()
+    rate = gemm_gflops(256 if args.smoke else 1024)  # smoke: the yardstick in ms, not 0.5 s
     print(f"{args.row}: {split[0].shape[0]} fit rows, {split[2].shape[0]} validation, "
           f"σ = {sigma}; host GEMM {rate:.1f} GF/s (1 thread)", flush=True)
     if args.what == "libsvm":

@@ -4,6 +4,13 @@ new and the balanced classes, for every α of a grid, at a fixed λ and a few n_
 
     python -m reproduce.thesis_ch7.rlsc_alpha_sweep \\
         configs/thesis_table7.yaml --trials 0 1 --lam 1e3
+
+``--smoke``: the config at smoke size (:mod:`kernreg.config.smoke`: 36 examples per balanced
+class, at most 10 streamed, 3 α), seconds, to check the script runs end to end (its numbers
+mean nothing; the default n_imb are those within the smoke stream)::
+
+    python -m reproduce.thesis_ch7.rlsc_alpha_sweep \\
+        configs/thesis_table7.yaml --smoke --trials 0 --n-imb 5 10
 """
 
 from __future__ import annotations
@@ -12,10 +19,13 @@ import argparse
 
 import numpy as np
 
+from kernreg.config.smoke import SMOKE_STREAMED
 from kernreg.config.streaming import load_stream_config
 from kernreg.datasets import load_dataset
 from kernreg.experiment.streaming import draw_trial
 from kernreg.solvers.blocks.rlsc import IncrementalRLSC
+
+N_IMB = [10, 50, 100, 500]
 
 
 def main() -> None:
@@ -23,9 +33,14 @@ def main() -> None:
     parser.add_argument("config")
     parser.add_argument("--trials", type=int, nargs="+", default=[0])
     parser.add_argument("--lam", type=float, default=1e3)
-    parser.add_argument("--n-imb", type=int, nargs="+", default=[10, 50, 100, 500])
+    parser.add_argument("--n-imb", type=int, nargs="+", default=None,
+                        help=f"streamed examples to report at (default: {N_IMB})")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the config at smoke size (at most 10 streamed): seconds")
     args = parser.parse_args()
-    cfg = load_stream_config(args.config)
+    if args.n_imb is None:
+        args.n_imb = [n for n in N_IMB if n <= SMOKE_STREAMED] if args.smoke else N_IMB
+    cfg = load_stream_config(args.config, smoke=args.smoke)
     ds = load_dataset(cfg.dataset)
     p = cfg.protocol
     for trial in args.trials:

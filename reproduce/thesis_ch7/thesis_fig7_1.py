@@ -2,6 +2,11 @@
 classes (μ₁ = (−1, 0), σ₁ = 1; μ₋₁ = (1, 0), σ₋₁ = 0.3), γ = ρ(y = 1) from 0.5 to 0.9.
 
     python -m reproduce.thesis_ch7.thesis_fig7_1 -o results/figures/thesis_fig7_1.png
+
+The smoke run draws two panels (``--gammas 0.5 0.9``) into its own folder::
+
+    python -m reproduce.thesis_ch7.thesis_fig7_1 -o /tmp/smoke/figures/thesis_fig7_1.png \\
+        --gammas 0.5 0.9
 """
 
 from __future__ import annotations
