@@ -25,6 +25,7 @@ import numpy as np
 from kernreg.datasets import get_spec, load_dataset
 from kernreg.experiment import blas_description, trial_seed
 from kernreg.solvers import Nytro, holdout_split, rmse
+from reproduce.bench.record import add_csv_options
 from reproduce.bench.skeleton import Bench
 from reproduce.bench.smoke import (
     SMOKE_CENTERS,
@@ -57,10 +58,7 @@ def main() -> None:
     parser.add_argument("--max-iter", type=int, default=500)
     parser.add_argument("--nu", type=float, default=1.0)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--csv", type=Path, default=CSV,
-                        help="where the rows go (default: results/bench_acceleration.csv)")
-    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
-                        help="print only")
+    add_csv_options(parser, CSV)
     add_smoke_option(parser, f"{SMOKE_ROWS} rows, m ≤ {SMOKE_CENTERS}, "
                              f"max_iter ≤ {SMOKE_ITERATIONS}")
     args = parser.parse_args()

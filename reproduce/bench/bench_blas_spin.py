@@ -89,11 +89,12 @@ def child(repeats: int, threads: int, small_mb: int, smoke: bool = False) -> Non
         beta, target = rng.random(m), rng.random(n)
         stored_pass = _median_ms(lambda: normal_pass(out, beta, target), repeats)
         rate = host_gemm()
-    print(f"timeout {os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'default'):>7s}: exp pass "
-          f"{after_idle:6.1f} ms after idle, {after_gemm:6.1f} ms after a GEMM; block "
-          f"{block:6.1f} ms; K v in {small_mb} MB blocks {small_blocks:6.1f} ms, in one block "
-          f"{one_block:6.1f} ms; stored pass {stored_pass:5.2f} ms (compiled path "
-          f"{C.active_path()}, {threads} BLAS threads, GEMM {rate:.0f} GF/s)", flush=True)
+    timeout = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "default")
+    passes = (f"exp pass {after_idle:6.1f} ms after idle, {after_gemm:6.1f} ms after a GEMM; "
+              f"block {block:6.1f} ms; K v in {small_mb} MB blocks {small_blocks:6.1f} ms, in "
+              f"one block {one_block:6.1f} ms; stored pass {stored_pass:5.2f} ms")
+    print(f"timeout {timeout:>7s}: {passes} (compiled path {C.active_path()}, {threads} BLAS "
+          f"threads, GEMM {rate:.0f} GF/s)", flush=True)
 
 
 def main() -> None:

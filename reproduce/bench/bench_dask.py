@@ -32,6 +32,7 @@ from kernreg.experiment import (
     trial_split,
 )
 from kernreg.solvers import rmse
+from reproduce.bench.record import add_csv_options
 from reproduce.bench.skeleton import Bench
 from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
@@ -119,10 +120,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--algorithms", nargs="+", choices=("nkrls", "nytro"),
                         default=["nkrls", "nytro"])
-    parser.add_argument("--csv", type=Path, default=CSV,
-                        help="where the rows go (default: results/bench_dask.csv)")
-    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
-                        help="print only")
+    add_csv_options(parser, CSV)
     add_smoke_option(parser, "the link measured with 5 round trips and 1 MB")
     args = parser.parse_args()
     with smoke_run(args.smoke):

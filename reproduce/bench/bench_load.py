@@ -29,6 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
 from kernreg.experiment import idle_cores, make_estimator, prepare_data, trial_split
+from reproduce.bench.record import add_csv_options
 from reproduce.bench.skeleton import Bench
 from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
@@ -58,10 +59,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--competitors", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--threads", nargs="+", default=["2", "1", "auto"])
-    parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_load.csv",
-                        help="where the rows go (default: results/bench_load.csv)")
-    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
-                        help="print only")
+    add_csv_options(parser, ROOT / "results" / "bench_load.csv")
     add_smoke_option(parser, "0.1 s for the competitors to start")
     args = parser.parse_args()
     with smoke_run(args.smoke):

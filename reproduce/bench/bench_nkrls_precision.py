@@ -37,6 +37,7 @@ from kernreg.config import load_experiment
 from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.mixed_precision import precision_costs, resolve_precision
+from reproduce.bench.record import add_csv_options
 from reproduce.bench.skeleton import Bench
 from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
@@ -173,10 +174,7 @@ def main() -> None:
                         choices=list(DATASETS))
     parser.add_argument("--trials", type=int, nargs="+", default=[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--csv", type=Path, default=CSV,
-                        help="the CSV the measured cells go to (default: %(default)s)")
-    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
-                        help="print only")
+    add_csv_options(parser, CSV)
     parser.add_argument("--parts", type=int, metavar="ROWS",
                         help="time only the parts that differ, on ROWS random rows")
     add_smoke_option(parser)

@@ -32,6 +32,7 @@ from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
 from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
+from reproduce.bench.record import add_csv_options
 from reproduce.bench.skeleton import Bench
 from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
@@ -71,8 +72,7 @@ def main() -> None:
     parser.add_argument("--columns", default="1,30", help="coefficient columns per pass")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--csv", type=Path, default=ROOT / "results" / "bench_sgm_pass.csv")
-    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None)
+    add_csv_options(parser, ROOT / "results" / "bench_sgm_pass.csv")
     add_smoke_option(parser)
     args = parser.parse_args()
     with smoke_run(args.smoke):

@@ -60,7 +60,7 @@ from kernreg.results.tables import paper_table2
 from kernreg.solvers import reuse_buffers, rmse
 from kernreg.solvers.blocks.distinct import distinct_rows, merging
 from reproduce.bench.floor import HostRates, es_floor, nkrls_floor, nytro_floor
-from reproduce.bench.record import add_param_option, params_of, record_row
+from reproduce.bench.record import add_csv_options, add_param_option, params_of, record_row
 from reproduce.bench.skeleton import Bench
 from reproduce.bench.smoke import add_smoke_option, host_gemm, smoke_run
 
@@ -304,10 +304,7 @@ def main() -> None:
     parser.add_argument("--max-iter", type=int,
                         help="override NYTRO's (or ES's) max_iter (e.g. to time the paper's t* "
                              "+ window)")
-    parser.add_argument("--csv", type=Path, default=BENCH_CSV,
-                        help="the CSV the timed lines go to (default: results/bench_table2.csv)")
-    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
-                        help="print only")
+    add_csv_options(parser, BENCH_CSV)
     add_param_option(parser, "an algorithm parameter of the timed algorithms, e.g. "
                              "merge_duplicates=false; print only (the CSV holds the configs' "
                              "cells)")

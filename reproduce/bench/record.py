@@ -78,6 +78,15 @@ def parse_assignments(items: Sequence[str]) -> dict[str, object]:
     return params
 
 
+def add_csv_options(parser: argparse.ArgumentParser, default: Path) -> None:
+    """A benchmark's ``--csv FILE`` (where its rows go: ``default``) and ``--no-csv`` (print
+    only) options; ``args.csv`` is the path or None."""
+    parser.add_argument("--csv", type=Path, default=default,
+                        help="where the measured rows go (default: %(default)s)")
+    parser.add_argument("--no-csv", dest="csv", action="store_const", const=None,
+                        help="print only")
+
+
 def add_param_option(parser: argparse.ArgumentParser, what: str) -> None:
     """A benchmark's repeatable ``--param KEY=VALUE`` option (:func:`params_of` reads it)."""
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",

@@ -36,6 +36,24 @@ def _bench(path: Path) -> pd.DataFrame:
                              key=lambda s: s.map(order) if s.name == "dataset" else s)
 
 
+#: The reproduction layer (a benchmark's rows name the script that measured them).
+_LAYER = Path(__file__).resolve().parents[1]
+
+
+def _sources(bench: pd.DataFrame) -> str:
+    """The rows' sources, a script measured before the layer existed (``scripts/X.py DATE``,
+    as the rows keep it) named by its path now."""
+    def now(source: str) -> str:
+        if not source.startswith("scripts/"):
+            return source
+        script, _, when = source.partition(" ")
+        moved = sorted(_LAYER.glob(f"*/{Path(script).name}"))
+        return f"{moved[0].relative_to(_LAYER.parent).as_posix()} {when}".strip() if moved \
+            else source
+
+    return ", ".join(sorted({now(s) for s in bench["source"]}))
+
+
 def _seconds(value: float) -> str:
     """3 significant digits below 100 s, 0.1 s up to 1000 s, whole seconds above."""
     if math.isnan(value):
@@ -253,7 +271,7 @@ def render_bench_rlsc_update(path: Path) -> str:
         f"{int(r['repeats'])} RB refits"
         for _, r in bench.drop_duplicates(["d", "lam", "threads", "updates", "repeats"])
         .iterrows())
-    caption = f"{settings} (measured by: {', '.join(sorted(set(bench['source'])))}):"
+    caption = f"{settings} (measured by: {_sources(bench)}):"
     rows = [[str(int(r["n"])), f"{r['update_ms']:.1f}", f"{r['update_w_ms']:.1f}",
              f"{r['rb_ms']:.0f}", f"{r['rb_over_update_w']:.1f}"] for _, r in bench.iterrows()]
     return f"{caption}\n\n" + rows_md(["n seen", "update (ms)", "update + W (ms)",
@@ -287,7 +305,7 @@ def render_nkrls_precision(path: Path) -> str:
              f"{span(r, 'gemm64_gflops_min', 'gemm64_gflops_max')}, "
              f"{span(r, 'gemm32_gflops_min', 'gemm32_gflops_max')})"]
             for _, r in bench.sort_values(["dataset", "trial"]).iterrows()]
-    caption = f"Measured by: {', '.join(sorted(set(bench['source'])))}:"
+    caption = f"Measured by: {_sources(bench)}:"
     return f"{caption}\n\n" + rows_md(
         ["dataset", "trial", "m", "λ\\* float64 / mixed", "max \\|Δ val RMSE\\| (path)",
          "test RMSE float64 / mixed", "test predictions, max rel. diff", "CG steps",
@@ -334,7 +352,7 @@ def render_bench_sgm_pass(path: Path) -> str:
                f"max |Δα| between the block-wise and the per-step iterate "
                f"{bench['max_abs_diff'].max():.1e}, fit rows whose sign of Kα differs "
                f"{int(bench['sign_flips'].max())} (measured by: "
-               f"{', '.join(sorted(set(bench['source'])))}):")
+               f"{_sources(bench)}):")
     rows = [[f"{r['row']} ({r['dtype']}, {'stored' if r['stored'] else 're-evaluated'})",
              f"{int(r['guesses'])}", f"{r['per_step_copied_s']:.2f}",
              f"{r['per_step_in_place_s']:.2f}", f"{r['blocked_s']:.2f}",
