@@ -19,3 +19,23 @@ __version__ = "0.1.0"
 OPENBLAS_THREAD_TIMEOUT = "4"
 if "numpy" not in _sys.modules:  # later, OpenBLAS has read the environment already
     _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_THREAD_TIMEOUT)
+
+#: The estimators of the algorithm registry, importable from the package itself (``from
+#: kernreg import NystromKRLS``); loaded on first use, so that ``import kernreg`` stays light
+#: (``tests/test_public_api.py`` holds this list to the registry).
+ESTIMATORS = ("FeatureSGM", "IncrementalNystromKRLS", "KOLS", "KRLS", "KernelLandweber",
+              "LibSVM", "MultiPassSGM", "NystromKRLS", "NystromPCG", "Nytro", "OnePassSGM",
+              "RandomFeaturesKRLS")
+__all__ = ["ESTIMATORS", "__version__", *ESTIMATORS]
+
+
+def __getattr__(name: str) -> object:
+    if name in ESTIMATORS:
+        from kernreg import solvers
+
+        return getattr(solvers, name)
+    raise AttributeError(f"module 'kernreg' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *ESTIMATORS})

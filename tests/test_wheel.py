@@ -10,6 +10,7 @@ import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,8 @@ def test_wheel_installed_outside_the_checkout_compares_with_the_paper(tmp_path: 
                  "--wheel-dir", tmp_path / "dist", REPO, cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("kernreg-*.whl")
+    with zipfile.ZipFile(wheel) as archive:  # the license travels with the package
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in archive.namelist())
 
     env_dir = tmp_path / "fresh"
     venv.create(env_dir, with_pip=False)
@@ -58,6 +61,11 @@ def test_wheel_installed_outside_the_checkout_compares_with_the_paper(tmp_path: 
     where = _run(python, "-c", "import kernreg; print(kernreg.__file__)", cwd=work, env=env)
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(fresh_site)  # the wheel, not the checkout
+    fit = _run(python, "-c", "from kernreg import NystromKRLS; import numpy as np; "
+               "X = np.linspace(0, 1, 50)[:, None]; "
+               "print(NystromKRLS(m=10, random_state=0).fit(X, np.sin(6 * X[:, 0])).score(X, "
+               "np.sin(6 * X[:, 0])) > 0.9)", cwd=work, env=env)
+    assert fit.stdout.strip() == "True", fit.stderr
 
     table = _run(python, "-m", "kernreg", "table", "results.csv", "--compare-paper",
                  cwd=work, env=env)
