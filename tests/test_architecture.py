@@ -90,11 +90,24 @@ def _graph() -> dict[str, list[tuple[str, int]]]:
     return {_module_name(p): _imports(p, _module_name(p)) for p in PACKAGE.rglob("*.py")}
 
 
+def _facade_lines() -> set[int]:
+    """The lines of the imports inside ``kernreg.__getattr__``: the package's public facade
+    (``from kernreg import NystromKRLS``), loading the estimators on first use (PEP 562) — the
+    one import allowed to go up, and only from inside that function."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    return {node.lineno for func in tree.body
+            if isinstance(func, ast.FunctionDef) and func.name == "__getattr__"
+            for node in ast.walk(func) if isinstance(node, ast.Import | ast.ImportFrom)}
+
+
 def test_every_import_goes_down_or_stays_on_its_floor() -> None:
     upward = []
+    facade = _facade_lines()
     for module, imports in _graph().items():
         own = FLOORS[_unit(module)]
         for target, line in imports:
+            if module == "kernreg" and line in facade and _unit(target) == "kernreg.solvers":
+                continue
             if FLOORS[_unit(target)] > own:
                 upward.append(f"{module}:{line} imports {target} "
                               f"(floor {own} -> {FLOORS[_unit(target)]})")

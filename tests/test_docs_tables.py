@@ -371,7 +371,8 @@ def test_the_bench_exp_rate_and_noisy_host_columns_leave_the_docs_unchanged(tmp_
         csv = tmp_path / f"bench{len(rendered)}.csv"
         shutil.copy(RESULTS / "bench_table2.csv", csv)
         bench.record(csv, {**row, **extra})
-        assert ("noisy_host" in csv.read_text().splitlines()[2]) and (
+        header = next(line for line in csv.read_text().splitlines() if not line.startswith("#"))
+        assert ("noisy_host" in header) and (
             not extra or ",1.9,2.4,gemm exp" in csv.read_text())
         rendered.append([DOC_TABLES[name].render(csv)
                          for name in ("speed_summary", "speed_table2")])
