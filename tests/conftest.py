@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,21 @@ def isolate_data_env(monkeypatch: pytest.MonkeyPatch,
 @pytest.fixture(autouse=True)
 def _isolated_data_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
     isolate_data_env(monkeypatch, tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_kept(request: pytest.FixtureRequest):
+    """A test leaves the process's SIGINT and SIGTERM handlers as it found them
+    (tests/test_interrupt.py needs Python's own SIGINT handler): one that does not is named in
+    a warning, and they are put back."""
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    yield
+    after = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    if after != before:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+        warnings.warn(f"{request.node.nodeid} left the SIGINT/SIGTERM handlers changed: "
+                      f"{after} (put back)", stacklevel=1)
 
 
 @pytest.fixture(scope="session")
