@@ -65,6 +65,13 @@ def test_sizes_scale_together_and_grids_keep_their_ends() -> None:
     assert data["algorithms"][0]["m"] == 2048  # the input is not modified
 
 
+def test_a_config_without_a_protocol_runs_one_trial_at_smoke_size() -> None:
+    data = {"dataset": {"name": "cpusmall"}, "algorithms": [{"name": "nkrls", "m": 100}]}
+    exp = parse_experiment(data, Path("bare.yaml"), smoke=True)
+    assert exp.protocol["trials"] == 1 and parse_experiment(data, Path("b.yaml")).protocol[
+        "trials"] > 1
+
+
 def test_command_line_overrides_apply_after_the_smoke_size() -> None:
     data = read_yaml(REPO / "configs" / "ci_cpusmall.yaml")
     exp = parse_experiment(data, Path("ci_cpusmall.yaml"), {"protocol": {"trials": 2}}, smoke=True)

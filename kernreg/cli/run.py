@@ -43,6 +43,8 @@ def out_folder(out: str | None, smoke: bool) -> str:
     """The results folder of an experiment command: ``--out``, else the default (a smoke
     run's own)."""
     return out if out is not None else SMOKE_OUT if smoke else DEFAULT_OUT
+
+
 _DEVICE = re.compile(r"cpu|torch|cuda(:[0-9]+)?")
 
 

@@ -49,7 +49,7 @@ def smoke_config(data: dict[str, Any], test_rows: int | None = None) -> dict[str
     dataset's test rows, when fewer than :data:`SMOKE_TEST_ROWS`. Values of the wrong type
     are left for the validation to name."""
     data = copy.deepcopy(data)
-    protocol = data.get("protocol")
+    protocol = data.setdefault("protocol", {})  # one trial also where the default is more
     streaming = isinstance(protocol, dict) and protocol.get("kind") == "streaming"
     if isinstance(protocol, dict):
         protocol["trials"] = 1
