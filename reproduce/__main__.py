@@ -49,30 +49,31 @@ def run_in_process(words: list[str]) -> int:
     FILE`` / ``python -c CODE`` as ``__main__``; its exit status (1 for an exception, whose
     traceback is printed). Saves each smoke step the interpreter's start and imports (2 s)."""
     program, args = Path(words[0]).name, words[1:]
-    saved_argv, saved_environment = sys.argv[:], dict(os.environ)
+    saved_argv, saved_environment, saved_cwd = sys.argv[:], dict(os.environ), os.getcwd()
     try:
-        with contextlib.chdir(ROOT):
-            if program == "kernreg":
-                from kernreg.cli import main as kernreg_main
+        os.chdir(ROOT)  # (contextlib.chdir is Python 3.11's)
+        if program == "kernreg":
+            from kernreg.cli import main as kernreg_main
 
-                kernreg_main(args)
-            elif args[0] == "-m":
-                sys.argv = [args[1], *args[2:]]
-                runpy.run_module(args[1], run_name="__main__", alter_sys=True)
-            elif args[0] == "-c":
-                sys.argv = ["-c", *args[2:]]
-                exec(compile(args[1], "<string>", "exec"), {"__name__": "__main__"})
-            else:
-                sys.argv = list(args)
-                runpy.run_path(args[0], run_name="__main__")
+            kernreg_main(args)
+        elif args[0] == "-m":
+            sys.argv = [args[1], *args[2:]]
+            runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+        elif args[0] == "-c":
+            sys.argv = ["-c", *args[2:]]
+            exec(compile(args[1], "<string>", "exec"), {"__name__": "__main__"})
+        else:
+            sys.argv = list(args)
+            runpy.run_path(args[0], run_name="__main__")
     except SystemExit as stop:
         code = stop.code
         return 0 if code is None else code if isinstance(code, int) else 1
     except Exception:  # the step's failure, reported as a subprocess's would be
         traceback.print_exc()
         return 1
-    finally:  # a step's argv and environment (thread variables) end with it, as a process's
+    finally:  # a step's argv, folder and environment (thread variables) end with it
         sys.argv = saved_argv
+        os.chdir(saved_cwd)
         if dict(os.environ) != saved_environment:
             os.environ.clear()
             os.environ.update(saved_environment)
