@@ -90,14 +90,11 @@ def _smoke_algorithm(algo: dict[str, Any]) -> None:
         if key in algo:
             algo[key] = _capped(algo[key], cap)
     sizes = [v for key in _SIZE_KEYS if key in algo for v in _size_values(algo[key])]
-    if sizes and max(sizes) > SMOKE_CENTERS:
-        factor = SMOKE_CENTERS / max(sizes)
-        for key in _SIZE_KEYS:
-            if key in algo:
-                algo[key] = _scaled(algo[key], factor)
+    factor = SMOKE_CENTERS / max(sizes) if sizes and max(sizes) > SMOKE_CENTERS else None
     for key in _SIZE_KEYS:
         if key in algo:
-            algo[key] = _fewer_points(algo[key])
+            size = algo[key] if factor is None else _scaled(algo[key], factor)
+            algo[key] = _fewer_points(size)
 
 
 def _shrink_grids(section: dict[str, Any]) -> None:
@@ -110,6 +107,21 @@ def _capped(value: Any, cap: int) -> Any:
     return min(value, cap) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def _spaced(value: Any) -> tuple[str, list[Any]] | None:
+    """A spaced grid's form and its three numbers (``{linspace|logspace|range: [a, b, c]}``),
+    or None for any other value."""
+    if isinstance(value, dict):
+        for key in ("linspace", "logspace", "range"):
+            numbers = value.get(key)
+            if isinstance(numbers, list) and len(numbers) == 3:
+                return key, numbers
+    return None
+
+
+def _ints(values: list[Any]) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
 def _size_values(value: Any) -> list[float]:
     """The numbers a size entry names (an int, a list, a grid's ends)."""
     if isinstance(value, bool):
@@ -118,12 +130,8 @@ def _size_values(value: Any) -> list[float]:
         return [value]
     if isinstance(value, list):
         return [v for v in value if isinstance(v, int | float) and not isinstance(v, bool)]
-    if isinstance(value, dict):
-        for key in ("linspace", "logspace", "range"):
-            ends = value.get(key)
-            if isinstance(ends, list) and len(ends) == 3:
-                return _size_values(ends[:2])
-    return []
+    grid = _spaced(value)
+    return _size_values(grid[1][:2]) if grid else []
 
 
 def _scaled(value: Any, factor: float) -> Any:
@@ -136,17 +144,17 @@ def _scaled(value: Any, factor: float) -> Any:
 
     if isinstance(value, list):
         return sorted({scale(v) for v in value}, key=float)
-    if isinstance(value, dict):
-        for key in ("linspace", "logspace"):
-            ends = value.get(key)
-            if isinstance(ends, list) and len(ends) == 3:
-                return {**value, key: [scale(ends[0]), scale(ends[1]), ends[2]]}
-        ends = value.get("range")
-        if isinstance(ends, list) and len(ends) == 3 and all(isinstance(v, int) for v in ends):
-            start, stop = scale(ends[0]), scale(ends[1])
-            return {**value, "range": [start, stop, max(1, math.floor(ends[2] * factor))]}
+    if not isinstance(value, dict):
+        return scale(value)
+    grid = _spaced(value)
+    if grid is None:
         return value
-    return scale(value)
+    key, (low, high, count_or_step) = grid
+    if key != "range":
+        return {**value, key: [scale(low), scale(high), count_or_step]}
+    if not _ints([low, high, count_or_step]):
+        return value
+    return {**value, key: [scale(low), scale(high), max(1, math.floor(count_or_step * factor))]}
 
 
 def _fewer_points(value: Any) -> Any:
@@ -154,16 +162,14 @@ def _fewer_points(value: Any) -> Any:
     n = SMOKE_GRID_POINTS
     if isinstance(value, list) and len(value) > n:
         return [value[round(i * (len(value) - 1) / (n - 1))] for i in range(n)]
-    if isinstance(value, dict):
-        for key in ("linspace", "logspace"):
-            ends = value.get(key)
-            if isinstance(ends, list) and len(ends) == 3 and isinstance(ends[2], int):
-                return {**value, key: [ends[0], ends[1], min(ends[2], n)]}
-        ends = value.get("range")
-        if isinstance(ends, list) and len(ends) == 3 and \
-                all(isinstance(v, int) and not isinstance(v, bool) for v in ends) and ends[2] > 0:
-            start, stop, step = ends
-            return {**value, "range": [start, stop, max(step, math.ceil((stop - start) / (n - 1)))]}
-        if "num" in value and isinstance(value["num"], int):  # {min, max, num} (streaming)
-            return {**value, "num": min(value["num"], n)}
+    grid = _spaced(value)
+    if grid is not None:
+        key, (low, high, count_or_step) = grid
+        if key != "range" and isinstance(count_or_step, int):
+            return {**value, key: [low, high, min(count_or_step, n)]}
+        if key == "range" and _ints([low, high, count_or_step]) and count_or_step > 0:
+            step = max(count_or_step, math.ceil((high - low) / (n - 1)))
+            return {**value, key: [low, high, step]}
+    if isinstance(value, dict) and isinstance(value.get("num"), int):  # {min, max, num}
+        return {**value, "num": min(value["num"], n)}
     return value
