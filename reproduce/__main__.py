@@ -48,15 +48,15 @@ def run_in_process(words: list[str]) -> int:
     repository's root: ``kernreg`` through its click command, ``python -m M`` / ``python
     FILE`` / ``python -c CODE`` as ``__main__``; its exit status (1 for an exception, whose
     traceback is printed). Saves each smoke step the interpreter's start and imports (2 s)."""
+    from reproduce.kernreg_call import exit_status, kernreg_status  # kernreg's imports: 1.5 s
+
     program, args = Path(words[0]).name, words[1:]
     saved_argv, saved_environment, saved_cwd = sys.argv[:], dict(os.environ), os.getcwd()
     try:
         os.chdir(ROOT)  # (contextlib.chdir is Python 3.11's)
         if program == "kernreg":
-            from kernreg.cli import main as kernreg_main
-
-            kernreg_main(args)
-        elif args[0] == "-m":
+            return kernreg_status(*args)
+        if args[0] == "-m":
             sys.argv = [args[1], *args[2:]]
             runpy.run_module(args[1], run_name="__main__", alter_sys=True)
         elif args[0] == "-c":
@@ -66,8 +66,7 @@ def run_in_process(words: list[str]) -> int:
             sys.argv = list(args)
             runpy.run_path(args[0], run_name="__main__")
     except SystemExit as stop:
-        code = stop.code
-        return 0 if code is None else code if isinstance(code, int) else 1
+        return exit_status(stop)
     except Exception:  # the step's failure, reported as a subprocess's would be
         traceback.print_exc()
         return 1

@@ -13,7 +13,7 @@ import io
 
 from kernreg.cli import main
 
-__all__ = ["KernregFailed", "kernreg"]
+__all__ = ["KernregFailed", "exit_status", "kernreg", "kernreg_status"]
 
 
 class KernregFailed(RuntimeError):
@@ -22,6 +22,21 @@ class KernregFailed(RuntimeError):
     def __init__(self, args: tuple[str, ...], status: int, why: str = "") -> None:
         super().__init__(f"kernreg {' '.join(args)}: {why or f'exit status {status}'}")
         self.status = status
+
+
+def exit_status(stop: SystemExit) -> int:
+    """The exit status a process ending with ``stop`` would have (``sys.exit``'s rules)."""
+    code = stop.code
+    return 0 if code is None else code if isinstance(code, int) else 1
+
+
+def kernreg_status(*args: str) -> int:
+    """Run ``kernreg ARGS`` (its output where this process's goes); its exit status."""
+    try:
+        main(list(args))
+    except SystemExit as stop:
+        return exit_status(stop)
+    return 0
 
 
 def kernreg(*args: str, quiet: bool = False) -> str:
@@ -33,13 +48,8 @@ def kernreg(*args: str, quiet: bool = False) -> str:
         The command's exit status was not 0.
     """
     printed = io.StringIO()
-    status = 0
     with contextlib.redirect_stdout(printed):
-        try:
-            main(list(args))
-        except SystemExit as stop:
-            code = stop.code
-            status = 0 if code is None else code if isinstance(code, int) else 1
+        status = kernreg_status(*args)
     if not quiet:
         print(printed.getvalue(), end="")
     if status:
