@@ -1,7 +1,8 @@
 """Results stored before tasks and measures existed still load, and every table renders them
 byte for byte as before (the files under tests/reference/old_format/ were written, and their
 tables rendered, by kernreg at 41ab70e; since 2026-11-27 Table 2's GEMM note also names each
-dataset's rates when they differ, and table2_trials.table2.md has that line)."""
+dataset's rates when they differ, and table2_trials.table2.md has that line; since 2026-11-27 too
+the selected parameter's row is labelled by its symbols, "λ* / t*", not "Par.")."""
 
 from __future__ import annotations
 

@@ -37,7 +37,16 @@ def test_mean_std_bold_and_na() -> None:
     text = render_table2(table, "md")
     assert "| Adult m=1000 | time (s) | NA | 3.00±1.00 | **1.00±0.00** |" in text
     assert "|  | RMSE | NA | **0.5100±0.0100** | 0.5500±0.0000 |" in text
+    # results that do not name their parameter keep the paper's row label
     assert "|  | Par. | NA | 2.00e-06±1.00e-06 | 45.0±5.0 |" in text
+    named = _results().assign(param_name=lambda r: r["algorithm"].map(
+        {"nkrls": "lambda", "nytro": "iterations"}))
+    assert "|  | λ* / t* | NA | 2.00e-06±1.00e-06 | 45.0±5.0 |" in render_table2(
+        build_table2(named, not_run=[{"dataset": "adult", "algorithm": "krls",
+                                      "reason": "too slow"}]), "md")
+    nytro_alone = build_table2(named[named["algorithm"] == "nytro"], not_run=[])
+    assert "|  | t* | 45.0±5.0 |" in render_table2(nytro_alone, "md")
+    assert r"& $t^*$ &" in render_table2(nytro_alone, "latex")
     assert "- Adult m=1000, KRLS: NA — too slow" in text
 
 

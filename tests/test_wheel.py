@@ -1,6 +1,7 @@
 """The installed package works without the checkout: a wheel built from the repository,
 installed in a fresh virtual environment outside it, renders a table with the paper's numbers
-(package data read through importlib.resources, not a path into the source tree)."""
+(package data read through importlib.resources, not a path into the source tree), lists its
+shipped configs and, from an empty folder, runs one by name to the README's Adult row."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")
 def test_wheel_installed_outside_the_checkout_compares_with_the_paper(tmp_path: Path) -> None:
+    from conftest import MIRROR
+
     built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                  "--wheel-dir", tmp_path / "dist", REPO, cwd=tmp_path)
     assert built.returncode == 0, built.stderr
@@ -72,3 +75,19 @@ def test_wheel_installed_outside_the_checkout_compares_with_the_paper(tmp_path: 
     assert table.returncode == 0, table.stderr
     assert "(paper 0.6873±0.003)" in table.stdout  # NYTRO on Adult, from the package data
     assert "(paper 44.9±0.3)" in table.stdout
+
+    listed = _run(python, "-m", "kernreg", "configs", cwd=work, env=env)
+    assert listed.returncode == 0, listed.stderr
+    names = {line.split()[0] for line in listed.stdout.splitlines() if line.strip()}
+    assert {p.stem for p in (REPO / "configs").glob("*.yaml")} <= names
+    assert str(fresh_site / "kernreg" / "configs") in listed.stdout  # the wheel's copy
+    if not MIRROR.is_dir():
+        pytest.skip(f"the run by name needs the dataset mirror ({MIRROR})")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    ran = _run(python, "-m", "kernreg", "run", "adult_nytro", cwd=empty, env=env)
+    assert ran.returncode == 0, ran.stderr
+    # the README's Adult row: NYTRO's test RMSE 0.6883 and t* = 42.8, 5 trials
+    assert "|  | RMSE | 0.6883±0.0004 |" in ran.stdout
+    assert "|  | t* | 42.8±1.0 |" in ran.stdout
+    assert (empty / "results" / "adult_nytro" / "results.csv").is_file()

@@ -15,6 +15,7 @@ import click
 
 from kernreg import __version__
 from kernreg.cli.advise import advise
+from kernreg.cli.configs import configs
 from kernreg.cli.data import data
 from kernreg.cli.plot import plot, report
 from kernreg.cli.run import run, table
@@ -39,6 +40,7 @@ def cli(verbose: bool) -> None:
 
 
 cli.add_command(data)
+cli.add_command(configs)
 cli.add_command(run)
 cli.add_command(table)
 cli.add_command(plot)

@@ -12,8 +12,10 @@ import click
 import pandas as pd
 
 from kernreg.atomic import write_text
+from kernreg.cli.configs import resolve_config_argument
 from kernreg.cli.data import data_options
 from kernreg.config import load_experiment
+from kernreg.config.library import config_reference, resolve_config
 from kernreg.config.smoke import (
     SMOKE_CENTERS,
     SMOKE_GRID_POINTS,
@@ -84,7 +86,8 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
                              f"[default: {DEFAULT_OUT}]")(func)
     func = click.option("--seed", type=int, help="Override protocol.seed.")(func)
     func = click.option("--trials", type=int, help="Override protocol.trials.")(func)
-    return click.argument("config", type=click.Path(dir_okay=False))(func)
+    return click.argument("config", type=click.Path(dir_okay=False),
+                          callback=resolve_config_argument)(func)
 
 
 @click.command()
@@ -109,7 +112,8 @@ def run(config: str, trials: int | None, seed: int | None, out: str | None, resu
         smoke: bool, force: bool, only: tuple[str, ...], no_progress: bool,
         scheduler: str | None, device: str | None, mirror: str | None, cache_dir: str | None,
         offline: bool | None) -> None:
-    """Run the experiment of CONFIG (YAML): every algorithm, every trial.
+    """Run the experiment of CONFIG (a YAML file, or the name of a shipped config: `kernreg
+    configs` lists them): every algorithm, every trial.
 
     CONFIG may also be a table config (`table:` and `runs:`): each listed experiment is then
     run in turn (only the algorithms its `labels:` names, if it names any), resuming its
@@ -179,6 +183,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
             store.load_trials()  # each trial file checked against its name and the manifest
         return read_results_csv(run_dir)
 
+    out_option = "" if results_dir == DEFAULT_OUT else f" --out {results_dir}"
     frames: list[pd.DataFrame] = []
     sources: list[str] = []  # where each frame's rows come from, to name a repeated trial
     not_run, notes, missing, measures = [], [], [], []
@@ -214,7 +219,7 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
                 if labels is not None and algo.label not in labels:
                     continue
                 if algo.label not in done:
-                    command = f"kernreg run {run_config} --resume"
+                    command = f"kernreg run {config_reference(run_config)}{out_option} --resume"
                     pending.append(((exp.name, algo.label),
                                     {"dataset": exp.dataset["name"], "algorithm": algo.name,
                                      "label": algo.label, "reason": f"not run yet ({command})",
@@ -234,7 +239,13 @@ def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,
     if not frames:
         if allow_empty:
             return Collected(pd.DataFrame(), not_run, notes, [], measures)
-        raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing))
+        tables = [config_reference(i) for i in inputs
+                  if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)]
+        hint = (f"\n`kernreg run {tables[0]}{out_option}` runs all of them (resuming what is done)"
+                if tables else "")
+        raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing) + hint
+                           + "\nor take their rows from a results CSV (a committed one: "
+                             "results/*_trials.csv) with --fallback CSV")
     return Collected(_merge_frames(frames, sources), not_run, notes, missing, measures)
 
 
@@ -281,7 +292,9 @@ def table(inputs: tuple[str, ...], which: str | None, fmt: str, compare_paper: b
           results_dir: str, output: str | None, rebuild: bool, fallback: str | None,
           trials_out: str | None) -> None:
     """Render a table (NYTRO Table 1 or 2, LiM Table 1, a summary) from INPUTS: table configs,
-    experiment configs, run folders or results.csv files."""
+    experiment configs (a path or a shipped config's name), run folders or results.csv
+    files."""
+    inputs = tuple(str(resolve_config(i)) for i in inputs)
     for option, path in (("--output", output), ("--trials-out", trials_out)):
         if path:
             check_output_file(path, option)

@@ -48,6 +48,25 @@ def table2_quantities(measures: Sequence[str] = ("rmse",)) -> tuple[tuple[str, s
 
 QUANTITIES = table2_quantities()
 
+#: The selected parameter's symbol per ``param_name`` of the results (the stopping iteration
+#: t*, the penalty λ*, the number of centers m*, LIBSVM's C*, an SGM step η*).
+PARAMETER_SYMBOLS = {"iterations": "t*", "lambda": "λ*", "m": "m*", "C": "C*", "step": "η*"}
+
+
+def parameter_label(results: pd.DataFrame, algorithms: Sequence[str]) -> str:
+    """The row label of Table 2's selected parameter: the symbols of the parameters the
+    columns select, in column order (``λ* / t*`` for NKRLS beside NYTRO, ``t*`` for NYTRO
+    alone); the paper's "Par." when the results do not say."""
+    if "param_name" not in results:
+        return "Par."
+    symbols: list[str] = []
+    for algo in algorithms:
+        for name in results.loc[results["algorithm"] == algo, "param_name"].dropna().unique():
+            symbol = PARAMETER_SYMBOLS.get(str(name), f"{name}*")
+            if symbol not in symbols:
+                symbols.append(symbol)
+    return " / ".join(symbols) or "Par."
+
 
 def paper_file(name: str) -> Any:
     """One of the papers' tables shipped with kernreg (``nytro_table2.csv``,
@@ -163,7 +182,8 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     for c in not_run:  # the first reason given for a cell wins
         reasons.setdefault((c["dataset"], c["algorithm"]), c["reason"])
     row_titles = {}
-    quantities = table2_quantities(measures)
+    quantities = tuple((q, column, parameter_label(results, algorithms) if q == "par" else label)
+                       for q, column, label in table2_quantities(measures))
     for ds in datasets:
         sub = results[results["dataset"] == ds]
         ms = sorted({int(m) for m in sub.get("m", pd.Series(dtype=float)).dropna()}
@@ -253,6 +273,14 @@ def md_row(cells: Sequence[object]) -> str:
     return "| " + " | ".join(md_text(c).replace("|", "\\|") for c in cells) + " |"
 
 
+def _latex_parameter(label: str) -> str:
+    """A row label in LaTeX: the parameter symbols (``λ* / t*``) in math mode."""
+    if not label.endswith("*"):
+        return label
+    letters = {"λ": r"\lambda", "η": r"\eta"}
+    return " / ".join(f"${letters.get(s[:-1], s[:-1])}^*$" for s in label.split(" / "))
+
+
 def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> str:
     """Table 2 as Markdown, LaTeX (booktabs) or CSV text."""
     header = ["dataset", "", *(algorithm_title(a) for a in table.algorithms)]
@@ -263,6 +291,7 @@ def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> s
         rows = _rows(table, (r"\textbf{", "}"), with_paper)
         lines = [r"\begin{tabular}{ll" + "c" * len(table.algorithms) + "}", r"\toprule",
                  " & ".join(header) + r" \\", r"\midrule"]
+        rows = [[row[0], _latex_parameter(row[1]), *row[2:]] for row in rows]
         lines += [" & ".join(r.replace("±", r"$\pm$") for r in row) + r" \\" for row in rows]
         lines += [r"\bottomrule", r"\end{tabular}"]
         return "\n".join(lines) + "\n"
@@ -588,7 +617,8 @@ def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 #: The tables by name, in the order ``kernreg table --help`` lists them.
 TABLES: dict[str, TableKind] = {t.name: t for t in (
-    TableKind("table2", "NYTRO Table 2: time / RMSE / Par. per dataset and algorithm", _table2),
+    TableKind("table2", "NYTRO Table 2: time / RMSE / the selected λ* or t* per dataset and "
+                        "algorithm", _table2),
     TableKind("table1", "NYTRO Table 1: the datasets (sizes, d, task, σ, m)", _table1),
     TableKind("lim_table1", "LiM Table 1: incremental Nyström, the paper's RMSE beside ours",
               _lim_table1),

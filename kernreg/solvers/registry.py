@@ -6,7 +6,7 @@ Nyström centers, the JSON-schema fragment of its config entry with the defaults
 in, extra config checks, and its peak-memory estimate. The config schema, the defaults, the
 memory preflight, the tables and the trial records are all derived from it, so adding an
 algorithm touches its own file (estimator + ``register(AlgorithmSpec(...))``), one import line
-in :mod:`kernreg.solvers` and its tests. The path parameter ("Par." in the tables) is the
+in :mod:`kernreg.solvers` and its tests. The path parameter (the λ* / t* row of the tables) is the
 estimator's own :attr:`~kernreg.solvers.blocks.base.KernelEstimator.path_parameter`.
 """
 
@@ -116,7 +116,7 @@ class AlgorithmSpec:
 
     @property
     def path_parameter(self) -> str | None:
-        """``"lambda"``, ``"iterations"`` or ``None``: what "Par." shows for it."""
+        """``"lambda"``, ``"iterations"`` or ``None``: what the tables' λ* / t* row shows for it."""
         return self.estimator.path_parameter
 
     def config_schema(self) -> dict[str, Any]:

@@ -44,13 +44,14 @@ def _table2_cells(path: Path) -> tuple[list[tuple[str, str]], list[str],
     algorithms = header[2:]
     datasets: list[tuple[str, str]] = []
     cells: dict[tuple[str, str, str], _T2Cell] = {}
+    # the parameter row is labelled by its symbols (λ* / t*); "Par." in older renderings
     quantity = {"time (s)": "time", "RMSE": "rmse", "Par.": "par"}
     for row in rows:
         if row[0]:
             title = row[0]
             m = re.search(r"m=(\d+)", title)
             datasets.append((_short_title(title), m.group(1) if m else ""))
-        q = quantity.get(row[1])
+        q = quantity.get(row[1]) or ("par" if row[1].endswith("*") else None)
         if q is None or not datasets:
             raise ResultsError(f"{path}: unexpected row {row[:2]}; re-render it (make table2)")
         for algo, text in zip(algorithms, row[2:], strict=False):

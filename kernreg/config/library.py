@@ -1,0 +1,131 @@
+"""The configs shipped with kernreg: every paper experiment, runnable by name.
+
+The repository's ``configs/`` travels in the wheel as ``kernreg/configs`` (``setup.py``), so
+``kernreg run adult_nytro`` works from any folder after ``pip install``. In a source checkout
+(an editable install) the same files are read from the checkout's ``configs/``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from kernreg.config.loader import read_yaml
+from kernreg.errors import ConfigError
+
+__all__ = ["ConfigEntry", "config_entries", "config_reference", "resolve_config",
+           "shipped_configs_dir"]
+
+_SUFFIXES = (".yaml", ".yml")
+
+
+def shipped_configs_dir() -> Path | None:
+    """The folder of the shipped configs: ``kernreg/configs`` in an installed wheel, else the
+    ``configs/`` of the source checkout kernreg is imported from; None when neither exists."""
+    package = Path(str(resources.files("kernreg")))
+    installed = package / "configs"
+    if installed.is_dir():
+        return installed
+    # a checkout: its pyproject.toml beside the package tells it from a site-packages folder,
+    # whose configs/ (if any) would belong to some other distribution
+    checkout = package.parent / "configs"
+    if (package.parent / "pyproject.toml").is_file() and checkout.is_dir():
+        return checkout
+    return None
+
+
+def _shipped_names() -> dict[str, Path]:
+    folder = shipped_configs_dir()
+    if folder is None:
+        return {}
+    return {p.stem: p for p in sorted(folder.iterdir()) if p.suffix in _SUFFIXES}
+
+
+def resolve_config(name_or_path: str | os.PathLike[str]) -> Path:
+    """The config file a command-line CONFIG names.
+
+    A path that exists is itself; a bare name (no folder, with or without ``.yaml``) is the
+    shipped config of that name (``adult_nytro``, ``table2``).
+
+    Raises
+    ------
+    ConfigError
+        Neither a file nor a shipped config; close shipped names are suggested.
+    """
+    path = Path(name_or_path)
+    if path.exists() or len(path.parts) != 1:
+        return path  # a path, found or not: the loader names what is wrong with it
+    stem = path.stem if path.suffix in _SUFFIXES else path.name
+    shipped = _shipped_names()
+    if stem in shipped:
+        return shipped[stem]
+    close = difflib.get_close_matches(stem, shipped, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise ConfigError(f"config {str(name_or_path)!r}: no such file, and no shipped config of "
+                      f"that name{hint} (`kernreg configs` lists them)")
+
+
+def config_reference(path: str | os.PathLike[str]) -> str:
+    """How to name a config file on a command line here: its path from the working folder
+    when it lies below it (``configs/adult_nytro.yaml`` in a checkout), else its name when it is
+    a shipped config (``adult_nytro``), else the path as given."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        pass
+    folder = shipped_configs_dir()
+    if folder is not None and path.resolve().parent == folder.resolve() \
+            and _shipped_names().get(path.stem) is not None:
+        return path.stem
+    return str(path)
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One shipped config, as ``kernreg configs`` lists it."""
+
+    name: str
+    kind: str  #: "experiment", "table" or "streaming"
+    dataset: str  #: the dataset's name ("" for a table config)
+    summary: str  #: the first sentence of its description
+    path: Path
+
+
+def _summary(path: Path, data: dict) -> str:
+    """The config's ``description:``, else its leading comment block, to the first period."""
+    text = data.get("description")
+    if not isinstance(text, str):
+        lines = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.startswith("#"):
+                break
+            lines.append(line.lstrip("#").strip())
+        text = " ".join(lines)
+    text = " ".join(text.split())
+    end = text.find(". ")
+    return text[:end + 1] if end >= 0 else text
+
+
+def _kind(data: dict) -> str:
+    if "table" in data:
+        return "table"
+    protocol = data.get("protocol")
+    return "streaming" if isinstance(protocol, dict) and protocol.get("kind") == "streaming" \
+        else "experiment"
+
+
+def config_entries() -> list[ConfigEntry]:
+    """Every shipped config, by name."""
+    entries = []
+    for name, path in _shipped_names().items():
+        data = read_yaml(path)
+        dataset = data.get("dataset")
+        entries.append(ConfigEntry(
+            name=name, kind=_kind(data),
+            dataset=str(dataset.get("name", "")) if isinstance(dataset, dict) else "",
+            summary=_summary(path, data), path=path))
+    return entries
