@@ -6,7 +6,7 @@ estimator class grows past ~150 lines.
 Floors, bottom to top (docs/architecture.md):
 
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``switches``,
-   ``paper`` (data)
+   ``progress``, ``paper`` (data)
 1. ``datasets``    registry, files, preprocessing, cache
 2. ``kernels``     kernel registry, blocked kernel evaluation;
    ``features``    feature-map registry, explicit random features (may import ``kernels``);
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "kernreg"
 FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
-    "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0,
+    "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0, "kernreg.progress": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3, "kernreg.theory": 3,

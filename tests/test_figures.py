@@ -6,11 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import h5py
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 from kernreg.cli import main
-from kernreg.results.figures import loglog_slope
+from kernreg.results.figures import captioned_figures, loglog_slope, path_figure
+from kernreg.results.record import TrialRecord
+from kernreg.results.store import RunData, tidy_row
 
 CONFIG = """
 name: small_lim
@@ -120,3 +124,132 @@ def test_a_recorded_test_path_over_m_draws_test_error_against_m(
                        axis=0)
     np.testing.assert_allclose(nystrom.get_ydata(), expected)
     np.testing.assert_array_equal(nystrom.get_xdata(), [10, 30, 60])
+
+
+# ------------------------------------------------------------------- trials of other lengths
+def _record(trial: int, x: np.ndarray, val: np.ndarray, selected: float, *,
+            label: str = "nytro", algorithm: str = "nytro", param: str = "iterations",
+            **fields: object) -> TrialRecord:
+    """A stored trial as a run writes one, with the fields the figures read."""
+    return TrialRecord(algorithm=algorithm, label=label, trial=trial, seed=trial,
+                       param_name=param, selected=float(selected),
+                       path_values=np.asarray(x, dtype=float),
+                       val_rmse=np.asarray(val, dtype=float), model_selection_time=1.0 + trial,
+                       predict_time=0.1, test_rmse=0.60 + 0.01 * trial, test_error=np.nan,
+                       peak_rss=2**20, n_fit=80, n_val=20, n_test=50, **fields)
+
+
+def _synthetic_run(records: list[TrialRecord]) -> RunData:
+    table = pd.DataFrame([tidy_row(r, {"experiment": "synthetic", "dataset": "toy", "m": 40})
+                          for r in records])
+    return RunData("synthetic", "toy", records, table, Path("synthetic"))
+
+
+def _early_stopped_run() -> RunData:
+    """NYTRO-like trials whose stopping rule fired at t = 42, 42, 44, 44 and 50."""
+    records = []
+    for trial, stop in enumerate([42, 42, 44, 44, 50]):
+        t = np.arange(1.0, stop + 1)
+        records.append(_record(trial, t, 0.7 + 0.3 / t + 0.01 * trial, stop))
+    return _synthetic_run(records)
+
+
+def _band_x(ax: plt.Axes) -> np.ndarray:
+    (band,) = ax.collections
+    return band.get_paths()[0].vertices[:, 0]
+
+
+def test_a_path_figure_draws_every_trial_to_its_own_end() -> None:
+    run = _early_stopped_run()
+    ax = path_figure(run, "nytro").axes[0]
+    own = [ln for ln in ax.get_lines() if ln.get_alpha() is not None]
+    assert len(own) == 5  # one thin line per trial, each to where it stopped
+    assert sorted(ln.get_xdata()[-1] for ln in own) == [42, 42, 44, 44, 50]
+    median = next(ln for ln in ax.get_lines() if "median" in ln.get_label())
+    np.testing.assert_array_equal(median.get_xdata(), np.arange(1, 51))
+    values = np.full((5, 50), np.nan)
+    for k, r in enumerate(run.records):
+        values[k, :r.val_rmse.size] = r.val_rmse
+    # at each t: the median of the trials still running there (t = 50: the last one alone)
+    np.testing.assert_allclose(median.get_ydata(), np.nanmedian(values, axis=0))
+    assert median.get_ydata()[-1] == pytest.approx(run.records[4].val_rmse[-1])
+    assert _band_x(ax).min() == 1 and _band_x(ax).max() == 50
+    assert "over the trials reaching each t" in median.get_label()
+    title = ax.get_legend().get_title().get_text()
+    assert title == "5 trials; 1 reaches t = 50, the shortest ends at t = 42"
+
+
+def test_every_selected_point_is_on_its_own_path() -> None:
+    run = _early_stopped_run()
+    ax = path_figure(run, "nytro").axes[0]
+    (marks,) = [ln for ln in ax.get_lines() if ln.get_marker() == "v"]
+    assert len(marks.get_xdata()) == 5
+    for r, x, y in zip(run.records, marks.get_xdata(), marks.get_ydata(), strict=True):
+        assert x == r.selected == r.path_values[-1] and y == r.val_rmse[-1]
+
+
+def test_trials_of_equal_length_draw_as_before() -> None:
+    lambdas = np.logspace(-6, 0, 7)
+    curves = [0.5 + (np.log10(lambdas) + 3) ** 2 / 30 + 0.02 * k for k in range(3)]
+    run = _synthetic_run([_record(k, lambdas, c, lambdas[3], label="nkrls", algorithm="nkrls",
+                                  param="lambda") for k, c in enumerate(curves)])
+    ax = path_figure(run, "nkrls").axes[0]
+    assert [ln.get_label() for ln in ax.get_lines()] == [
+        "validation RMSE (median)", "selected (test RMSE 0.61 ± 0.0082)"]
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), np.median(curves, axis=0))
+    (band,) = ax.collections
+    assert band.get_label() == "min–max over 3 trials"
+    edge = band.get_paths()[0].vertices
+    assert edge[:, 1].min() == pytest.approx(np.min(curves)) and \
+        edge[:, 1].max() == pytest.approx(np.max(curves))
+    assert ax.get_legend().get_title().get_text() == ""
+
+
+def test_lambda_grids_that_differ_are_aligned_and_counted() -> None:
+    full = np.logspace(-6, 0, 7)
+    records = [
+        _record(0, full, np.linspace(1.0, 0.4, 7), full[-1], param="lambda"),
+        # the same grid recomputed: equal to 1e-12, one point each
+        _record(1, full * (1 + 1e-12), np.linspace(1.1, 0.5, 7), full[-1], param="lambda"),
+        _record(2, full[2:], np.linspace(0.9, 0.3, 5), full[-1], param="lambda"),
+    ]
+    ax = path_figure(_synthetic_run(records), "nytro").axes[0]
+    median = next(ln for ln in ax.get_lines() if "median" in ln.get_label())
+    np.testing.assert_allclose(median.get_xdata(), full)
+    assert median.get_ydata()[0] == pytest.approx(1.05)  # two trials at λ = 1e-6
+    assert ax.get_legend().get_title().get_text() == \
+        "3 trials; 2 to 3 with a value at each λ"
+
+
+def test_captions_say_what_each_figure_shows() -> None:
+    figures, _ = captioned_figures(_early_stopped_run())
+    caption = figures["path_nytro"].caption
+    assert caption.startswith("Validation RMSE of NYTRO (label nytro) against iteration t")
+    assert "5 trials; 1 reaches t = 50, the shortest ends at t = 42" in caption
+    assert "20 rows held out" in caption and "selected t*" in caption
+
+
+def test_the_heat_map_and_test_path_keep_trials_over_other_levels() -> None:
+    lambdas = np.array([1e-6, 1e-3])
+    test = {"rmse": np.array([[0.5, 0.4, 0.3], [0.6, 0.5, 0.4]])}
+    records = [
+        _record(0, lambdas, test["rmse"], 1e-6, label="inkrls", algorithm="inkrls",
+                param="lambda", m_values=np.array([10, 20, 30]), test_path=test,
+                info={"m_selected": 30}),
+        _record(1, lambdas, test["rmse"][:, :2] + 0.1, 1e-6, label="inkrls",
+                algorithm="inkrls", param="lambda", m_values=np.array([10, 20]),
+                test_path={"rmse": test["rmse"][:, :2] + 0.1}, info={"m_selected": 20}),
+    ]
+    run = _synthetic_run(records)
+    figures, _ = captioned_figures(run)
+    assert set(figures) == {"heatmap_inkrls", "test_vs_m"}
+    heatmap = figures["heatmap_inkrls"].figure
+    assert "(2 trials, 1 to 2 per cell)" in heatmap.axes[1].get_ylabel()
+    mesh = heatmap.axes[0].collections[0]
+    np.testing.assert_allclose(mesh.get_array().reshape(2, 3),
+                               [[0.55, 0.45, 0.3], [0.65, 0.55, 0.4]])
+    ax = figures["test_vs_m"].figure.axes[0]
+    curves = [ln for ln in ax.get_lines() if ln.get_label().startswith("Nyström")]
+    np.testing.assert_array_equal(curves[0].get_xdata(), [10, 20, 30])
+    np.testing.assert_allclose(curves[0].get_ydata(), [0.55, 0.45, 0.3])
+    assert "inkrls 2 trials, 1 to 2 at each (m, λ)" in figures["test_vs_m"].caption

@@ -42,12 +42,13 @@ def test_sgm_equals_three_hand_computed_steps() -> None:
 
 def test_hinge_subgradient_at_the_kink_as_the_authors() -> None:
     # two copies of one point, y = +1, η = 1: after the first step f(x) = K(x, x) · 1 = 1, so
-    # the second visit lands exactly on the kink y f = 1
-    X, y = np.zeros((2, 1)), np.ones(2)
+    # the second visit lands exactly on the kink y f = 1; a far point of the other class
+    # (K = exp(−5000) = 0 to it) takes its own step α = −1 and leaves the copies alone
+    X, y = np.array([[0.0], [0.0], [100.0]]), np.array([1.0, 1.0, -1.0])
     authors = OnePassSGM(eta=1.0, theta=0.0, kink="authors", random_state=0).fit(X, y)
     strict = OnePassSGM(eta=1.0, theta=0.0, kink="zero", random_state=0).fit(X, y)
-    assert sorted(authors.alpha_) == [1.0, 1.0]  # Enitor: update whenever y f ≤ 1
-    assert sorted(strict.alpha_) == [0.0, 1.0]  # HingeLoss.derivative: 0 at the kink
+    assert sorted(authors.alpha_) == [-1.0, 1.0, 1.0]  # Enitor: update whenever y f ≤ 1
+    assert sorted(strict.alpha_) == [-1.0, 0.0, 1.0]  # HingeLoss.derivative: 0 at the kink
     step = loss_step(get_loss("hinge"), "authors")
     np.testing.assert_array_equal(step(-1.0, np.array([-1.0, -0.5, -2.0])), [1.0, 1.0, 0.0])
 
@@ -72,9 +73,10 @@ def test_sigm_square_loss_one_step_is_landweber_on_the_visited_coordinate() -> N
 
 def test_sigm_square_loss_follows_landweber_when_the_kernel_is_diagonal() -> None:
     # far-apart points and a tiny σ: K = I, the coordinates decouple and an epoch in any order is
-    # one Landweber step with η' = 2η: the two paths coincide epoch by epoch
+    # one Landweber step with η' = 2η: the two paths coincide epoch by epoch (SIGM is a
+    # classifier: its targets are two classes, fitted as the ±1 margins Landweber gets)
     X = 10.0 * np.arange(8, dtype=float)[:, None]
-    y = np.linspace(-1, 1, 8)
+    y = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0, 1.0])
     for ordering in ("cyclic", "reshuffle"):
         for epochs in (1, 4):
             sigm = MultiPassSGM(sigma=0.1, loss="square", step_size=0.1, theta=0.0,
@@ -215,8 +217,9 @@ def test_libsvm_is_svc_and_selects_c_on_validation_error() -> None:
                                1, -1) != yv) for C in (0.01, 1.0, 100.0)]
     np.testing.assert_allclose(est.path_["val_rmse"], errors)
     svc = SVC(C=est.best_param_, gamma=0.5).fit(X, y)
-    np.testing.assert_allclose(est.predict(Xv), svc.decision_function(Xv), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(est.decision_function(Xv), svc.decision_function(Xv),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xv), svc.predict(Xv))
 
 
 def test_libsvm_kernel_cache_is_half_the_memory_allowance_capped_at_the_kernel() -> None:
@@ -303,7 +306,8 @@ def test_sgm_on_random_features_selects_and_predicts_with_its_features() -> None
     est = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
     Z = est.feature_map_.transform(Xv) * est.feature_map_.scale
     f = Z @ est.coef_
-    np.testing.assert_allclose(est.predict(Xv), f)
+    np.testing.assert_allclose(est.decision_function(Xv), f)
+    np.testing.assert_array_equal(est.predict(Xv), np.where(f > 0, 1.0, -1.0))
     assert est.path_["val_rmse"].min() == pytest.approx(np.maximum(0, 1 - yv * f).mean())
     again = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
     np.testing.assert_array_equal(again.coef_, est.coef_)

@@ -129,7 +129,8 @@ def test_sigm_epoch_outputs_are_the_fixed_epoch_fits(max_memory: int | None) -> 
     assert est.eval_outputs_.shape == (6, 1, X_eval.shape[0]) and est.eval_seconds_ >= 0
     for epoch in (1, 4, 6):  # epoch e of the path = e epochs without validation
         fixed = cls(max_iter=epoch, **kwargs).fit(X, y)
-        np.testing.assert_allclose(est.eval_outputs_[epoch - 1, 0], fixed.predict(X_eval),
+        np.testing.assert_allclose(est.eval_outputs_[epoch - 1, 0],
+                                   fixed.decision_function(X_eval),
                                    rtol=1e-12, atol=1e-13)
     # the test rows scored as validation rows give the validation path itself
     again = cls(max_iter=6, stopping_rule="none", **kwargs).fit(X, y, X_eval, y_eval,
@@ -149,7 +150,7 @@ def test_sigm_stopped_early_records_the_epochs_it_scored_and_selects_the_same() 
     assert with_eval.best_iter_ == plain.best_iter_
     np.testing.assert_array_equal(with_eval.alpha_, plain.alpha_)
     np.testing.assert_allclose(with_eval.eval_outputs_[with_eval.best_iter_ - 1, 0],
-                               plain.predict(X_eval), rtol=1e-12, atol=1e-13)
+                               plain.decision_function(X_eval), rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.parametrize("name, extra", [("sgm", {}), ("sgm", {"passes": 3}),
@@ -163,8 +164,8 @@ def test_sgm_guess_outputs_are_the_single_guess_fits(name: str, extra: dict) -> 
     assert est.eval_outputs_.shape == (3, 1, X_eval.shape[0])
     for k, eta in enumerate(etas):
         one = cls(sigma=1.0, etas=[eta], random_state=3, **extra).fit(X, y, X_val, y_val)
-        np.testing.assert_allclose(est.eval_outputs_[k, 0], one.predict(X_eval), rtol=1e-10,
-                                   atol=1e-12)
+        np.testing.assert_allclose(est.eval_outputs_[k, 0], one.decision_function(X_eval),
+                                   rtol=1e-10, atol=1e-12)
     plain = cls(sigma=1.0, etas=etas, random_state=3, **extra).fit(X, y, X_val, y_val)
     assert plain.best_param_ == est.best_param_
 

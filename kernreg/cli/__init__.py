@@ -24,16 +24,43 @@ from kernreg.errors import KernregError
 from kernreg.switches import check_environment
 
 
+class _LogFormat(logging.Formatter):
+    """``-v`` lines with the time of day; warnings and errors as ``warning: …``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.levelno <= logging.INFO:
+            return f"{self.formatTime(record, '%H:%M:%S')} {record.getMessage()}"
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def _configure_logging(verbose: bool, quiet: bool) -> None:
+    """kernreg's own log on stderr: its phases at ``-v``, warnings by default, errors only at
+    ``-q``; other libraries' (Dask's) stay at warnings."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LogFormat())
+    logger = logging.getLogger("kernreg")
+    for old in [h for h in logger.handlers if getattr(h, "_kernreg_cli", False)]:
+        logger.removeHandler(old)  # one handler however often main() runs in a process
+    handler._kernreg_cli = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kernreg")
-@click.option("-v", "--verbose", is_flag=True, help="Log progress details.")
-def cli(verbose: bool) -> None:
+@click.option("-v", "--verbose", is_flag=True,
+              help="Log each phase on stderr: the data, the memory plan and the strategy "
+                   "chosen (and why), where each trial is (kernel blocks, iterations, λ) with "
+                   "times, and each trial's result.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print only the result (no progress bar, no summary lines, no warnings).")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool, quiet: bool) -> None:
     """Large-scale kernel least squares: KRLS, Landweber, Nyström KRLS, NYTRO."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(levelname)s: %(message)s",
-        stream=sys.stderr,
-    )
+    if verbose and quiet:
+        raise click.UsageError("-v and -q exclude each other")
+    _configure_logging(verbose, quiet)
+    ctx.obj = {"quiet": quiet}
     # before any sub-command reads data or writes: a misspelt KERNREG_* switch is refused
     # (exit 2) rather than read as on or off
     check_environment()

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from kernreg.atomic import write_text
-from kernreg.results.run_folder import check_output_file, check_output_folder
+from kernreg.results.run_folder import check_output_folder
 from kernreg.results.store import RunStore
 
 
@@ -50,9 +49,10 @@ def plot(runs: tuple[str, ...], formats: tuple[str, ...], out_dir: str | None) -
               help="The HTML file to write.")
 @click.option("--title", default="kernreg report", show_default=True)
 def report(runs: tuple[str, ...], out: str, title: str) -> None:
-    """Write one HTML file with the tables and figures of RUNS (images inline)."""
-    from kernreg.results.report import build_report
+    """Write one HTML file of RUNS: each run's provenance (config hash, git commit, versions,
+    BLAS threads, host GEMM rate), its results beside the papers' values where published, and
+    its captioned figures (images inline)."""
+    from kernreg.results.report import write_report  # matplotlib loads only here
 
-    check_output_file(out, "--out")
-    write_text(out, build_report([Path(r) for r in runs], title))
+    write_report([Path(r) for r in runs], out, title, option="--out")
     click.echo(out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -107,11 +108,22 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
               help="Where the algorithms that take a device run: cpu (numpy), torch (PyTorch "
                    "on the CPU), cuda or cuda:N; overrides the config's device (default: "
                    "cpu). The others are refused on any device but cpu.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Change one value of the config (repeatable), checked like the file's own "
+                   "and recorded in the run's manifest: a dotted key, an algorithm by its "
+                   "label (protocol.trials=3, kernel.sigma=4, algorithms.nytro.max_iter=200); "
+                   "the value is YAML. `--set name=NEW` keeps the run beside the original.")
+@click.option("--report", "with_report", is_flag=True,
+              help="At the end, write the HTML report of the run (tables beside the papers' "
+                   "values, every figure, provenance) to OUT/<name>/report.html; of a table "
+                   "config's runs, to OUT/<table config>_report.html.")
 @data_options
-def run(config: str, trials: int | None, seed: int | None, out: str | None, resume: bool,
-        smoke: bool, force: bool, only: tuple[str, ...], no_progress: bool,
-        scheduler: str | None, device: str | None, mirror: str | None, cache_dir: str | None,
-        offline: bool | None) -> None:
+@click.pass_context
+def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
+        out: str | None, resume: bool, smoke: bool, force: bool, only: tuple[str, ...],
+        no_progress: bool, scheduler: str | None, device: str | None,
+        settings: tuple[str, ...], with_report: bool, mirror: str | None,
+        cache_dir: str | None, offline: bool | None) -> None:
     """Run the experiment of CONFIG (a YAML file, or the name of a shipped config: `kernreg
     configs` lists them): every algorithm, every trial.
 
@@ -122,6 +134,8 @@ def run(config: str, trials: int | None, seed: int | None, out: str | None, resu
     """
     if resume and force:
         raise click.UsageError("--resume and --force exclude each other")
+    quiet = quiet_mode(ctx)
+    progress = show_progress(no_progress, quiet)
     out = out_folder(out, smoke)
     overrides: dict[str, dict] = {}
     protocol = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
@@ -135,7 +149,7 @@ def run(config: str, trials: int | None, seed: int | None, out: str | None, resu
         if only:
             raise click.UsageError("--only applies to one experiment, not to a table config")
         table = load_table_config(config)
-        experiments = [load_experiment(Path(config).parent / r, overrides, smoke)
+        experiments = [load_experiment(Path(config).parent / r, overrides, smoke, settings)
                        for r in table["runs"]]
         export_data_settings(mirror, cache_dir, offline)
         wanted = table.get("labels")  # a table of some labels runs only those algorithms
@@ -145,21 +159,69 @@ def run(config: str, trials: int | None, seed: int | None, out: str | None, resu
                 continue
             try:
                 run_experiment(exp, out, resume=not force, force=force,
-                               progress=not no_progress, only=() if wanted is None else labels)
+                               progress=progress, only=() if wanted is None else labels)
             except KernregError as exc:
                 click.echo(f"{exp.name}: not run: {exc}", err=True)
         click.echo(render_table(table["table"], _collect((config,), out), "md"))
+        if with_report:
+            done = [d for d in dict.fromkeys(run_dir_for(e, out) for e in experiments)
+                    if (d / "results.csv").is_file()]
+            path = _write_report(done, Path(out) / f"{Path(config).stem}_report.html",
+                                 f"kernreg: {Path(config).stem}")
+            if not quiet:
+                click.echo(f"report: {path}")
         return
-    exp = load_experiment(config, overrides, smoke)
+    exp = load_experiment(config, overrides, smoke, settings)
     export_data_settings(mirror, cache_dir, offline)
-    results = run_experiment(exp, out, resume=resume, force=force, progress=not no_progress,
+    results = run_experiment(exp, out, resume=resume, force=force, progress=progress,
                              only=only)
     one_label_each = results.groupby("algorithm")["label"].nunique().max() == 1
     two_parameter_paths = results["m_selected"].notna().any()
     # m sweeps and (λ, m) paths: one row per label
     kind = "table2" if one_label_each and not two_parameter_paths else "summary"
     click.echo(render_table(kind, Collected(results), "md"))
-    click.echo(f"results: {run_dir_for(exp, out)}/results.h5, results.csv")
+    run_dir = run_dir_for(exp, out)
+    report = _write_report([run_dir], run_dir / "report.html",
+                           f"kernreg: {exp.name}") if with_report else None
+    if not quiet:
+        click.echo(next_steps(run_dir, report))
+
+
+def _write_report(run_dirs: list[Path], path: Path, title: str) -> Path:
+    from kernreg.results.report import write_report  # matplotlib loads only here
+
+    return write_report(run_dirs, path, title, option="--report")
+
+
+def quiet_mode(ctx: click.Context) -> bool:
+    """Whether ``kernreg -q`` asked for the result alone."""
+    root = ctx.find_root()
+    return bool(root.obj and root.obj.get("quiet"))
+
+
+def show_progress(no_progress: bool, quiet: bool) -> bool:
+    """A progress bar only on a terminal: in a redirected log it would write a line per
+    update (``-v`` logs where the run is instead)."""
+    return not (no_progress or quiet) and sys.stderr.isatty()
+
+
+def next_steps(run_dir: Path, report: Path | None = None) -> str:
+    """The lines after a run's table: where its results (and its report) are and what to do
+    with them."""
+    lines = [f"results: {run_dir}/results.h5, results.csv (one file per trial in "
+             f"{run_dir}/trials)"]
+    if report is not None:
+        lines.append(f"report: {report} (tables beside the papers' values, figures, "
+                     f"provenance)")
+    lines += ["next:",
+              f"  kernreg table {run_dir} --compare-paper   # beside the paper's numbers, "
+              f"where published",
+              f"  kernreg plot {run_dir}                    # its figures, into "
+              f"{run_dir}/figures"]
+    if report is None:
+        lines.append(f"  kernreg report {run_dir} -o {run_dir}/report.html   # tables, "
+                     f"figures, provenance")
+    return "\n".join(lines)
 
 
 def _collect(inputs: tuple[str, ...], results_dir: str, rebuild: bool = False,

@@ -9,7 +9,13 @@ import click
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
-from kernreg.cli.run import experiment_options, export_data_settings, out_folder
+from kernreg.cli.run import (
+    experiment_options,
+    export_data_settings,
+    out_folder,
+    quiet_mode,
+    show_progress,
+)
 from kernreg.config.streaming import StreamConfig, load_stream_config
 from kernreg.errors import ConfigError
 from kernreg.experiment.streaming import run_stream
@@ -41,10 +47,11 @@ def _check_figure_path(path: str) -> None:
 @click.option("--figure", "figure_path", type=click.Path(dir_okay=False),
               help="Write the Figure 7.3 panel here (default: OUT/<name>/fig7_3.png).")
 @data_options
-def stream(config: str, trials: int | None, seed: int | None, out: str | None, resume: bool,
-           smoke: bool, force: bool, no_progress: bool, table_path: str | None,
-           figure_path: str | None, mirror: str | None, cache_dir: str | None,
-           offline: bool | None) -> None:
+@click.pass_context
+def stream(ctx: click.Context, config: str, trials: int | None, seed: int | None,
+           out: str | None, resume: bool, smoke: bool, force: bool, no_progress: bool,
+           table_path: str | None, figure_path: str | None, mirror: str | None,
+           cache_dir: str | None, offline: bool | None) -> None:
     """Run the streaming experiment of CONFIG: balanced classes first, then a new class one
     example at a time (naive incremental RLSC, rebalanced batch RLS, recoding); finished
     trials are kept, --resume continues. Prints and writes Table 7.1 and Figure 7.3."""
@@ -68,9 +75,12 @@ def stream(config: str, trials: int | None, seed: int | None, out: str | None, r
         figure = plot_stream_accuracy(done, figure_path or run_dir / "fig7_3.png",
                                       title=cfg.dataset.upper())
         click.echo(text, nl=False)
-        click.echo(f"wrote {table_file}, {figure}")
+        if not quiet:
+            click.echo(f"wrote {table_file}, {figure}")
 
-    run_stream(cfg, out, resume=resume, force=force, progress=not no_progress, report=report)
+    quiet = quiet_mode(ctx)
+    run_stream(cfg, out, resume=resume, force=force,
+               progress=show_progress(no_progress, quiet), report=report)
 
 
 def _table_text(cfg: StreamConfig, done: list[dict[str, Any]]) -> str:

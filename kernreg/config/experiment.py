@@ -69,6 +69,9 @@ class Experiment:
     #: measure the host's rates beside them. Not part of the config's hash (the shrunk
     #: config is).
     smoke: bool = False
+    #: The ``--set KEY=VALUE`` overrides given on the command line, as given (their values are
+    #: already in the fields above; recorded in the manifest). Not part of the hash.
+    settings: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""

@@ -11,6 +11,7 @@ import inspect
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from kernreg.atomic import path_component
 from kernreg.config.estimators import make_estimator
 from kernreg.config.experiment import Algorithm, Experiment, expand_m
 from kernreg.config.schema import experiment_schema
+from kernreg.config.settings import apply_settings
 from kernreg.config.smoke import smoke_config
 from kernreg.config.task import check_task
 from kernreg.datasets import DatasetSpec, get_spec, paper_default
@@ -250,14 +252,31 @@ def raise_problems(path: Path, problems: list[str]) -> None:
 
 
 def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None,
-                     smoke: bool = False) -> Experiment:
+                     smoke: bool = False, settings: Sequence[str] = ()) -> Experiment:
     """Validate ``data`` (a parsed YAML mapping) and fill in defaults.
 
     ``overrides`` (e.g. ``{"protocol": {"trials": 2}}`` or ``{"device": "torch"}`` from the
     command line) are merged before validation, so they are checked like the file's own
     values: a mapping into its section, a value in place of the key's. ``smoke``: the config
     at smoke size (:func:`kernreg.config.smoke.smoke_config`), the overrides merged after.
+    ``settings``: ``--set KEY=VALUE`` texts (:mod:`kernreg.config.settings`), applied last and
+    named in any error they cause.
     """
+    if not settings:
+        return _parse_experiment(data, path, overrides, smoke)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of config keys at the top level")
+    try:
+        exp = _parse_experiment(apply_settings(data, settings), path, overrides, smoke)
+    except ConfigError as exc:
+        if str(exc).startswith("--set"):
+            raise
+        raise ConfigError(f"{exc}\n(the config with --set {' --set '.join(settings)})") from None
+    return replace(exp, settings=tuple(settings))
+
+
+def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None,
+                      smoke: bool) -> Experiment:
     if isinstance(data, dict) and isinstance(data.get("protocol"), dict) \
             and data["protocol"].get("kind") == "streaming":
         raise ConfigError(f"{path}: protocol.kind: a streaming config; run it with "
@@ -687,10 +706,11 @@ def _check_levels(params: dict[str, Any], ms: list[int | None], where: str) -> l
 
 
 def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None,
-                    smoke: bool = False) -> Experiment:
-    """Read, validate and complete an experiment config file (``smoke``: at smoke size)."""
+                    smoke: bool = False, settings: Sequence[str] = ()) -> Experiment:
+    """Read, validate and complete an experiment config file (``smoke``: at smoke size;
+    ``settings``: ``--set KEY=VALUE`` texts applied last)."""
     path = Path(path)
-    return parse_experiment(read_yaml(path), path, overrides, smoke)
+    return parse_experiment(read_yaml(path), path, overrides, smoke, settings)
 
 
 def _test_rows(data: dict[str, Any]) -> int | None:

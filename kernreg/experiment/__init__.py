@@ -15,6 +15,7 @@ from kernreg.experiment.runner import run_dir_for, run_experiment
 from kernreg.experiment.trial import (
     PreparedData,
     prepare_data,
+    real_outputs,
     run_trial,
     subsample_rng,
     subsample_rows,
@@ -24,5 +25,5 @@ from kernreg.experiment.trial import (
 
 __all__ = ["PeakMemory", "PreparedData", "Stopwatch", "blas_description", "blas_threads",
            "experiment_device", "gemm_gflops", "idle_cores", "make_estimator", "prepare_data",
-           "resolve_blas_threads", "run_dir_for", "run_experiment", "run_trial",
+           "real_outputs", "resolve_blas_threads", "run_dir_for", "run_experiment", "run_trial",
            "subsample_rng", "subsample_rows", "trial_seed", "trial_split"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from itertools import groupby
 from pathlib import Path
@@ -15,11 +18,19 @@ from kernreg.config import Algorithm, Experiment, fit_rows
 from kernreg.errors import ConfigError
 from kernreg.experiment.devices import check_device_support, experiment_device
 from kernreg.experiment.preflight import check_device_memory, check_memory, check_numerics
+from kernreg.experiment.provenance import source_commit, utc_now
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import prepare_data, run_trial
+from kernreg.progress import progress_sink
 from kernreg.results.store import RunStore
+from kernreg.results.tables import PARAMETER_SYMBOLS
 from kernreg.solvers import reuse_buffers
 from kernreg.switches import check_environment
+
+log = logging.getLogger(__name__)
+#: Seconds between two updates of a trial's progress on the bar, and between two ``-v`` lines.
+BAR_INTERVAL = 0.5
+LOG_INTERVAL = 5.0
 
 
 def run_dir_for(exp: Experiment, out: str | Path) -> Path:
@@ -77,13 +88,22 @@ def run_experiment(
 def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, ...],
                 device: Device, *, resume: bool, force: bool, progress: bool,
                 only: tuple[str, ...]) -> pd.DataFrame:
+    started_at = utc_now()
     with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
+        clock = time.perf_counter()
         data = prepare_data(exp)
         n_fit = fit_rows(len(data.y_train), exp.protocol["validation_fraction"])
         n_val = len(data.y_train) - n_fit
+        log.info("data: %s, %d training rows (%d fit + %d validation per trial), %d test rows, "
+                 "d = %d, %s; read in %.2f s (source: %s)", exp.dataset["name"], len(data.y_train),
+                 n_fit, n_val, len(data.y_test), data.X_train.shape[1], data.task,
+                 time.perf_counter() - clock, data.source)
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
         estimates = check_memory(exp, algorithms, n_fit, n_val,
                                  len(data.y_test), data.X_train.shape[1], device)
+        for estimate in estimates:
+            log.info("memory plan: %s (budget %.3g GiB)", estimate.describe(),
+                     exp.budget["memory_gb"])
         check_device_memory(exp, algorithms, n_fit, n_val, len(data.y_test),
                             data.X_train.shape[1], device)
         manifest = {
@@ -95,6 +115,10 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
             "dataset_sha256": data.sha256,
             "dataset_source": data.source,
             "environment": environment(device),
+            # the source the numbers came from, and when (a --resume restamps them)
+            "git_commit": source_commit(),
+            "started_at": started_at,
+            "settings": list(exp.settings),
         }
         scheduler = exp.execution["scheduler"]
         connection: AbstractContextManager = nullcontext()
@@ -112,6 +136,7 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                 run_trials_on_dask(exp, todo, data, store.save_trial, progress=progress,
                                    peaks={e.label: e.peak_bytes for e in estimates},
                                    client=client)
+                store.update_manifest(finished_at=utc_now())
                 return store.finalize()
         # the yardstick of this process's times (hosts differ 2.5× on the same run); a smoke
         # run's times mean nothing
@@ -122,9 +147,40 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
             # (kernreg.solvers.blocks.buffers)
             with reuse_buffers():
                 for algo, trial in trials:
-                    bar.set_postfix_str(f"{algo.label} trial {trial}")
+                    where = f"{algo.label} trial {trial}"
+                    bar.set_postfix_str(where)
                     # "auto" threads follow the load trial by trial; the record keeps the count
                     with threadpool_limits(
-                            limits=resolve_blas_threads(exp.budget["blas_threads"])):
-                        store.save_trial(run_trial(exp, algo, data, trial, gflops))
+                            limits=resolve_blas_threads(exp.budget["blas_threads"])), \
+                            progress_sink(_show_progress(bar, where), BAR_INTERVAL):
+                        record = run_trial(exp, algo, data, trial, gflops)
+                    store.save_trial(record)
+                    log.info("%s: %s in %.3g s (fit and selection), test RMSE %.4g", where,
+                             _selected_text(record.param_name, record.selected),
+                             record.model_selection_time, record.test_rmse)
+    store.update_manifest(finished_at=utc_now())
     return store.finalize()
+
+
+def _selected_text(param_name: str | None, selected: float) -> str:
+    """``t* = 42``, ``λ* = 5.1e-05``: what a trial selected."""
+    if not param_name:
+        return "nothing selected"
+    return f"{PARAMETER_SYMBOLS.get(param_name, param_name + '*')} = {selected:.3g}"
+
+
+def _show_progress(bar: tqdm, where: str) -> Callable[[str], None]:
+    """Where a trial is: on the progress bar, and every :data:`LOG_INTERVAL` seconds in the
+    ``-v`` log, with the seconds since the trial began."""
+    start = time.perf_counter()
+    logged = float("-inf")
+
+    def show(message: str) -> None:
+        nonlocal logged
+        elapsed = time.perf_counter() - start
+        bar.set_postfix_str(f"{where}: {message}", refresh=True)
+        if elapsed - logged >= LOG_INTERVAL and log.isEnabledFor(logging.INFO):
+            logged = elapsed
+            log.info("%s: %s (%.1f s)", where, message, elapsed)
+
+    return show

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from kernreg.config import Algorithm, Experiment, experiment_task, make_estimator
 from kernreg.datasets import load_dataset
@@ -113,7 +114,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         with PeakMemory() as memory, Stopwatch() as fit_clock:
             estimator.fit(X_fit, y_fit, X_val, y_val, **eval_rows)
         with Stopwatch() as predict_clock:
-            y_pred = estimator.predict(data.X_test)
+            y_pred = real_outputs(estimator, data.X_test)
     except (np.linalg.LinAlgError, FloatingPointError, ZeroDivisionError,
             OverflowError) as exc:
         raise DegenerateError(f"{where}: {type(exc).__name__}: {exc}") from None
@@ -174,6 +175,14 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         sigma_values=chosen.sigma_values,
         sigma_val_rmse=chosen.sigma_val_rmse,
     )
+
+
+def real_outputs(estimator: Any, X: Any) -> np.ndarray:
+    """The fitted estimator's real-valued outputs on ``X``, what a trial's measures take: a
+    classifier's ``decision_function`` (its ``predict`` gives labels), a regressor's
+    ``predict``. A σ search answers with its estimator at σ* (``best_estimator_``)."""
+    model = getattr(estimator, "best_estimator_", estimator)
+    return model.decision_function(X) if is_classifier(model) else estimator.predict(X)
 
 
 def path_measures(task: Task, data: PreparedData, outputs: np.ndarray,

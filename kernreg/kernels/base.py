@@ -31,6 +31,7 @@ from kernreg._validation import check_dtype, check_int, check_positive
 from kernreg.backend import CPU, Device, get_device
 from kernreg.kernels import device_products
 from kernreg.kernels.compiled import normal_pass
+from kernreg.progress import report
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -261,6 +262,7 @@ class Kernel(ABC):
         buf = np.empty((rows, Y.shape[0]), dtype=self.dtype) if reuse_buffer else None
         for start in range(0, n, rows):
             stop = min(start + rows, n)
+            report("kernel rows {}/{} ({} × {} blocks)", start, n, rows, Y.shape[0])
             if buf is not None:
                 out = buf[: stop - start]
             else:
@@ -290,6 +292,7 @@ class Kernel(ABC):
         rows = self._rows_per_block(Y, X.shape[0], None)
         for start in range(0, X.shape[0], rows):
             stop = min(start + rows, X.shape[0])
+            report("kernel rows {}/{} ({} × {} blocks)", start, X.shape[0], rows, Y.shape[0])
             self._fill(row_block(X, start, stop, Y.shape[0], self.dtype), Y, aux,
                        out[start:stop])
         return out

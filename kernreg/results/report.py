@@ -1,4 +1,10 @@
-"""A self-contained HTML report of one or more runs: summary tables and embedded figures."""
+"""A self-contained HTML report of one or more runs a reader can check: per run its provenance
+(config, commit, versions, BLAS threads, host GEMM rate), its results beside the papers'
+published values where one exists, and its figures with captions, every image inline.
+
+Every number of the report's tables follows one rounding rule, :func:`format_number`
+(:data:`ROUNDING_RULE` says it in words); the papers' values are quoted as published.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +12,296 @@ import base64
 import html
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from kernreg.results.figures import figures_of_run
-from kernreg.results.store import RunData, load_run
-from kernreg.results.tables import summary_table
+from kernreg.atomic import write_text
+from kernreg.results.figures import captioned_figures
+from kernreg.results.published_cells import read_paper_cells
+from kernreg.results.run_folder import check_output_file
+from kernreg.results.store import RunData, RunStore, load_run
+from kernreg.results.tables import measure_columns, paper_table2, summary_measures
+from kernreg.results.thesis_table6 import PAPER_LABEL, PREFIX, paper_table6
+from kernreg.solvers import algorithm_title
 
-__all__ = ["build_report"]
+__all__ = ["NOT_RECORDED", "ROUNDING_RULE", "PaperValue", "build_report", "format_number",
+           "paper_values", "provenance", "results_table", "write_report"]
+
+NOT_RECORDED = "not recorded"
+#: The significant digits of a spread (the std over trials) and of a value without one.
+SPREAD_DIGITS, LONE_DIGITS = 2, 3
+#: Outside [SCIENTIFIC_BELOW, SCIENTIFIC_FROM) a power of ten is factored out.
+SCIENTIFIC_BELOW, SCIENTIFIC_FROM = 1e-3, 1e5
+ROUNDING_RULE = (
+    "Every number in these tables is rounded one way: a mean ± std over trials (population "
+    f"std) shows the std to {SPREAD_DIGITS} significant digits and the mean to the same "
+    f"decimal place; a value without a spread (one trial, a median, a rate) shows "
+    f"{LONE_DIGITS} significant digits, whole numbers whole; below {SCIENTIFIC_BELOW:g} or from "
+    f"{SCIENTIFIC_FROM:.0f} on, a power of ten is factored out, e.g. (4.9 ± 1.7)e-04. The "
+    "papers' values are quoted as published.")
+
+#: The files of published cells matched by (dataset, algorithm label) (kernreg/paper/).
+PAPER_CELL_FILES = ("lim_table1_full.csv", "lim_fig1_points.csv")
+NYTRO_TABLE2 = "NYTRO Table 2"
+THESIS_TABLE6 = "thesis Table 6.2"
+#: The papers behind a source's short name, and what a reader needs to know of their setting
+#: before comparing with them.
+SOURCE_SETTINGS = {
+    NYTRO_TABLE2: "Camoriano, Angles, Rudi, Rosasco, AISTATS 2016: the whole dataset with the "
+                  "paper's m and σ, mean ± std over 5 trials; its times are of a 12-core Xeon "
+                  "running MATLAB, ours of this host (its GEMM rate is under Provenance)",
+    THESIS_TABLE6: "Camoriano's PhD thesis (Lin, Camoriano, Rosasco, ICML 2016): mean ± std "
+                   "over 10 runs; its error is in percent, its times of a 12-core Xeon running "
+                   "MATLAB",
+}
 
 _STYLE = """
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
 th,td{border:1px solid #ccc;padding:.25rem .6rem;text-align:right}
 th{background:#f2f2f2} td:first-child,th:first-child{text-align:left}
+table.provenance td,table.provenance th{text-align:left;vertical-align:top}
 figure{margin:1rem 0} img{max-width:100%} figcaption{font-size:.85rem;color:#555}
+p.note,ul.notes{font-size:.85rem;color:#555}
 """
 
 
+# ----------------------------------------------------------------------------- rounding
+def format_number(value: float | None, spread: float | None = None) -> str:
+    """``value`` (± ``spread``) by the report's one rounding rule (:data:`ROUNDING_RULE`).
+
+    Parameters
+    ----------
+    value : float or None
+        A mean, or a value standing alone (one trial, a median, a rate, a count).
+    spread : float, optional
+        The std over trials; ``None`` for a value without one (a zero spread shows ``± 0``).
+
+    Returns
+    -------
+    str
+        ``"0.68834 ± 0.00040"``, ``"0.649"``, ``"200"``, ``"(4.9 ± 1.7)e-04"``, ``"NA"`` for a
+        missing or non-finite value.
+    """
+    if value is None or not np.isfinite(value):
+        return "NA"
+    value = float(value)
+    if spread is None or not np.isfinite(spread):
+        return _lone(value)
+    if spread <= 0:
+        return f"{_lone(value)} ± 0"
+    scale = max(abs(value), float(spread))  # a mean near zero takes the spread's scale
+    if SCIENTIFIC_BELOW <= scale < SCIENTIFIC_FROM:
+        return _with_spread(value, float(spread))
+    exponent = int(np.floor(np.log10(scale)))
+    factor = 10.0**exponent
+    return f"({_with_spread(value / factor, float(spread) / factor)})e{exponent:+03d}"
+
+
+def _with_spread(value: float, spread: float) -> str:
+    """The spread to SPREAD_DIGITS significant digits, the value to the same decimal place."""
+    spread = float(f"{spread:.{SPREAD_DIGITS}g}")
+    decimals = SPREAD_DIGITS - 1 - int(np.floor(np.log10(spread)))
+    if decimals >= 0:  # (+ 0.0: a mean rounding to zero shows no minus sign)
+        return f"{round(value, decimals) + 0.0:.{decimals}f} ± {spread:.{decimals}f}"
+    step = 10.0**-decimals  # the spread's second digit is left of the point: round to tens…
+    return f"{round(value / step) * step + 0.0:.0f} ± {spread:.0f}"
+
+
+def _lone(value: float) -> str:
+    """LONE_DIGITS significant digits; a whole number whole."""
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if value and not SCIENTIFIC_BELOW <= abs(value) < SCIENTIFIC_FROM:
+        return f"{value:.{LONE_DIGITS - 1}e}"
+    rounded = float(f"{value:.{LONE_DIGITS}g}")
+    decimals = max(0, LONE_DIGITS - 1 - int(np.floor(np.log10(abs(rounded)))))
+    return f"{rounded:.{decimals}f}"
+
+
+def _mean_spread(values: pd.Series) -> str:
+    """The mean ± std (population) of the finite values; the value alone for one."""
+    v = pd.to_numeric(values, errors="coerce").dropna().astype(float)
+    if v.empty:
+        return ""
+    return format_number(float(v.mean()), float(v.std(ddof=0)) if len(v) > 1 else None)
+
+
+# ----------------------------------------------------------------------------- the papers
+@dataclass(frozen=True)
+class PaperValue:
+    """A published value: its text as the paper prints it, where it is from, and the paper's
+    own remark on the cell (empty when none)."""
+
+    text: str
+    source: str
+    note: str = ""
+
+
+def paper_values(rows: pd.DataFrame) -> dict[str, PaperValue]:
+    """The papers' published values for the tidy rows of one (dataset, label), by quantity:
+    ``"time"`` or a measure name (``"rmse"``, ``"error"``, ``"hinge"``).
+
+    Looked up as ``kernreg table --compare-paper`` and the paper tables do: the cells of
+    :data:`PAPER_CELL_FILES` by (dataset, algorithm label); thesis Table 6.2 by experiment
+    (``thesis_table6_<row>``) and label; NYTRO Table 2 by (dataset, algorithm). The first
+    source with a value wins (a label names its cell more closely than an algorithm).
+    """
+    dataset, label = str(rows["dataset"].iloc[0]), str(rows["label"].iloc[0])
+    algorithm = str(rows["algorithm"].iloc[0])
+    found: dict[str, PaperValue] = {}
+    for name in PAPER_CELL_FILES:
+        cells = read_paper_cells(name)
+        for cell in cells[(cells["dataset"] == dataset) & (cells["column"] == label)
+                          ].itertuples(index=False):
+            if cell.value not in ("", "NA"):
+                found.setdefault(cell.measure, PaperValue(cell.value, cell.source, cell.note))
+    experiment = str(rows["experiment"].iloc[0]) if "experiment" in rows else ""
+    key = (experiment.removeprefix(PREFIX), PAPER_LABEL.get(label, label))
+    table6 = paper_table6()
+    if experiment.startswith(PREFIX) and key in table6.index:
+        ref = table6.loc[key]
+        for quantity, mean, std, unit in (("hinge", "hinge", "hinge_std", ""),
+                                          ("error", "error_pct", "error_pct_std", " %"),
+                                          ("time", "time", "time_std", "")):
+            if pd.notna(ref[mean]):
+                found.setdefault(quantity, PaperValue(
+                    f"{ref[mean]:g} ± {ref[std]:g}{unit}", THESIS_TABLE6,
+                    "" if key[1] == label else f"the paper's {key[1]} row"))
+    table2 = paper_table2()
+    for quantity in ("time", "rmse"):
+        text = table2.get((dataset, algorithm, quantity))
+        if text:
+            found.setdefault(quantity, PaperValue(text.replace("±", " ± "), NYTRO_TABLE2))
+    return found
+
+
+# ----------------------------------------------------------------------------- the results
+def _measure_columns(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """``(measure, column, title)`` of every test measure the summary shows for ``rows``
+    (those of the results' tasks; every class of a per-class measure)."""
+    return [(name, column, title) for name in summary_measures(rows)
+            for column, title in measure_columns(rows, name)]
+
+
+def results_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """One row per (dataset, label) of tidy results — algorithm, m, trials, model-selection
+    time, the test measures and the selected parameters, by :func:`format_number` — with a
+    ``"<column>, paper"`` column beside a time or measure that has a published value
+    (:func:`paper_values`, the source named in the cell), and the notes on those sources."""
+    groups = [g for _, g in table.groupby(["dataset", "label"], sort=False)]
+    measures = _measure_columns(table)
+    papers = [paper_values(g) for g in groups]
+    quoted = {q for found in papers for q in found}
+    rows = []
+    for g, found in zip(groups, papers, strict=True):
+        row: dict[str, Any] = {
+            "dataset": g["dataset"].iloc[0], "label": g["label"].iloc[0],
+            "algorithm": algorithm_title(str(g["algorithm"].iloc[0])),
+            "m": "" if "m" not in g or pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
+            "trials": len(g), "time (s)": _mean_spread(g["model_selection_time"])}
+        for quantity, column, title in [("time", "", "time (s)"), *measures]:
+            if column:
+                row[title] = _mean_spread(g[column]) if column in g else ""
+            if quantity in quoted:
+                paper = found.get(quantity)
+                row[f"{title}, paper"] = f"{paper.text} ({paper.source})" if paper else ""
+        param = g["param_name"].iloc[0] if "param_name" in g else None
+        if isinstance(param, str) and param:
+            row["λ* / t* (median)"] = format_number(float(np.median(g["selected"])))
+        if "m_selected" in g and g["m_selected"].notna().any():
+            row["m* (median)"] = format_number(float(np.median(g["m_selected"].dropna())))
+        if "sigma_selected" in g and g["sigma_selected"].notna().any():
+            counts = g["sigma_selected"].dropna().astype(float).value_counts()
+            row["σ* (trials)"] = ", ".join(f"{format_number(v)} ×{c}" for v, c in counts.items())
+        rows.append(row)
+    return pd.DataFrame(rows, dtype=object).fillna(""), _paper_notes(table, papers)
+
+
+def _paper_notes(table: pd.DataFrame, papers: Sequence[dict[str, PaperValue]]) -> list[str]:
+    """A line per source quoted (its setting), per cell the paper remarks on, and a warning
+    when the run is not the paper's experiment (a subsample)."""
+    quoted = [p for found in papers for p in found.values()]
+    if not quoted:
+        return []
+    notes = []
+    for source in dict.fromkeys(p.source for p in quoted):
+        setting = SOURCE_SETTINGS.get(source)
+        notes.append(f"paper values from {source}" + (f" — {setting}" if setting else ""))
+    notes += [f"{p.source}: {p.note}" for p in dict.fromkeys(quoted) if p.note]
+    n_fit = sorted({int(v) for v in table.get("n_fit", pd.Series(dtype=float)).dropna()})
+    if n_fit:
+        notes.append(f"ours: {'/'.join(map(str, n_fit))} fitting rows per trial; a paper's "
+                     f"value is of the paper's own setting (dataset size, m, σ, protocol), so "
+                     f"beside a run of another setting it is a reference, not a target")
+    return notes
+
+
+# ----------------------------------------------------------------------------- provenance
+#: The manifest's environment entries shown together as the package versions.
+VERSION_KEYS = ("kernreg", "python", "numpy", "scipy", "scikit-learn", "h5py", "numba")
+ENVIRONMENT_TITLES = {"blas": "BLAS library", "openblas_thread_timeout":
+                      "OPENBLAS_THREAD_TIMEOUT", "kernel_path_at_start": "kernel loops at start",
+                      "device_at_start": "device at start", "machine": "machine"}
+
+
+def _tally(values: Sequence[str], n: int) -> str:
+    """``"2 (all 5 trials)"`` or ``"1 (3 trials), 2 (2 trials)"``."""
+    counts = pd.Series(list(values), dtype=object).value_counts(sort=False)
+    if len(counts) == 1:
+        return f"{counts.index[0]} (all {n} trial{'s' if n > 1 else ''})"
+    return ", ".join(f"{v} ({c} trial{'s' if c > 1 else ''})" for v, c in counts.items())
+
+
+def provenance(run: RunData, manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a reader needs to redo or trust a run, as ``(what, value)`` rows: the config, its
+    hash and file, the git commit, start and end, the data, package versions, BLAS and its
+    threads, the host's GEMM rate, the device and kernel loops of the trials. What the run
+    folder does not hold (an older run) is :data:`NOT_RECORDED`."""
+    def recorded(key: str) -> str:
+        value = manifest.get(key)
+        return str(value) if value else NOT_RECORDED
+
+    rows = [("run folder", str(run.run_dir)), ("config file", recorded("config_file")),
+            ("config hash", recorded("config_hash"))]
+    if manifest.get("compatible_hashes"):
+        rows.append(("resumed from config hashes", ", ".join(manifest["compatible_hashes"])))
+    rows += [("git commit", recorded("git_commit")), ("started (UTC)", recorded("started_at")),
+             ("finished (UTC)", recorded("finished_at"))]
+    sha = manifest.get("dataset_sha256")
+    source = manifest.get("dataset_source")
+    rows.append(("dataset", f"{manifest.get('dataset', run.dataset)}"
+                 + (f" (from {source})" if source else "")
+                 + (f", sha256 {sha}" if sha else ", sha256 not recorded")))
+    env = manifest.get("environment") or {}
+    versions = [f"{k} {env[k]}" for k in VERSION_KEYS if k in env]
+    rows.append(("package versions", ", ".join(versions) or NOT_RECORDED))
+    rows += [(ENVIRONMENT_TITLES.get(k, k), str(v)) for k, v in env.items()
+             if k not in VERSION_KEYS]
+    n = len(run.records)
+    threads = [max(r.blas.values(), default=0) for r in run.records]
+    rows.append(("BLAS threads", _tally([str(t) for t in threads], n) if any(threads)
+                 else NOT_RECORDED))
+    rates = np.array([r.info["gemm_gflops"] for r in run.records if "gemm_gflops" in r.info],
+                     dtype=float)
+    rows.append(("host GEMM rate (float64 1024² product)",
+                 f"median {format_number(float(np.median(rates)))} GFLOP/s, range "
+                 f"{format_number(float(rates.min()))}–{format_number(float(rates.max()))} "
+                 f"over {len(rates)} of {n} trials" if rates.size else
+                 f"{NOT_RECORDED} (a smoke run, or trials stored before it was measured)"))
+    rows.append(("device of the trials", _tally([str(r.info.get("device", "cpu"))
+                                                 for r in run.records], n)))
+    rows.append(("kernel loops of the trials",
+                 _tally([str(r.info.get("kernel_path", NOT_RECORDED)) for r in run.records], n)))
+    return rows
+
+
+# ----------------------------------------------------------------------------- HTML
 def _png(fig: plt.Figure) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
@@ -32,20 +309,71 @@ def _png(fig: plt.Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _provenance_html(rows: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                   for k, v in rows)
+    return f'<table class="provenance">{body}</table>'
+
+
+def _notes_html(notes: Sequence[str]) -> str:
+    if not notes:
+        return ""
+    return '<ul class="notes">' + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>"
+
+
 def _run_section(run: RunData) -> str:
+    manifest = RunStore(run.run_dir).manifest()
+    table, notes = results_table(run.table)
     parts = [f"<h2>{html.escape(run.name)} — {html.escape(run.dataset)}</h2>",
-             summary_table(run.table).to_html(index=False, escape=True, border=0)]
-    for stem, fig in figures_of_run(run).items():
-        parts.append(f'<figure><img alt="{html.escape(stem)}" '
-                     f'src="data:image/png;base64,{_png(fig)}">'
-                     f"<figcaption>{html.escape(stem)}</figcaption></figure>")
+             "<h3>Provenance</h3>", _provenance_html(provenance(run, manifest)),
+             '<p class="note">Versions, BLAS and machine are those of the run\'s last '
+             "invocation (a --resume rewrites them); threads, GEMM rate, device and kernel "
+             "loops are each trial's own.</p>",
+             "<h3>Results</h3>", table.to_html(index=False, escape=True, border=0),
+             _notes_html(notes)]
+    figures, skipped = captioned_figures(run)
+    if figures:
+        parts.append("<h3>Figures</h3>")
+    for stem, (fig, caption) in figures.items():
+        name = html.escape(f"{run.name}: {stem}")
+        parts.append(f'<figure><img alt="{name}" src="data:image/png;base64,{_png(fig)}">'
+                     f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    parts.append(_notes_html([f"not drawn: {stem} — {why}" for stem, why in skipped.items()]))
     return "\n".join(parts)
 
 
 def build_report(run_dirs: Sequence[str | Path], title: str = "kernreg report") -> str:
-    """The HTML text: one section per run, every image inline (no external files)."""
+    """The HTML text: the rounding rule, then one section per run (provenance, results beside
+    the papers' values, captioned figures), every image inline (no external files).
+
+    Raises
+    ------
+    ResultsError
+        A folder is not a run folder, has no finished trial, or holds damaged results.
+    """
     runs = [load_run(d) for d in run_dirs]
     body = "\n".join(_run_section(r) for r in runs)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>\n"
-            f"<body><h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n")
+            f"<body><h1>{html.escape(title)}</h1>\n"
+            f'<p class="note">{html.escape(ROUNDING_RULE)}</p>\n{body}\n</body></html>\n')
+
+
+def write_report(run_dirs: Sequence[str | Path], out_path: str | Path,
+                 title: str = "kernreg report", *, option: str = "the report file") -> Path:
+    """Write the HTML report of ``run_dirs`` to ``out_path`` atomically (no half-written file)
+    and return its path; ``option`` names the file in a refusal (``--out``).
+
+    Raises
+    ------
+    ConfigError
+        ``out_path`` is a folder or part of a run's record (checked before anything is read).
+    ResultsError
+        A folder is not a run folder or holds damaged results.
+    OutputError
+        The file cannot be written.
+    """
+    out = check_output_file(out_path, option)
+    write_text(out, build_report(run_dirs, title),
+               advice="choose another report file, or free space, and try again")
+    return out

@@ -157,6 +157,14 @@ class RunFolder:
             raise ResultsError(f"cannot read {self.manifest_path} ({exc}); the run folder is "
                                f"damaged: start it again with --force") from None
 
+    def update_manifest(self, **fields: Any) -> None:
+        """Add ``fields`` to the manifest (e.g. ``finished_at`` once the trials are done),
+        rewriting it atomically."""
+        manifest = {**self.manifest(), **fields}
+        write_text(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True,
+                                                  allow_nan=False) + "\n",
+                   advice="make the run folder writable", root=self.run_dir)
+
     def start(self, manifest: dict[str, Any], advice: str = "choose another --out folder"
               ) -> None:
         """Write the manifest and make ``trials/`` (the last step of opening a run, once the

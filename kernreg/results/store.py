@@ -119,7 +119,7 @@ class RunStore(RunFolder):
     manifest, and what ``--force`` may delete)."""
 
     TRIAL_FILE = TRIAL_FILE
-    OUTPUT_FILES = ("results.h5", "results.csv")
+    OUTPUT_FILES = ("results.h5", "results.csv", "report.html")
     OUTPUT_FOLDERS = ("figures",)
 
     def __init__(self, run_dir: str | Path) -> None:

@@ -337,7 +337,7 @@ def summary_measures(table: pd.DataFrame) -> list[str]:
     return names
 
 
-def _measure_columns(g: pd.DataFrame, name: str) -> list[tuple[str, str]]:
+def measure_columns(g: pd.DataFrame, name: str) -> list[tuple[str, str]]:
     """``(column, title)`` of measure ``name`` present in ``g`` with a value (every class of a
     per-class measure)."""
     measure = get_measure(name)
@@ -365,7 +365,7 @@ def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) ->
                "trials": len(g),
                "time (s)": _mean_std(g["model_selection_time"], ".3g")}
         for name in measures:
-            for column, title in _measure_columns(g, name):
+            for column, title in measure_columns(g, name):
                 row[title] = _mean_std(g[column], get_measure(name).fmt)
         param = g["param_name"].iloc[0]
         if isinstance(param, str) and param:

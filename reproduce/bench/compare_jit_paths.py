@@ -22,7 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from kernreg.config import load_experiment
-from kernreg.experiment import make_estimator, prepare_data, resolve_blas_threads, trial_split
+from kernreg.experiment import (
+    make_estimator,
+    prepare_data,
+    real_outputs,
+    resolve_blas_threads,
+    trial_split,
+)
 from kernreg.kernels import use_jit
 from kernreg.solvers import rmse
 from reproduce.bench.skeleton import Bench
@@ -39,7 +45,7 @@ def fit_all(exp, data, trials: int, jit: bool, only: list[str] | None) -> dict[s
             for trial in range(trials):
                 seed, split = trial_split(exp, data, trial)
                 est = make_estimator(algo, exp, random_state=seed).fit(*split)
-                pred = np.asarray(est.predict(data.X_test), dtype=np.float64)
+                pred = np.asarray(real_outputs(est, data.X_test), dtype=np.float64)
                 chosen = est.selection()
                 out[f"{algo.label}/{trial}"] = (chosen.selected, rmse(data.y_test, pred), pred)
     return out

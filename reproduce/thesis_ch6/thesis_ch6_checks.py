@@ -97,12 +97,12 @@ def main() -> None:
                         test[int(np.argmin(est.path_["val_rmse"]))])
                     res.setdefault(key + ": best guess on the test set", []).append(test.min())
             f = FeatureSGM(sigma=sigma, n_features=features, random_state=seed).fit(
-                X, y, Xv, yv).predict(data.X_test)
+                X, y, Xv, yv).decision_function(data.X_test)
             res.setdefault(f"sgm_rf (D = {features}, constant): test hinge", []).append(
                 float(_hinge(yt, f[:, None])[0]))
             res.setdefault(f"sgm_rf (D = {features}, constant): test error %", []).append(
                 100 * float(_error(yt, f[:, None])[0]))
-            errs = [100 * float(_error(yt, LibSVM(sigma=sigma, Cs=[C]).fit(X, y).predict(
+            errs = [100 * float(_error(yt, LibSVM(sigma=sigma, Cs=[C]).fit(X, y).decision_function(
                 data.X_test)[:, None])[0]) for C in DEFAULT_CS]
             for C, err in zip(DEFAULT_CS, errs, strict=True):
                 res.setdefault(f"LIBSVM C = {C:.3g} fixed: test error %", []).append(err)

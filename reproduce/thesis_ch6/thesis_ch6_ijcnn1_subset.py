@@ -46,7 +46,7 @@ def sigm_c(X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test: np.ndarray,
         s = trial_seed(seed, trial)
         Xf, yf, Xv, yv = holdout_split(X, y, fraction, random_state=np.random.default_rng(s))
         est = MultiPassSGM(sigma=sigma, theta=0.0, max_iter=epochs, random_state=s)
-        f = est.fit(Xf, yf, Xv, yv).predict(X_test)
+        f = est.fit(Xf, yf, Xv, yv).decision_function(X_test)
         rows.append((np.mean(np.maximum(0.0, 1.0 - y_test * f)),
                      np.mean(np.where(f >= 0, 1.0, -1.0) != y_test), est.best_iter_,
                      np.mean(f >= 0)))

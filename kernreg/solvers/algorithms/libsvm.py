@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.svm import SVC
 
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.classifier import BinaryKernelClassifier
 from kernreg.solvers.blocks.stochastic import VALIDATION_MEASURES, column_scorer
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
@@ -20,14 +21,16 @@ __all__ = ["DEFAULT_CS", "LibSVM", "cache_bytes"]
 DEFAULT_CS = np.logspace(-2.0, 4.0, 13)
 
 
-class LibSVM(KernelEstimator):
+class LibSVM(BinaryKernelClassifier):
     """C-SVM with the Gaussian kernel ``exp(−‖x − x'‖²/(2σ²))`` (LIBSVM's RBF with
     ``γ = 1/(2σ²)``), trained by LIBSVM's SMO; ``C`` by hold-out over ``Cs``.
 
-    ``predict(X) = K(X, support vectors) @ dual_coef + b``: the real-valued SVM output (the
-    sign is the class), so the hinge loss and the classification error of a trial are the
-    SVM's own. Targets must be ±1. Without validation data ``C`` is the first of ``Cs`` when
-    given, else LIBSVM's default 1.
+    A binary classifier of any two labels (``classes_[1]`` fitted as +1):
+    ``decision_function(X) = K(X, support vectors) @ dual_coef + b`` is the real-valued SVM
+    output, positive for ``classes_[1]`` (a trial's hinge loss and classification error are the
+    SVM's own); ``predict`` gives the labels. Dense or CSR input (the support vectors are then
+    CSR). Without validation data ``C`` is the first of ``Cs`` when given, else LIBSVM's
+    default 1.
 
     Parameters
     ----------
@@ -49,8 +52,10 @@ class LibSVM(KernelEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,)
+        The labels, sorted.
     alpha_ : ndarray (the support vectors' ``y_i α_i``)
-    centers_ : the support vectors
+    centers_ : the support vectors (CSR for CSR input)
     intercept_ : float
     best_param_ : float
         The selected C.
@@ -99,17 +104,18 @@ class LibSVM(KernelEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,), ±1
-        X_val, y_val : optional validation data (given together)
+        y : array-like of shape (n,)
+            Labels of two classes (``classes_[1]`` fitted as +1, the other as −1).
+        X_val, y_val : optional validation data (given together; ``y_val`` of ``y``'s classes)
 
         Returns
         -------
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        if not np.isin(y, (-1.0, 1.0)).all() or np.unique(y).size < 2:
-            raise ValueError("libsvm needs targets of both classes coded ±1")
         if X_val is not None:
+            # an SVC trained on CSR rows scores CSR rows only (and one trained dense, dense)
+            X_val = sp.csr_matrix(X_val) if sp.issparse(X) else _dense(X_val)
             grid = self._grid()
         else:
             grid = self._grid()[:1] if self.Cs is not None else np.ones(1)
@@ -132,14 +138,15 @@ class LibSVM(KernelEstimator):
         # decision_function(x) = Σ dual_coef_i k(x, sv_i) + intercept_ with sklearn's sign
         # convention: classes_ = [−1, +1], positive output for +1
         self.centers_ = best.support_vectors_
-        self.alpha_ = best.dual_coef_.ravel().astype(np.float64)
+        self.alpha_ = _dense(best.dual_coef_).ravel().astype(np.float64)  # CSR for CSR input
         self.intercept_ = float(best.intercept_[0])
         self.n_support_ = int(best.support_.size)
         self.cache_mb_ = best.cache_size
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The SVM's real-valued output ``K(X, SV) @ alpha_ + intercept_``.
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The SVM's real-valued output ``K(X, SV) @ alpha_ + intercept_``: positive for
+        ``classes_[1]``.
 
         Parameters
         ----------
@@ -147,12 +154,17 @@ class LibSVM(KernelEstimator):
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        scores : ndarray of shape (n_samples,)
         """
-        return super().predict(X) + self.intercept_
+        return super().decision_function(X) + self.intercept_
 
     def _fit_info(self) -> dict[str, Any]:
         return {"n_support": float(self.n_support_), "cache_mb": float(self.cache_mb_)}
+
+
+def _dense(A: Any) -> np.ndarray:
+    """``A`` as a dense array (a sparse matrix densified)."""
+    return A.toarray() if sp.issparse(A) else np.asarray(A)
 
 
 def cache_bytes(max_memory: int | None, memory_budget: int, n: int) -> int:

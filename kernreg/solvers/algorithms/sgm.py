@@ -37,7 +37,8 @@ class OnePassSGM(StochasticEstimator):
     ``f_{t+1} = f_t − η_t ℓ′(y_j, f_t(x_j)) K(x_j, ·)``. The reported iterate is the last one
     (as the authors' code reports; the thesis also defines an average). ``j_1..j_n`` is one
     random permutation of the fit rows (the authors' one pass without replacement) or ``n``
-    i.i.d. uniform draws (the thesis' Algorithm 1).
+    i.i.d. uniform draws (the thesis' Algorithm 1). A binary classifier: ``predict`` gives
+    labels, ``decision_function`` the output ``f(x) = Σ_j α_j K(x_j, x)``.
 
     With validation data every guess of the grid runs the same pass on the same kernel rows —
     the guesses are the columns of one ``(n, 30)`` coefficient block, each row read once — and
@@ -80,6 +81,7 @@ class OnePassSGM(StochasticEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,), the labels, sorted
     alpha_, centers_ : coefficients on the fit rows
     best_param_ : float, the selected η (constant) or θ (decaying)
     coef_path_ : (n, n_guesses), every guess' iterate at its best pass (the last with one)
@@ -125,8 +127,8 @@ class OnePassSGM(StochasticEstimator):
         ----------
         X : array-like or sparse matrix of shape (n, d)
         y : array-like of shape (n,)
-            Targets (±1 for the hinge loss).
-        X_val, y_val : optional validation data (given together)
+            Labels of two classes (``classes_[1]`` fitted as +1, the other as −1).
+        X_val, y_val : optional validation data (given together; ``y_val`` of ``y``'s classes)
         X_eval : optional rows (a test set) on which every guess' model is evaluated (with
             validation data): ``eval_outputs_`` (guesses, 1, n_eval), ``eval_seconds_``.
 

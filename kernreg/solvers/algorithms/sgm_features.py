@@ -28,6 +28,8 @@ __all__ = ["FeatureSGM"]
 class FeatureSGM(StochasticEstimator):
     """One-pass SGM in the primal of ``D`` random Fourier features ``z(x)`` (``z·z' ≈ k``).
 
+    A binary classifier: ``predict`` gives labels, ``decision_function`` the output ``z(x)·w``.
+
     ``w = 0``; for ``t = 1..n``: ``w ← w − η_t ℓ′(y_j, w·z_j) z_j``, ``η_t = η t^(−θ)``, the
     rows in one random permutation: the dual ``sgm`` with ``K`` replaced by ``ZZᵀ``. Memory
     ``O(D·guesses)`` besides one block of features; a step costs ``O(D·guesses)`` whatever n.
@@ -48,6 +50,7 @@ class FeatureSGM(StochasticEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,), the labels, sorted
     coef_ : ndarray of shape (D,)
         Weights of the scaled features ``z = ψ/√D``.
     best_param_, best_pass_, path_, feature_map_
@@ -93,8 +96,9 @@ class FeatureSGM(StochasticEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,), ±1 for the hinge loss
-        X_val, y_val : optional validation data (given together)
+        y : array-like of shape (n,)
+            Labels of two classes (``classes_[1]`` fitted as +1, the other as −1).
+        X_val, y_val : optional validation data (given together; ``y_val`` of ``y``'s classes)
         X_eval : array-like or sparse matrix of shape (n_eval, d), optional
             Rows (a test set) on which every guess' model is evaluated: with validation data,
             ``eval_outputs_`` ``(n_guesses, 1, n_eval)``, in the order of ``path_["values"]``;
@@ -127,8 +131,8 @@ class FeatureSGM(StochasticEstimator):
                 lambda W: self._z(X_eval) @ W).of_columns(W)
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """``z(X) @ coef_``.
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The real-valued output ``z(X) @ coef_``: positive for ``classes_[1]``.
 
         Parameters
         ----------
@@ -136,7 +140,7 @@ class FeatureSGM(StochasticEstimator):
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        scores : ndarray of shape (n_samples,)
         """
         X = self._check_predict_data(X, "coef_")
         return self._z(X) @ self.coef_

@@ -42,6 +42,8 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
     validation rows (``validation_measure``) and the scores feed kernreg's stopping rule; the
     selected epoch's iterate is kept (the authors keep the lowest validation error).
 
+    A binary classifier: ``predict`` gives labels, ``decision_function`` the output ``Kα``.
+
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
@@ -71,8 +73,8 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
 
     Attributes
     ----------
-    alpha_, centers_, best_iter_ (the selected epoch), n_iter_, path_, step_size_,
-    kernel_stored_
+    classes_ (the two labels, sorted), alpha_, centers_, best_iter_ (the selected epoch),
+    n_iter_, path_, step_size_, kernel_stored_
     """
 
     #: One pass per epoch at one step size, in the dual (``max_memory``).
@@ -117,8 +119,9 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,), ±1 for the hinge loss
-        X_val, y_val : optional validation data (given together)
+        y : array-like of shape (n,)
+            Labels of two classes (``classes_[1]`` fitted as +1, the other as −1).
+        X_val, y_val : optional validation data (given together; ``y_val`` of ``y``'s classes)
         X_eval : array-like or sparse matrix of shape (n_eval, d), optional
             Rows (a test set) on which every epoch's iterate scored on validation data is
             evaluated (before any refit): ``eval_outputs_`` ``(n_iter_, 1, n_eval)``; no part

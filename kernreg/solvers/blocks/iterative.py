@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kernreg._validation import check_positive
+from kernreg.progress import report
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.metrics import rmse
@@ -146,6 +147,7 @@ def run_validated(
             if rule.should_stop(errors):
                 stopped = True
                 break
+        report("iteration {}/{}, validation {:.4g}", t, max_iter, errors[-1])
     last_coef = buffer[:, j].copy() if errors else None
     if rule.select == "stop" and errors and not diverged:
         # the last iterate scored: the one at which the rule fired, or iteration max_iter

@@ -20,6 +20,7 @@ from array_api_compat import device as device_of
 
 from kernreg._validation import check_choice, check_data, check_lambdas
 from kernreg.backend.linalg import eigh, namespace
+from kernreg.progress import report
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
@@ -107,6 +108,7 @@ def nkrls_path(
     if method == "eigh":
         device = factor.device
         if device.is_numpy:
+            report("eigendecomposition of the {0}×{0} system (every λ at once)", H.shape[0])
             s, V = la.eigh(H, check_finite=False, driver="evd")  # divide and conquer: ~15% faster
         else:  # on the kernel's device (m = 10000: seconds on a GPU, minutes on 2 cores)
             s, V = eigh(device.asarray(H))
@@ -116,6 +118,7 @@ def nkrls_path(
         betas = np.empty((H.shape[0], lambdas.size))
         eig = None
         for j, lam in enumerate(lambdas):
+            report("λ {}/{} (one Cholesky each)", j + 1, lambdas.size)
             beta = _cholesky_solve(H, Aty, lam * n)
             if beta is not None:
                 betas[:, j] = beta

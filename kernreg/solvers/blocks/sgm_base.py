@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from kernreg._validation import check_choice, check_int, check_positive, check_random_state
-from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.classifier import BinaryKernelClassifier
 from kernreg.solvers.blocks.stochastic import (
     DEFAULT_ETAS,
     DEFAULT_THETAS,
@@ -40,8 +40,13 @@ STOCHASTIC_SCHEMA = {"kink": {"enum": list(KINKS)},
                      "validation_measure": {"enum": list(VALIDATION_MEASURES)}}
 
 
-class StochasticEstimator(KernelEstimator):
+class StochasticEstimator(BinaryKernelClassifier):
     """Base of the stochastic-gradient estimators: what their parameters share.
+
+    They are binary classifiers
+    (:class:`~kernreg.solvers.blocks.classifier.BinaryKernelClassifier`): any two labels,
+    fitted as ±1 margins (whatever ``loss``); ``decision_function`` is the real-valued output,
+    ``predict`` the label.
 
     Every one has ``loss``, ``kink``, ``validation_measure`` and ``random_state``; the dual ones
     (:attr:`dual`) ``max_memory``; the one-pass ones (:attr:`one_pass`) the step-size guesses

@@ -128,8 +128,12 @@ class SigmaSearch(BaseEstimator):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """The predictions of the estimator at σ*."""
+        """The predictions of the estimator at σ* (labels, for a classifier)."""
         return self.best_estimator_.predict(X)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The real-valued outputs of the classifier at σ* (its ``decision_function``)."""
+        return self.best_estimator_.decision_function(X)
 
     def selection(self) -> Selection:
         """σ*'s selection, with σ* and the (σ × path) validation array beside it."""

@@ -21,6 +21,7 @@ import numpy as np
 from kernreg._validation import check_choice, check_data
 from kernreg.kernels import Kernel
 from kernreg.losses import Loss, get_loss
+from kernreg.progress import report
 
 __all__ = [
     "DEFAULT_ETAS",
@@ -131,6 +132,7 @@ class KernelRows:
         where its points sit among their columns (a slice, and the rows a view, when the block
         is consecutive in a stored kernel)."""
         for start in range(0, len(positions), self.block):
+            report("points {}/{} of the pass", start, len(positions))
             pos = positions[start:start + self.block]
             if self.K is None:
                 yield pos, np.asarray(self.kernel(self.X[pos], self.X), dtype=self.dtype)
@@ -306,6 +308,7 @@ def primal_pass(features: Callable[[np.ndarray], np.ndarray], order: np.ndarray,
     update ``W += Zᵀ D`` instead of ``B`` rank-one updates of ``W``."""
     k = 0
     for start in range(0, len(order), block):
+        report("points {}/{} of the pass", start, len(order))
         idx = order[start:start + block]
         Z = features(idx)
         D = block_steps(Z @ W, Z @ Z.T, y[idx], steps[k:k + len(idx)], grad)

@@ -19,6 +19,7 @@ strategies matter for the choice, so the nominal rates need not match a given ma
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from itertools import product
 
@@ -27,6 +28,8 @@ import psutil
 from kernreg.backend import CPU, Device
 from kernreg.solvers.blocks.dask_rows import current_client, worker_memory_limit
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK
+
+log = logging.getLogger(__name__)
 
 #: Nominal rates of a small machine (2 cores, AVX-512): float64 GEMM flop/s (float32 runs at
 #: twice this), exp/s, and streaming bytes/s.
@@ -147,10 +150,20 @@ def choose_strategy(costs: dict[tuple[str, str], StrategyCost], memory_limit: in
     that agree with the given ``training`` and ``validation`` strategies (``"auto"``: any)."""
     allowed = [c for c in costs.values()
                if training in ("auto", c.name) and validation in ("auto", c.validation)]
-    fitting = [c for c in allowed if c.peak_bytes <= memory_limit]
+    fitting = sorted((c for c in allowed if c.peak_bytes <= memory_limit),
+                     key=lambda c: c.seconds)
     if fitting:
-        return min(fitting, key=lambda c: c.seconds)
-    return min(allowed, key=lambda c: c.peak_bytes)
+        chosen = fitting[0]
+        runner_up = (f"; next {fitting[1].label} ≈ {fitting[1].seconds:.3g} s"
+                     if len(fitting) > 1 else "")
+        why = (f"the fastest estimate of the {len(fitting)} pairs within "
+               f"{memory_limit / 2**30:.3g} GiB{runner_up}")
+    else:
+        chosen = min(allowed, key=lambda c: c.peak_bytes)
+        why = f"no pair fits {memory_limit / 2**30:.3g} GiB: the smallest peak"
+    log.info("NYTRO strategy %s (training/validation rows): ≈ %.3g s, peak %.3g GiB — %s",
+             chosen.label, chosen.seconds, chosen.peak_bytes / 2**30, why)
+    return chosen
 
 
 def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
