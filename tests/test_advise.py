@@ -201,3 +201,21 @@ def test_advice_json_is_strict_json() -> None:
                     path_seconds=0.1, nytro_seconds=0.1, dof_seconds=0.1)
     saved = _strict_json(json.dumps(finite.to_dict(), allow_nan=False))
     assert saved["undefined"] == {} and saved["c2"] == pytest.approx(1e3 / math.log(1e3))
+
+
+def test_the_advice_says_when_no_t_was_measured() -> None:
+    from dataclasses import replace
+
+    from kernreg.advise import Advice
+
+    advice = Advice(dataset="toy", n=5000, d=3, sigma=1.0, m=100, lam_best=1e-4,
+                    lam_star=1e-3, tolerance=0.01, val_rmse=0.5, subsample=1000, d_eff=40.0,
+                    d_max=300.0, d_eff_half=39.0, nytro_iterations=None, max_iter=500,
+                    path_seconds=0.1, nytro_seconds=0.1, dof_seconds=0.1)
+    last = advice.to_text().splitlines()[-1]
+    # SNR = 1/λ* = 1000 stands in for t: never called a measured t
+    assert last.startswith("no t measured (NYTRO did not get there in 500 iterations): t ≥ 500,"
+                           " at t ≈ max(SNR, 500) = 1e+03: ")
+    measured = replace(advice, nytro_iterations=42).to_text().splitlines()[-1]
+    assert measured.startswith("with t measured instead of t ≈ SNR: ")
+    assert measured.endswith("(at t = 42, d_eff)")

@@ -244,10 +244,20 @@ class Advice:
             f"predicted fastest: {self.predicted.upper()} (at d_eff); "
             f"{self.predicted_worst_case.upper()} at d̃ (uniform sampling's worst case)",
             f"NYTRO, same centers ({self.nytro_seconds:.1f} s): {reached}",
-            f"with t measured instead of t ≈ SNR: {self.predicted_measured_t.upper()} "
-            f"(at t = {self.t_measured:.3g}, d_eff)",
+            self._measured_t_line(),
         ]
         return "\n".join(lines) + "\n"
+
+
+    def _measured_t_line(self) -> str:
+        """The prediction with NYTRO's measured t, or — when NYTRO did not reach the NKRLS
+        error within ``max_iter`` — saying that no t was measured and what stands in for it."""
+        if self.nytro_iterations is not None:
+            return (f"with t measured instead of t ≈ SNR: {self.predicted_measured_t.upper()} "
+                    f"(at t = {self.t_measured:.3g}, d_eff)")
+        return (f"no t measured (NYTRO did not get there in {self.max_iter} iterations): t ≥ "
+                f"{self.max_iter}, at t ≈ max(SNR, {self.max_iter}) = {self.t_measured:.3g}: "
+                f"{self.predicted_measured_t.upper()} (d_eff)")
 
 
 def _curve_text(value: float) -> str:
