@@ -195,7 +195,7 @@ def test_trials_of_equal_length_draw_as_before() -> None:
                                   param="lambda") for k, c in enumerate(curves)])
     ax = path_figure(run, "nkrls").axes[0]
     assert [ln.get_label() for ln in ax.get_lines()] == [
-        "validation RMSE (median)", "selected (test RMSE 0.61 ± 0.0082)"]
+        "validation RMSE (median)", "selected (test RMSE 0.6100 ± 0.0082)"]
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), np.median(curves, axis=0))
     (band,) = ax.collections
     assert band.get_label() == "min–max over 3 trials"

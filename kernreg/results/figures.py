@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from kernreg.atomic import atomic_path
 from kernreg.losses import get_measure
+from kernreg.results.numbers import format_number
 from kernreg.results.record import TrialRecord
 from kernreg.results.store import RunData, load_run
 from kernreg.solvers import algorithm_title
@@ -210,8 +211,9 @@ def _draw_path(run: RunData, label: str) -> CaptionedFigure | None:
                         alpha=0.2, label=f"min–max over {paths.where()}")
     sel_x, sel_y = _selected_points(recs)
     test = np.array([r.measures.get(measure, r.test_rmse) for r in recs], dtype=float)
+    spread = float(test.std()) if len(test) > 1 else None  # one rounding rule (numbers.py)
     ax.plot(sel_x, sel_y, "v", color="C3", ms=8,
-            label=f"selected (test {title} {test.mean():.4g} ± {test.std():.2g})")
+            label=f"selected (test {title} {format_number(float(test.mean()), spread)})")
     if paths.param == "lambda":
         ax.set_xscale("log")
     ax.set_xlabel(PARAM_AXIS.get(paths.param, paths.param))
