@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ConfigError", "DataError", "DegenerateError", "KernregError", "OutputError",
-           "ResultsError", "RunLockedError"]
+__all__ = ["ConfigError", "DataError", "DegenerateError", "KernregError",
+           "MissingDependencyError", "OutputError", "ResultsError", "RunLockedError"]
 
 
 class KernregError(Exception):
@@ -33,6 +33,29 @@ class DataError(KernregError):
 
 class ConfigError(KernregError):
     """A configuration value is invalid."""
+
+
+class MissingDependencyError(KernregError):
+    """An optional dependency that this use of kernreg needs is not installed (or fails to
+    import); the message names the extra that installs it, ``pip install 'kernreg[EXTRA]'``.
+
+    Parameters
+    ----------
+    what : str
+        What needs it, as the user asked for it (``--scheduler local:2``, ``reading x.rda``).
+    package : str
+        The dependency (``Dask``, ``rdata``).
+    extra : str
+        kernreg's extra that installs it (``dask``, ``rdata``).
+    reason : str, optional
+        Why an installed package failed to import (a dependency of its own missing, say).
+    """
+
+    def __init__(self, what: str, package: str, extra: str, reason: str | None = None):
+        state = f"which failed to import ({reason})" if reason else "which is not installed"
+        super().__init__(f"{what} needs {package}, {state}: pip install 'kernreg[{extra}]'")
+        self.package = package
+        self.extra = extra
 
 
 class DegenerateError(KernregError):

@@ -168,3 +168,14 @@ def test_a_sink_belongs_to_its_thread() -> None:
         other.join()
         progress.report("here")
     assert shown == ["here"]
+
+
+def test_a_bad_scheduler_file_is_named_before_anything_is_written(kernreg_cli, config: Path,
+                                                                  tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    missing = tmp_path / "nowhere.json"
+    code, out, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "r"),
+                                  "--scheduler-file", str(missing)])
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and str(missing) in err
+    assert not (tmp_path / "r").exists()

@@ -313,3 +313,65 @@ def test_the_compiled_stored_pass_runs_for_one_column(monkeypatch: pytest.Monkey
     with_jit = normal_pass(K, beta, y)[0]
     monkeypatch.setenv("KERNREG_JIT_PASS", "0")
     np.testing.assert_allclose(normal_pass(K, beta, y)[0], with_jit, rtol=1e-12)
+
+
+# ----------------------------------------------------------------- warm-up
+WARM_UP_THEN_FIT = """
+import json, sys
+import numpy as np
+from kernreg.kernels.compiled import compiled_signatures, warm_up
+from kernreg.solvers import NystromKRLS, Nytro
+
+assert compiled_signatures() == {}  # a fresh process: nothing loaded yet
+ready = warm_up()
+warmed = compiled_signatures()
+rng = np.random.default_rng(0)
+X = rng.uniform(-1, 1, size=(300, 4))
+y = X[:, 0] - X[:, 1] ** 2
+for dtype in ("float64", "float32"):
+    for strategy in ("memory", "blocked", "gram"):
+        Nytro(sigma=0.8, m=40, max_iter=20, strategy=strategy, validation_strategy=strategy,
+              dtype=dtype, random_state=1).fit(X[:200], y[:200], X[200:], y[200:])
+    Nytro(kernel="laplacian", sigma=0.8, m=40, max_iter=20, dtype=dtype,
+          random_state=1).fit(X[:200], y[:200], X[200:], y[200:])
+NystromKRLS(sigma=0.8, m=40, random_state=1).fit(X[:200], y[:200], X[200:], y[200:])
+print(json.dumps({"ready": ready, "warmed": warmed, "after_fits": compiled_signatures(),
+                  "numba_imported": sys.modules.get("numba") is not None}))
+"""
+
+
+def _fresh_process(code: str, **env: str) -> dict:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_warm_up_loads_every_compiled_function_that_fits_call() -> None:
+    """In a fresh process warm_up() leaves each compiled function with its signatures loaded
+    (or compiled), and fits of both dtypes, every strategy, Gaussian and Laplacian, then add
+    none: nothing is compiled inside a timed fit."""
+    result = _fresh_process(WARM_UP_THEN_FIT, KERNREG_JIT="1", OPENBLAS_NUM_THREADS="1")
+    assert result["ready"]
+    warmed = result["warmed"]
+    # one signature per dtype; the several-column loop only where KERNREG_JIT_PASS takes it
+    assert warmed["distance_exp_f64"] == warmed["distance_exp_f32"] == 1
+    assert warmed["normal_pass_single"] == 2 and warmed["normal_pass_kernel"] == 0
+    assert result["after_fits"] == warmed
+
+
+@pytest.mark.parametrize("switch", ["KERNREG_JIT", "hidden"])
+def test_warm_up_does_nothing_with_the_compiled_path_off(switch: str) -> None:
+    """KERNREG_JIT=0, or numba not importable: warm_up() imports nothing, loads nothing, and
+    the fits run on numpy."""
+    code = WARM_UP_THEN_FIT
+    if switch == "hidden":
+        code = "import sys; sys.modules['numba'] = None\n" + code
+    result = _fresh_process(code, KERNREG_JIT="0" if switch == "KERNREG_JIT" else "1")
+    assert result == {"ready": False, "warmed": {}, "after_fits": {}, "numba_imported": False}

@@ -1,6 +1,9 @@
 """Dask: trials as tasks equal the local run, data-parallel NKRLS and NYTRO equal the local
 solvers, a worker killed mid-run costs a retry, never a lost or duplicated trial, and Ctrl-C
-on a LocalCluster run prints one line and leaves a run that --resume finishes.
+on a LocalCluster run prints one line and leaves a run that --resume finishes; every worker,
+one that joins later included, warms the compiled layer up before its first task; the
+scheduler is found from --scheduler-file or Dask's configuration, refused with one message
+naming what is wrong.
 
 A LocalCluster of 2 worker processes × 1 thread (this machine has 2 cores); data from
 scikit-learn's bundled breast cancer table and generated problems (no mirror needed).
@@ -9,6 +12,7 @@ scikit-learn's bundled breast cancer table and generated problems (no mirror nee
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,10 +26,13 @@ import pandas as pd
 import pytest
 
 from kernreg.config import load_experiment
+from kernreg.errors import ConfigError
 from kernreg.experiment import run_experiment
-from kernreg.kernels import GaussianKernel
+from kernreg.experiment.distributed import WarmUpPlugin, dask_client, resolve_scheduler
+from kernreg.kernels import GaussianKernel, jit_enabled
+from kernreg.kernels.compiled import compiled_signatures
 from kernreg.solvers import NystromKRLS, Nytro
-from kernreg.solvers.blocks.dask_rows import DistributedRows
+from kernreg.solvers.blocks.dask_rows import DistributedRows, worker_memory_limit
 from kernreg.solvers.blocks.distinct import merged_rows, merging
 
 distributed = pytest.importorskip("distributed")
@@ -250,3 +257,133 @@ def test_ctrl_c_on_a_local_cluster_prints_one_line_and_resumes(tmp_path: Path) -
     dask, local = (pd.read_csv(base / "dsk" / "results.csv") for base in (out,
                                                                           tmp_path / "local"))
     pd.testing.assert_frame_equal(_table(dask), _table(local))
+
+
+def _scheduler_plugins(dask_scheduler) -> list[str]:
+    return list(dask_scheduler.worker_plugins)
+
+
+def test_every_worker_warms_up_before_its_first_task_one_joining_later_too() -> None:
+    """The warm-up plugin is registered with the scheduler, so the worker there and one that
+    joins afterwards (the cluster scaled up) have the compiled functions loaded before they
+    run anything (without numba, or with it off, nothing is loaded)."""
+    with dask_client("local:1") as client:
+        assert WarmUpPlugin.name in client.run_on_scheduler(_scheduler_plugins)
+        client.cluster.scale(2)
+        client.wait_for_workers(2, timeout=120)
+        loaded = client.run(compiled_signatures)
+    assert len(loaded) == 2
+    for signatures in loaded.values():
+        if jit_enabled():
+            assert signatures["distance_exp_f64"] >= 1 and signatures["normal_pass_single"] >= 1
+        else:
+            assert signatures == {}
+
+
+def test_connecting_to_a_scheduler_says_where_and_how_many_workers(cluster, capsys) -> None:
+    with dask_client(cluster.scheduler_address) as client:
+        assert WarmUpPlugin.name in client.run_on_scheduler(_scheduler_plugins)
+    line = re.escape(f"dask: connected to {cluster.scheduler_address}")
+    assert re.fullmatch(line + r" \(dashboard: http://[^ ]+/status\), 2 workers\n",
+                        capsys.readouterr().err)
+
+
+def test_auto_blas_threads_on_a_cluster_is_called_out(cluster, tmp_path: Path, capsys) -> None:
+    """budget.blas_threads: auto counts the driver's idle cores, not a worker's: a run on a
+    scheduler's cluster says so (a LocalCluster's share of this machine is right as it is)."""
+    config = tmp_path / "dsk.yaml"
+    config.write_text(CONFIG.replace("trials: 4", "trials: 1").replace("blas_threads: 1",
+                                                                       "blas_threads: auto"))
+    exp = load_experiment(config, {"execution": {"scheduler": cluster.scheduler_address}})
+    run_experiment(exp, tmp_path / "out", progress=False)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"dask: connected to {cluster.scheduler_address}")
+    assert err[1].startswith("dask: budget.blas_threads is auto, this machine's ")
+    assert err[1].endswith("set budget.blas_threads to the cores of one worker process")
+    assert len(err) == 2
+
+
+def _scheduler_file(tmp_path: Path, content: str) -> Path:
+    path = tmp_path / "scheduler.json"
+    path.write_text(content)
+    return path
+
+
+def test_a_scheduler_file_gives_the_address(tmp_path: Path) -> None:
+    """The file that `dask scheduler --scheduler-file` writes: its address is the scheduler."""
+    written = tmp_path / "written.json"
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp",
+                                  dashboard_address=":0",
+                                  scheduler_kwargs={"scheduler_file": str(written)}) as cluster:
+        assert resolve_scheduler(None, written) == cluster.scheduler_address
+    path = _scheduler_file(tmp_path, '{"type": "Scheduler", "id": "Scheduler-1", "address": '
+                                     '"tcp://10.1.2.3:8786", "services": {"dashboard": 8787}}')
+    assert resolve_scheduler(None, path) == "tcp://10.1.2.3:8786"
+    assert resolve_scheduler(None, str(path)) == "tcp://10.1.2.3:8786"
+    assert resolve_scheduler("local:2") == "local:2"  # anything else is the config's to check
+    assert resolve_scheduler(None) is None  # neither: the config's execution.scheduler stands
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "no such file; `dask scheduler --scheduler-file"),
+    ("", "is not a Dask scheduler file"),
+    ("{'address': 'tcp://h:8786'}", "is not a Dask scheduler file"),  # not JSON
+    ('["tcp://h:8786"]', "no \"address\" in it"),
+    ('{"id": "Scheduler-1"}', "no \"address\" in it"),
+    ('{"address": "ucx://h:8786"}', "its address 'ucx://h:8786': expected"),
+    ('{"address": "tcp://h:99999"}', "the port must be a number in 1-65535"),
+])
+def test_a_bad_scheduler_file_is_refused_naming_it(tmp_path: Path, content: str | None,
+                                                  message: str) -> None:
+    path = tmp_path / "scheduler.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(ConfigError, match=f"^--scheduler-file {path}") as refused:
+        resolve_scheduler(None, path)
+    assert message in str(refused.value)
+
+
+def test_an_unreadable_scheduler_file_and_two_schedulers_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=f"--scheduler-file {tmp_path}: cannot read it: "):
+        resolve_scheduler(None, tmp_path)  # a folder
+    path = _scheduler_file(tmp_path, '{"address": "tcp://h:8786"}')
+    with pytest.raises(ConfigError, match="both name a scheduler"):
+        resolve_scheduler("local:2", path)
+
+
+def test_scheduler_dask_is_where_dask_s_configuration_points(monkeypatch) -> None:
+    """``--scheduler dask``: DASK_SCHEDULER_ADDRESS (read when asked, as Dask's Client() does),
+    then Dask's scheduler-address; with neither, one message saying what to set."""
+    import dask
+
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://10.1.2.3:8786")
+    assert resolve_scheduler("dask") == "tcp://10.1.2.3:8786"
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "10.1.2.3:8786")  # Dask's default scheme
+    assert resolve_scheduler("dask") == "tcp://10.1.2.3:8786"
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "inproc://10.1.2.3/1/2")
+    with pytest.raises(ConfigError, match="DASK_SCHEDULER_ADDRESS 'inproc://"):
+        resolve_scheduler("dask")
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
+    with dask.config.set({"scheduler-address": "tls://sched.example.org:8786"}):
+        assert resolve_scheduler("dask") == "tls://sched.example.org:8786"
+    with dask.config.set({"scheduler-address": None}), \
+            pytest.raises(ConfigError, match="names no scheduler: set DASK_SCHEDULER_ADDRESS"):
+        resolve_scheduler("dask")
+
+
+def test_the_rows_are_spread_over_every_worker_beyond_five() -> None:
+    """Dask 2025.4 to 2026.3 list only 5 workers in ``scheduler_info()`` unless asked for all:
+    on 7 workers the data-parallel rows still go to all 7, and all 7 count in the memory plan.
+    (Thread workers: cheap to start.)"""
+    X = np.random.default_rng(0).uniform(-1, 1, size=(70, 3))
+    with distributed.LocalCluster(n_workers=7, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        assert worker_memory_limit(client, 2**30)[0] == 7
+        rows = DistributedRows(GaussianKernel(sigma=1.0), X, X[:, 0], X[:10], "memory",
+                               client=client)
+        try:
+            holders = client.who_has(rows._parts)
+        finally:
+            rows.close()
+    assert len({w for where in holders.values() for w in where}) == 7

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-import rdata
 
 from kernreg.datasets import readers
-from kernreg.errors import DataError
+from kernreg.errors import DataError, MissingDependencyError
 
 RNG = np.random.default_rng(0)
 
@@ -158,6 +158,7 @@ def test_wdbc_bad_diagnosis(tmp_path: Path) -> None:
 
 
 def test_covertype_rda_scales_like_libsvm_scale_file(tmp_path: Path) -> None:
+    rdata = pytest.importorskip("rdata")  # the rdata extra
     features = RNG.integers(0, 4000, (6, 54)).astype(float)
     features[:, 10] = 7.0  # a constant column must not divide by zero
     labels = np.array([0, 1, 1, 0, 0, 1], dtype=float)  # stored as LIBSVM label - 1
@@ -173,9 +174,33 @@ def test_covertype_rda_scales_like_libsvm_scale_file(tmp_path: Path) -> None:
 
 
 def test_covertype_rda_wrong_shape(tmp_path: Path) -> None:
+    rdata = pytest.importorskip("rdata")
     path = tmp_path / "covertype.rda"
     rdata.write_rda(str(path), {"covertype": np.zeros((3, 10))}, compression="bzip2")
     with pytest.raises(DataError, match="55 columns"):
+        readers.covertype_rda()([path])
+
+
+def test_covertype_rda_without_rdata_names_the_extra(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """rdata is an extra: without it the reader says, in one message, which file needs it and
+    how to install it; an rdata that is there but fails to import says why."""
+    path = tmp_path / "covertype.rda"
+    monkeypatch.setitem(sys.modules, "rdata", None)  # as if not installed
+    with pytest.raises(MissingDependencyError) as missing:
+        readers.covertype_rda()([path])
+    assert str(missing.value) == (f"reading {path} needs rdata, which is not installed: "
+                                  f"pip install 'kernreg[rdata]'")
+    assert missing.value.extra == "rdata" and missing.value.exit_code == 2
+    # an rdata whose own dependency is missing (as when xarray is uninstalled)
+    broken = tmp_path / "site" / "rdata"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("import kernreg_test_no_such_module\n")
+    monkeypatch.delitem(sys.modules, "rdata")
+    monkeypatch.syspath_prepend(str(broken.parent))
+    with pytest.raises(MissingDependencyError, match=r"needs rdata, which failed to import "
+                       r"\(No module named 'kernreg_test_no_such_module'\): pip install "
+                       r"'kernreg\[rdata\]'"):
         readers.covertype_rda()([path])
 
 

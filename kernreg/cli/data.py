@@ -21,7 +21,7 @@ from kernreg.datasets import (
 )
 from kernreg.datasets.cache import cache_path
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE, local_source
-from kernreg.errors import DataError, KernregError
+from kernreg.errors import DataError, KernregError, MissingDependencyError
 
 
 def data_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -84,7 +84,7 @@ def fetch(names: tuple[str, ...], dtype: str, skip_missing: bool, mirror: str | 
         try:
             ds = load_dataset(name, mirror=mirror, cache_dir=cache_dir, offline=offline,
                               dtype=dtype)
-        except DataError as exc:
+        except (DataError, MissingDependencyError) as exc:  # a reader's missing extra too
             failures.append(name)
             click.echo(f"{name}: {'skipped' if skip_missing else 'FAILED'}\n{exc}", err=True)
             continue

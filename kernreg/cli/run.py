@@ -101,9 +101,13 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--scheduler", metavar="WHERE",
               help="Run the trials as Dask tasks: local:N (a LocalCluster of N worker "
-                   "processes on this machine) or a scheduler's address (tcp://host:8786); "
+                   "processes on this machine), a scheduler's address (tcp://host:8786) or "
+                   "dask (the scheduler Dask's configuration names: DASK_SCHEDULER_ADDRESS); "
                    "overrides the config's execution.scheduler (default: local, this "
                    "process).")
+@click.option("--scheduler-file", metavar="PATH",
+              help="Run the trials on the Dask scheduler whose address this file holds (the "
+                   "file `dask scheduler --scheduler-file PATH` writes).")
 @click.option("--device", metavar="NAME", callback=_device_name,
               help="Where the algorithms that take a device run: cpu (numpy), torch (PyTorch "
                    "on the CPU), cuda or cuda:N; overrides the config's device (default: "
@@ -121,8 +125,8 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.pass_context
 def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
         out: str | None, resume: bool, smoke: bool, force: bool, only: tuple[str, ...],
-        no_progress: bool, scheduler: str | None, device: str | None,
-        settings: tuple[str, ...], with_report: bool, mirror: str | None,
+        no_progress: bool, scheduler: str | None, scheduler_file: str | None,
+        device: str | None, settings: tuple[str, ...], with_report: bool, mirror: str | None,
         cache_dir: str | None, offline: bool | None) -> None:
     """Run the experiment of CONFIG (a YAML file, or the name of a shipped config: `kernreg
     configs` lists them): every algorithm, every trial.
@@ -141,8 +145,12 @@ def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
     protocol = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
     if protocol:
         overrides["protocol"] = protocol
-    if scheduler:
-        overrides["execution"] = {"scheduler": scheduler}
+    if scheduler or scheduler_file:
+        from kernreg.experiment.distributed import resolve_scheduler  # lazy: loads Dask
+
+        address = resolve_scheduler(scheduler, scheduler_file)
+        if address:
+            overrides["execution"] = {"scheduler": address}
     if device:
         overrides["device"] = device
     if is_table_config(config):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from kernreg.datasets.spec import Part, Reader
-from kernreg.errors import DataError
+from kernreg.errors import DataError, MissingDependencyError
 
 # What a corrupt or truncated file raises in the libraries used below.
 _PARSE_ERRORS = (
@@ -163,9 +163,12 @@ def covertype_rda() -> Reader:
     """
 
     def read(paths: Sequence[Path]) -> list[Part]:
-        import rdata  # imported here: only this reader needs it, and it is slow to import
-
         (path,) = paths
+        try:  # imported here: only this reader needs it, and it is slow to import
+            import rdata
+        except ImportError as exc:  # an optional dependency (the rdata extra)
+            reason = None if exc.name == "rdata" else str(exc)  # else one of its own is broken
+            raise MissingDependencyError(f"reading {path}", "rdata", "rdata", reason) from None
         with parsing(path):
             converted = rdata.read_rda(str(path))
             matrix = np.asarray(converted["covertype"], dtype=np.float64)

@@ -6,18 +6,29 @@ atomically, once per trial — so ``--resume``, ``--force``, ``--only`` and the 
 with ``local``. A worker that dies mid-trial costs that trial a retry (Dask reschedules it on
 another worker), never a lost or a duplicated record. The prepared data are sent to each worker
 once (a broadcast), not once per task; each task limits BLAS to the budget's threads (for
-``local:N`` the budget's threads are shared among the N workers). Dask is an optional
-dependency (``pip install 'kernreg[dask]'``); it is imported only here.
+``local:N`` the budget's threads are shared among the N workers). Every worker, those that join
+later included, makes its compiled kernel layer ready before its first task
+(:class:`WarmUpPlugin`), so that no trial's timed fit pays numba's loading. Dask is an optional
+dependency (``pip install 'kernreg[dask]'``); it is imported only here (and by the data-parallel
+solvers, :mod:`kernreg.solvers.blocks.dask_rows`).
+
+Where to connect: :func:`resolve_scheduler` turns ``kernreg run``'s ``--scheduler`` and
+``--scheduler-file`` into the address of ``execution.scheduler``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import json
 import logging
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -26,18 +37,148 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from kernreg.config import Algorithm, Experiment
-from kernreg.errors import ConfigError, KernregError
+from kernreg.config.loader import scheduler_problem
+from kernreg.errors import ConfigError, KernregError, MissingDependencyError
 from kernreg.experiment.resources import gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import PreparedData, run_trial
+from kernreg.kernels.compiled import warm_up
 from kernreg.results.record import TrialRecord
+
+try:  # optional: without Dask, dask_client says how to install it
+    from distributed import WorkerPlugin
+except ImportError:
+    WorkerPlugin = object  # type: ignore[assignment,misc]
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster, Worker
 
-__all__ = ["admissions", "dask_client", "local_workers", "run_trials_on_dask", "trial_task",
-           "worker_blas_threads"]
+__all__ = ["WarmUpPlugin", "admissions", "dask_client", "local_workers", "resolve_scheduler",
+           "run_trials_on_dask", "trial_task", "worker_blas_threads"]
 
 log = logging.getLogger("kernreg.experiment")
+
+#: ``--scheduler dask``: the scheduler that Dask's own configuration names, as Dask's
+#: ``Client()`` finds it (``DASK_SCHEDULER_ADDRESS``, or ``scheduler-address`` in a Dask config
+#: file).
+FROM_DASK_CONFIG = "dask"
+#: A scheduler file is a few hundred bytes of JSON; a larger file is not one.
+MAX_SCHEDULER_FILE_BYTES = 2**20
+
+
+def resolve_scheduler(scheduler: str | None,
+                      scheduler_file: str | os.PathLike[str] | None = None) -> str | None:
+    """Where ``kernreg run`` sends its trials, from its ``--scheduler`` and ``--scheduler-file``.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        ``--scheduler``: ``local``, ``local:N``, an address (``tcp://host:8786``), or ``dask``
+        for the scheduler that Dask's configuration names (``DASK_SCHEDULER_ADDRESS``, or
+        ``scheduler-address`` in a Dask config file), which Dask's own ``Client()`` connects
+        to; ``None`` when not given.
+    scheduler_file : path-like or None
+        ``--scheduler-file``: the JSON file that ``dask scheduler --scheduler-file PATH``
+        writes as it starts; its ``address`` is the scheduler's.
+
+    Returns
+    -------
+    str or None
+        The value of ``execution.scheduler`` (an address without a scheme gets ``tcp://``, as
+        in Dask); ``None`` when neither option is given: the config's ``execution.scheduler``
+        stands (by default ``local``, even where ``DASK_SCHEDULER_ADDRESS`` is set: a cluster
+        is used only when asked for).
+
+    Raises
+    ------
+    ConfigError
+        Both options given; ``dask`` with no scheduler in Dask's configuration; a scheduler
+        file that is missing, unreadable or not a scheduler file (the message names it); an
+        address that is not ``tcp://host:port`` or ``tls://host:port``.
+    MissingDependencyError
+        ``dask`` without Dask installed.
+    """
+    if scheduler_file is not None:
+        if scheduler:
+            raise ConfigError("--scheduler and --scheduler-file both name a scheduler: give "
+                              "one of them")
+        return _checked(_address_in(Path(scheduler_file)),
+                        f"--scheduler-file {scheduler_file}: its address")
+    if scheduler != FROM_DASK_CONFIG:
+        return scheduler or None
+    # the variable first, as Dask ranks it (read now: Dask's copy dates from its import)
+    source = "DASK_SCHEDULER_ADDRESS"
+    address = os.environ.get(source, "").strip()
+    if not address:
+        try:
+            import dask.config
+        except ImportError:
+            raise MissingDependencyError("--scheduler dask", "Dask", "dask") from None
+        source = "Dask's scheduler-address"
+        address = dask.config.get("scheduler-address", None)
+    if not address:
+        raise ConfigError("--scheduler dask: Dask's configuration names no scheduler: set "
+                          "DASK_SCHEDULER_ADDRESS=tcp://HOST:8786 (or scheduler-address in a "
+                          "Dask config file), or give --scheduler-file or the address itself")
+    return _checked(str(address), f"--scheduler dask: {source}")
+
+
+def _address_in(path: Path) -> str:
+    """The ``address`` of the scheduler file ``path``."""
+    try:
+        with path.open("rb") as file:
+            raw = file.read(MAX_SCHEDULER_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"--scheduler-file {path}: no such file; `dask scheduler "
+                          f"--scheduler-file {path}` writes it as the scheduler starts (started? "
+                          f"on storage this machine sees?)") from None
+    except OSError as exc:
+        raise ConfigError(f"--scheduler-file {path}: cannot read it: "
+                          f"{exc.strerror or exc}") from None
+    not_one = (f"--scheduler-file {path} is not a Dask scheduler file (JSON with the "
+               f"scheduler's \"address\", as `dask scheduler --scheduler-file` writes)")
+    if len(raw) > MAX_SCHEDULER_FILE_BYTES:
+        raise ConfigError(f"{not_one}: over {MAX_SCHEDULER_FILE_BYTES // 2**10} KiB")
+    try:
+        content = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{not_one}: {exc}") from None
+    address = content.get("address") if isinstance(content, dict) else None
+    if not isinstance(address, str) or not address:
+        raise ConfigError(f"{not_one}: no \"address\" in it")
+    return address
+
+
+def _checked(address: str, source: str) -> str:
+    """``address`` with ``tcp://`` where it names no scheme, checked as a config's scheduler is;
+    ``source`` says where it came from."""
+    address = address.strip()
+    if "://" not in address:
+        address = f"tcp://{address}"
+    problem = scheduler_problem(address)
+    if problem:
+        raise ConfigError(f"{source} {problem}")
+    return address
+
+
+class WarmUpPlugin(WorkerPlugin):
+    """A Dask worker plugin that makes the worker's compiled kernel layer ready
+    (:func:`kernreg.kernels.compiled.warm_up`) before the worker takes its first task.
+
+    :func:`dask_client` registers it with the scheduler, which runs it on the workers there
+    and on every worker that joins later (Dask sets a joining worker's plugins up before it
+    handles any task); registered again (a second run on the cluster), it replaces itself.
+    """
+
+    name = "kernreg-warm-up"
+
+    async def setup(self, worker: Worker) -> None:
+        """Warm up in a thread: compiling may take seconds, and the worker's event loop must
+        keep up its heartbeats meanwhile."""
+        try:
+            await asyncio.to_thread(warm_up)
+        except Exception as exc:  # its trials meet the same problem and report it
+            log.warning("kernreg: the compiled kernels were not warmed up on %s: %s",
+                        worker.address, exc)
 
 
 def local_workers(scheduler: str) -> int | None:
@@ -55,23 +196,28 @@ def worker_blas_threads(scheduler: str, blas_threads: int) -> int:
 @contextmanager
 def dask_client(scheduler: str) -> Iterator[Client]:
     """A client of ``scheduler``: ``local:N`` starts a LocalCluster of N single-threaded
-    worker processes (closed on exit); an address connects to a running scheduler.
+    worker processes (closed on exit); an address connects to a running scheduler, and says
+    so on stderr (``dask: connected to tcp://… (dashboard: http://…/status), 4 workers``).
+    Either way the workers' compiled kernel layer is made ready (:class:`WarmUpPlugin`)
+    before the client is handed on.
 
     Raises
     ------
+    MissingDependencyError
+        Dask is not installed.
     ConfigError
-        Dask is not installed, or the scheduler cannot be reached.
+        The scheduler cannot be reached.
     """
     try:
         from distributed import Client
     except ImportError:
-        raise ConfigError(f"--scheduler {scheduler} needs Dask: pip install 'kernreg[dask]' "
-                          f"(or make install, which installs it)") from None
+        raise MissingDependencyError(f"--scheduler {scheduler}", "Dask", "dask") from None
     # Dask's own INFO lines (worker registration, dashboard hints) are not kernreg's output
     logging.getLogger("distributed").setLevel(logging.WARNING)
     workers = local_workers(scheduler)
     if workers is not None:
         with _local_cluster(workers) as cluster, Client(cluster) as client:
+            _register_warm_up(client)
             yield client
         return
     _probe(scheduler)
@@ -85,9 +231,34 @@ def dask_client(scheduler: str) -> Iterator[Client]:
                           f"(`dask scheduler`) and its workers (`dask worker {scheduler}`) "
                           f"first") from None
     try:
+        _register_warm_up(client)
+        _announce(client, scheduler)
         yield client
     finally:
         client.close()
+
+
+def _register_warm_up(client: Client) -> None:
+    """Register :class:`WarmUpPlugin`: its setup runs on the workers there before this
+    returns, and on each worker that joins later before its first task."""
+    client.register_plugin(WarmUpPlugin())
+
+
+def _announce(client: Client, scheduler: str) -> None:
+    """One line on stderr (where the progress bar goes): the scheduler, its dashboard, its
+    workers — none yet means the trials wait for some to join."""
+    try:
+        dashboard = client.dashboard_link  # None, or KeyError, without a dashboard
+    except Exception:
+        dashboard = None
+    workers = len(client.nthreads())  # every worker (scheduler_info() may list only five)
+    line = f"dask: connected to {scheduler}"
+    if dashboard:
+        line += f" (dashboard: {dashboard})"
+    line += f", {workers} worker{'s' if workers != 1 else ''}"
+    if not workers:
+        line += "; the trials wait for workers to join"
+    print(line, file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -285,6 +456,12 @@ def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
     in_driver = [(a, t) for a, t in todo if a.params.get("backend") == "dask"]
     as_tasks = [(a, t) for a, t in todo if a.params.get("backend") != "dask"]
     limits = admissions(scheduler, exp.budget["memory_gb"] * 2**30, peaks or {})
+    if exp.budget["blas_threads"] == "auto" and local_workers(scheduler) is None and as_tasks:
+        # "auto" counts this machine's idle cores, which say nothing of the workers'
+        print(f"dask: budget.blas_threads is auto, this machine's {budget_threads} idle cores: "
+              f"each trial on the cluster takes {budget_threads} BLAS threads; set "
+              f"budget.blas_threads to the cores of one worker process", file=sys.stderr,
+              flush=True)
     with (nullcontext(client) if client is not None else dask_client(scheduler)) as client:
         for algo, trial in in_driver:
             with threadpool_limits(limits=budget_threads):

@@ -21,6 +21,7 @@ from kernreg.experiment.preflight import check_device_memory, check_memory, chec
 from kernreg.experiment.provenance import source_commit, utc_now
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import prepare_data, run_trial
+from kernreg.kernels.compiled import warm_up
 from kernreg.progress import progress_sink
 from kernreg.results.store import RunStore
 from kernreg.results.tables import PARAMETER_SYMBOLS
@@ -106,6 +107,9 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                      exp.budget["memory_gb"])
         check_device_memory(exp, algorithms, n_fit, n_val, len(data.y_test),
                             data.X_train.shape[1], device)
+        # numba loaded (compiled where its cache is cold) before the first timed fit, and
+        # before the manifest records the kernel path: a numba that fails to load shows there
+        warm_up()
         manifest = {
             "experiment": exp.name,
             "config": exp.as_dict(),

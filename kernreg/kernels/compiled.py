@@ -25,6 +25,12 @@ about 1e-6 relative (:data:`FLOAT32_RTOL`).
 Threads: a compiled call uses :func:`compiled_threads` threads — the BLAS thread limit in force
 (the runner's ``budget.blas_threads``, set with threadpoolctl) capped by numba's pool — set for
 the call and restored after, so compiled code and BLAS never run more threads than the budget.
+
+numba is optional (``pip install 'kernreg[jit]'``): without it, or with it turned off, the numpy
+path runs, and each trial records which path ran (``kernel_path`` in its record, ``numba`` and
+``kernel_path_at_start`` in the run's manifest). Importing numba and loading its compiled
+functions costs each process about 0.3 s (seconds where numba's cache is empty):
+:func:`warm_up` pays that before the timed fits, in the runner and on every Dask worker.
 """
 
 from __future__ import annotations
@@ -48,16 +54,18 @@ __all__ = [
     "MATERN32",
     "MATERN52",
     "active_path",
+    "compiled_signatures",
     "compiled_threads",
     "distance_exp",
     "jit_enabled",
     "max_threads",
     "normal_pass",
     "use_jit",
+    "warm_up",
 ]
 
-#: Whether numba is installed (a dependency, but kernreg works, more slowly, without it). It is
-#: imported on the first compiled call only.
+#: Whether numba is installed (the ``jit`` extra: kernreg works without it, on its numpy path).
+#: It is imported on the first compiled call only (or by :func:`warm_up`).
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: Profiles of :func:`distance_exp`: the map applied to the squared distance ``s`` (with
@@ -137,22 +145,78 @@ def _kernels() -> Any:
     return _jit_module
 
 
+#: The compiled functions of :mod:`kernreg.kernels._jit` that the public operations call.
+COMPILED_FUNCTIONS = ("distance_exp_f64", "distance_exp_f32", "normal_pass_single",
+                      "normal_pass_kernel")
+
+
+def warm_up() -> bool:
+    """Make the compiled path ready now, so that its one-off cost falls outside timed fits.
+
+    Imports numba, then calls each compiled function once on tiny arrays of the argument types
+    a run passes (float64 and float32 blocks, one and several right-hand sides where
+    :func:`compiled_pass_enabled` takes them): numba loads each from its on-disk cache, or
+    compiles it where the cache has none, and starts its thread pool (measured here: 0.3 s
+    with a warm cache, 4.5–5.9 s with an empty one). A second call takes under 1 ms. With
+    the compiled path off (numba not installed, ``KERNREG_JIT`` off, :func:`use_jit`) it
+    imports nothing and does nothing.
+
+    Returns
+    -------
+    bool
+        Whether the compiled path is ready (``False``: the numpy path runs; a numba that
+        fails to import has warned once, as on a first compiled call).
+
+    Raises
+    ------
+    ConfigError
+        ``KERNREG_JIT`` or ``KERNREG_JIT_PASS`` holds a value that is neither on nor off.
+    """
+    if _kernels() is None:
+        return False
+    for dtype in (np.float64, np.float32):
+        # the profile and the scale are runtime values: one signature per dtype covers all
+        distance_exp(np.zeros((4, 4), dtype=dtype), np.zeros(4), np.zeros(4), GAUSSIAN, 1.0,
+                     threads=1)
+        for beta in (np.zeros(4), np.zeros((4, 2))):  # normal_pass_single, normal_pass_kernel
+            normal_pass(np.zeros((8, 4), dtype=dtype), beta, np.zeros(8), threads=1)
+    return True
+
+
+def compiled_signatures() -> dict[str, int]:
+    """How many argument-type signatures each compiled function holds in this process (loaded
+    from numba's cache or compiled): ``{}`` before the compiled layer is first used, and
+    without numba. A diagnostic: :func:`warm_up` leaves every function a run calls with one
+    per dtype."""
+    if _jit_module is None:
+        return {}
+    return {name: len(getattr(_jit_module, name).signatures) for name in COMPILED_FUNCTIONS}
+
+
+def _numba() -> Any:
+    """The numba module; ``None`` where it is not installed or does not import."""
+    if not HAVE_NUMBA or _import_error is not None:
+        return None
+    try:
+        import numba
+    except Exception:  # a broken install: the numpy path runs (_kernels warns of it)
+        return None
+    return numba
+
+
 def max_threads() -> int:
     """Threads numba's pool has (``NUMBA_NUM_THREADS``, by default the cores); 1 without numba."""
-    if not HAVE_NUMBA:
-        return 1
-    import numba
-
-    return int(numba.config.NUMBA_NUM_THREADS)
+    numba = _numba()
+    return 1 if numba is None else int(numba.config.NUMBA_NUM_THREADS)
 
 
 def compiled_threads() -> int:
     """Threads a compiled call uses: the largest BLAS thread limit in force (the runner sets it
     from ``budget.blas_threads``), at most numba's pool size, at least 1."""
     global _controller
-    if not HAVE_NUMBA:
+    numba = _numba()
+    if numba is None:
         return 1
-    import numba
     from threadpoolctl import ThreadpoolController
 
     if _controller is None:

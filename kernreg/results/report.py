@@ -3,7 +3,8 @@
 published values where one exists, and its figures with captions, every image inline.
 
 Every number of the report's tables follows one rounding rule,
-:func:`kernreg.results.numbers.format_number` (:data:`ROUNDING_RULE` says it in words); the papers' values are quoted as published.
+:func:`kernreg.results.numbers.format_number` (:data:`ROUNDING_RULE` says it in words); the
+papers' values are quoted as published.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def worker_memory_limit(client: Any, driver_available: int) -> tuple[int, int]:
     the host's ``driver_available`` bytes split among them — they share one memory."""
     import socket
 
-    info = client.scheduler_info()["workers"].values()
+    info = client.scheduler_info(n_workers=-1)["workers"].values()
     limits = [w.get("memory_limit") or driver_available for w in info]
     local_hosts = {"127.0.0.1", "localhost", socket.gethostname()}
     try:
@@ -138,7 +138,7 @@ class DistributedRows:
                  client: Any = None, parts: int | None = None,
                  row_scale: np.ndarray | None = None) -> None:
         self.client = client or current_client()
-        workers = list(self.client.scheduler_info()["workers"])
+        workers = list(self.client.scheduler_info(n_workers=-1)["workers"])
         count = max(1, min(parts or len(workers), X.shape[0]))
         bounds = np.linspace(0, X.shape[0], count + 1).astype(int)
         self.n, self.m = X.shape[0], C.shape[0]
