@@ -43,6 +43,7 @@ NOT_MEASURED = {
     "| floor | package | owns |": "architecture.md: the floors",
     "| to add | you write | guarded by |": "architecture.md: where each part goes, its tests",
     "| status | meaning |": "usage.md: exit statuses",
+    "| you give | kernreg connects to |": "distributed.md: how the scheduler is named",
     "| limit | value |": "usage.md: the config loader's limits (constants, checked below)",
     "| dataset | train / test / d | source used offline | preprocessing |":
         "datasets.md: the registry's sizes, sources and preprocessing",
