@@ -54,7 +54,7 @@ def test_plot_writes_every_figure_in_both_formats(run_dir: Path,
     written = {Path(line).name for line in capsys.readouterr().out.split()}
     # 6 labels: one path per 1-D label, the heat map of the largest incremental m, time vs m
     stems = {"time_vs_m", "heatmap_inkrls_m80", "path_nytro", "path_nkrls_m20",
-             "path_nkrls_m80"}
+             "path_nkrls_m80", "error_vs_time"}
     assert {f"{s}.{ext}" for s in stems for ext in ("png", "pdf")} <= written
     png = (run_dir / "figures" / "heatmap_inkrls_m80.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
@@ -114,8 +114,10 @@ def test_a_recorded_test_path_over_m_draws_test_error_against_m(
     main(["run", str(config), "--out", str(tmp_path / "results"), "--no-progress"])
     run = load_run(tmp_path / "results" / "small_fig53")
     figures, skipped = plan_figures(run)
-    # one λ: a curve per label in the test figure, no heat map and no path figure
-    assert set(figures) == {"test_vs_m"} and not any(k.startswith("heat") for k in skipped)
+    # one λ: a curve per label in the test figure, no heat map and no path figure (the
+    # error against time is drawn for every run that recorded path times)
+    assert set(figures) == {"test_vs_m", "error_vs_time"}
+    assert not any(k.startswith("heat") for k in skipped)
     ax = test_path_figure(run).axes[0]
     lines = [ln for ln in ax.get_lines() if ln.get_label().startswith(("random", "Nyström"))]
     assert len(lines) == 2 and ax.get_ylabel() == "test classification error"

@@ -133,7 +133,7 @@ def test_the_report_of_a_run(run_dir: Path, tmp_path: Path) -> None:
     assert f"<td>{format_number(errors.mean(), errors.std(ddof=0))}</td>" in text
     images = text.count("data:image/png;base64,")
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", text)
-    assert images == len(captions) == 1  # NYTRO's path; one λ draws no path
+    assert images == len(captions) == 2  # NYTRO's path and error against time; one λ: no path
     assert captions[0].startswith("Validation RMSE of NYTRO (label nytro) against iteration t")
     assert "2 trials" in captions[0]
     assert "not drawn: path_m67_lam1e-12 — m67_lam1e-12 has no path to draw" in text

@@ -96,7 +96,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     kernel loops that ran (``"numba"`` or ``"numpy"``, :func:`kernreg.kernels.active_path`)
     and ``info["device"]`` the device (``cpu``, ``torch 2.13.0 (cpu)`` or the GPU's name,
     :meth:`kernreg.backend.Device.describe`), resolved where the trial runs (a Dask worker
-    included).
+    included). ``path_seconds`` says when each path point's validation error was known, on
+    the same clock as the model-selection time (:func:`path_seconds`).
 
     Raises
     ------
@@ -174,7 +175,20 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         test_path=test_path,
         sigma_values=chosen.sigma_values,
         sigma_val_rmse=chosen.sigma_val_rmse,
+        path_seconds=path_seconds(estimator, chosen.val_rmse.shape),
     )
+
+
+def path_seconds(estimator: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """When each point of the fitted ``estimator``'s validation path was known: its
+    ``path_["seconds"]``, seconds from the start of ``fit`` — the start of the trial's
+    model-selection clock — shaped like the path (``shape``); empty where the estimator
+    recorded none, or selected σ (the times of σ*'s own fit would leave out the other σ's)."""
+    if "best_estimator_" in vars(estimator):
+        return np.zeros(0)
+    path = getattr(estimator, "path_", None) or {}
+    seconds = np.asarray(path.get("seconds", []), dtype=np.float64)
+    return seconds if seconds.shape == tuple(shape) and seconds.size else np.zeros(0)
 
 
 def real_outputs(estimator: Any, X: Any) -> np.ndarray:

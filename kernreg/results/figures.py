@@ -1,4 +1,5 @@
-"""Figures of a run: regularization paths, (m, λ) validation heat maps, time against m.
+"""Figures of a run: regularization paths, (m, λ) validation heat maps, time against m, error
+against elapsed time.
 
 Every figure is built from what a run stored (``results.h5`` trial records and the tidy CSV), so
 it can be redrawn at any time without recomputing anything. Every trial is drawn: trials whose
@@ -30,8 +31,9 @@ from kernreg.results.record import TrialRecord
 from kernreg.results.store import RunData, load_run
 from kernreg.solvers import algorithm_title
 
-__all__ = ["FORMATS", "CaptionedFigure", "captioned_figures", "figures_of_run", "loglog_slope",
-           "path_figure", "plan_figures", "save_figure", "save_figures", "test_path_figure"]
+__all__ = ["FORMATS", "CaptionedFigure", "captioned_figures", "error_vs_time_figure",
+           "figures_of_run", "loglog_slope", "path_figure", "plan_figures", "save_figure",
+           "save_figures", "test_path_figure"]
 
 FORMATS = ("png", "pdf")
 #: A run with more one-parameter paths than this (an m sweep) gets time-vs-m curves instead
@@ -406,6 +408,133 @@ def time_vs_m_figure(run: RunData) -> Figure | None:
     return None if drawn is None else drawn.figure
 
 
+# ------------------------------------------------------------------- error against time
+class _TimedPath(NamedTuple):
+    """One trial's path as points reached in time: grid values, the validation error, the
+    seconds at which it was known, the test measure (NaN where none recorded) and the index
+    of the selected point (None where it is not on the path)."""
+
+    grid: np.ndarray
+    val: np.ndarray
+    seconds: np.ndarray
+    test: np.ndarray
+    selected: int | None
+
+
+def _timed_path(r: TrialRecord, test_measure: str | None) -> _TimedPath:
+    """``r``'s path against time; a path over levels (m' or D') as each level's best λ (the
+    model a selection stopped at that level would take)."""
+    val, secs = np.asarray(r.val_rmse, dtype=float), np.asarray(r.path_seconds, dtype=float)
+    test = np.asarray(r.test_path[test_measure], dtype=float) if test_measure in r.test_path \
+        else np.full(val.shape, np.nan)
+    if val.ndim == 1:
+        selected = None
+        if np.isfinite(r.selected) and r.path_values.size == val.size:
+            selected = int(np.argmin(np.abs(r.path_values - r.selected)))
+        return _TimedPath(np.asarray(r.path_values, dtype=float), val, secs, test, selected)
+    levels = np.flatnonzero(np.isfinite(val).any(axis=0))
+    best = [int(np.nanargmin(val[:, k])) for k in levels]
+    selected = None
+    m_selected = r.info.get("m_selected")
+    if m_selected in set(r.m_values[levels].tolist()):
+        selected = int(np.flatnonzero(r.m_values[levels] == m_selected)[0])
+    return _TimedPath(np.asarray(r.m_values[levels], dtype=float), val[best, levels],
+                      secs[best, levels], test[best, levels], selected)
+
+
+def _timed_records(run: RunData) -> tuple[dict[str, list[TrialRecord]], str | None]:
+    """The trials with recorded path times by label (those of the run's most common
+    validation measure: one y axis), and that measure."""
+    timed = [r for r in run.records if r.path_seconds.size
+             and r.path_seconds.shape == r.val_rmse.shape]
+    if not timed:
+        return {}, None
+    measures = [r.val_measure for r in timed]
+    measure = max(dict.fromkeys(measures), key=measures.count)
+    by_label: dict[str, list[TrialRecord]] = {}
+    for r in timed:
+        if r.val_measure == measure:
+            by_label.setdefault(r.label, []).append(r)
+    return by_label, measure
+
+
+def _draw_error_vs_time(run: RunData) -> CaptionedFigure | None:
+    by_label, measure = _timed_records(run)
+    if not by_label or measure is None:
+        return None
+    title = _measure_title(measure)
+    everyone = [r for recs in by_label.values() for r in recs]
+    with_test = [r for r in everyone if r.test_path]  # the labels that evaluate a test path
+    test_measure = next((name for name in (measure, "error", "rmse")
+                         if with_test and all(name in r.test_path for r in with_test)), None)
+    fig, axes = plt.subplots(1, 2 if test_measure else 1, figsize=(11 if test_measure else 6, 4),
+                             layout="constrained", squeeze=False)
+    ax_val = axes[0, 0]
+    counts = []
+    for i, (label, recs) in enumerate(by_label.items()):
+        paths = [_timed_path(r, test_measure) for r in recs]
+        _, _, vals = _align([p.val for p in paths], [p.grid for p in paths])
+        _, _, secs = _align([p.seconds for p in paths], [p.grid for p in paths])
+        x = _nan_stat(secs, "median")
+        keep = np.isfinite(x) & (x > 0)
+        order = np.argsort(x[keep], kind="stable")  # a walk over λ may run backwards in λ
+        test = np.array([r.measures.get(measure, r.test_rmse) for r in recs], dtype=float)
+        spread = float(test.std()) if len(test) > 1 else None
+        ax_val.plot(x[keep][order], _nan_stat(vals, "median")[keep][order], marker="o", ms=2,
+                    lw=1.2, color=f"C{i}", label=f"{label} ({algorithm_title(recs[0].algorithm)})"
+                    f": test {title} {format_number(float(test.mean()), spread)}")
+        picks = [(p.seconds[p.selected], p.val[p.selected]) for p in paths
+                 if p.selected is not None and p.seconds[p.selected] > 0]
+        if picks:
+            ax_val.scatter(*zip(*picks, strict=True), marker="v", s=40, color=f"C{i}",
+                           edgecolors="black", linewidths=0.5, zorder=3)
+        if test_measure and all(test_measure in r.test_path for r in recs):
+            _, _, tests = _align([p.test for p in paths], [p.grid for p in paths])
+            axes[0, 1].plot(x[keep][order], _nan_stat(tests, "median")[keep][order],
+                            marker="o", ms=2, lw=1.2, color=f"C{i}", label=label)
+        counts.append(f"{label} {_trials(len(recs))}")
+    for ax in axes[0]:
+        ax.set_xscale("log")
+        ax.set_xlabel("seconds since the start of the fit (model-selection clock)")
+        ax.grid(alpha=0.3, which="both")
+    ax_val.set_ylabel(f"validation {title}")
+    ax_val.set_title(_title(run, "validation error against time"), fontsize=10)
+    ax_val.legend(fontsize=7, title=f"▼ selected; test {title} of the selected models",
+                  title_fontsize=7)
+    test_note = ""
+    if test_measure:
+        what = _measure_title(test_measure)
+        axes[0, 1].set_ylabel(f"test {what}")
+        axes[0, 1].set_title(f"{run.dataset}: test {what} along the path", fontsize=10)
+        axes[0, 1].legend(fontsize=7)
+        test_note = (f" Right: the test {what} (test split, {everyone[0].n_test} rows) of the "
+                     f"same models, fitted on the fit rows, at the same times (the labels that "
+                     f"recorded a test path).")
+    untimed = sorted({r.label for r in run.records} - set(by_label))
+    caption = (
+        f"Validation {title} against the time at which it was known, in seconds from the start "
+        f"of the fit (the model-selection clock; log scale), one curve per label "
+        f"({'; '.join(counts)}): at each path point, the median over the trials with that "
+        f"point of its validation {title} against the median of its times. Points solved "
+        f"and scored together share one time (every λ of one eigendecomposition: a vertical "
+        f"line; an iteration path scored in chunks: steps); a path over levels (m' or D') is "
+        f"drawn as each level's best λ. ▼ marks each trial's selected point; the legend gives "
+        f"the test {title} of the selected models (mean ± std over trials)." + test_note
+        + (f" Not drawn (no recorded times or another validation measure): "
+           f"{', '.join(untimed)}." if untimed else ""))
+    return CaptionedFigure(fig, caption)
+
+
+def error_vs_time_figure(run: RunData) -> Figure | None:
+    """Validation error against the elapsed time of the fit at which it was known, for every
+    label whose trials recorded path times (``TrialRecord.path_seconds``): the median over
+    trials of the error and of the time at each path point, log-x, each trial's selected
+    point marked and the test error of the selected models in the legend; beside it, the test
+    error along the path where the run recorded one (``protocol.record_test_path``)."""
+    drawn = _draw_error_vs_time(run)
+    return None if drawn is None else drawn.figure
+
+
 def captioned_figures(run: RunData) -> tuple[dict[str, CaptionedFigure], dict[str, str]]:
     """Every figure the run's contents allow with its caption, by file stem, and for what it
     cannot draw the reason why (``kernreg plot`` and the HTML report say both)."""
@@ -449,6 +578,13 @@ def captioned_figures(run: RunData) -> tuple[dict[str, CaptionedFigure], dict[st
                                         f"KOLS)")
         else:
             figures[f"path_{label}"] = drawn
+    over_time = _draw_error_vs_time(run)  # last: the figures before it keep their places
+    if over_time is None:
+        skipped["error_vs_time"] = ("no trial recorded when its path points were reached "
+                                    "(path_seconds: runs written before they were recorded, "
+                                    "σ selections and estimators without a path have none)")
+    else:
+        figures["error_vs_time"] = over_time
     return figures, skipped
 
 

@@ -12,7 +12,7 @@ __all__ = ["ADDED_FIELDS", "TrialRecord"]
 #: Fields absent from trial files stored before they existed: reading such a file fills them
 #: from the fields it has (see :meth:`TrialRecord.__post_init__`).
 ADDED_FIELDS = ("m_values", "task", "val_measure", "measures", "test_path", "sigma_values",
-                "sigma_val_rmse")
+                "sigma_val_rmse", "path_seconds")
 
 
 @dataclass
@@ -66,6 +66,13 @@ class TrialRecord:
     #: of every σ, ``(S, *val_rmse.shape)``; σ* is ``info["sigma_selected"]``. Else empty.
     sigma_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     sigma_val_rmse: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: When each point of the validation path was reached: seconds from the start of the fit
+    #: (the start of ``model_selection_time``'s clock) at which the point's validation error
+    #: was known, shaped like ``val_rmse`` (the estimator's ``path_["seconds"]``; see
+    #: :mod:`kernreg.solvers.blocks.path_clock` for what a point's time is on each kind of
+    #: path). Empty where none was recorded: trial files written before it was, estimators
+    #: that record none, and a σ selection (σ*'s own fit is not the selection's clock).
+    path_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
         # records stored before tasks existed: regression, or binary where an error was kept

@@ -5,7 +5,8 @@ Layout of ``<out>/<experiment>/``::
     .lock                    the run lock: pid, host and start of the process holding it
     manifest.json            normalised config, its hash, dataset sha256, environment
     trials/<label>__t003.h5  one finished trial (written atomically when the trial ends)
-    results.h5               all trials: /<label>/trial_003/{path_values, val_rmse} + attributes
+    results.h5               all trials: /<label>/trial_003/{path_values, val_rmse,
+                             path_seconds, ...} + attributes
     results.csv              one row per (algorithm, trial): the tidy table
 
 A trial file exists only once its trial has finished, so resuming an interrupted run redoes no
@@ -39,7 +40,8 @@ from kernreg.errors import ConfigError, ResultsError
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
 from kernreg.results.run_folder import UNREADABLE, RunFolder, manifest_hashes
 
-_ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse")
+_ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse",
+           "path_seconds")
 _JSON = ("blas", "info", "measures")
 #: The test measures along the path: a group of arrays, present when recorded.
 _PATHS = "test_path"

@@ -9,6 +9,7 @@ the data (``O(nm(m + d))``) gives ``AᵀA``; each λ then costs ``O(m³)`` for t
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from kernreg.solvers.blocks.params import (
     lambda_grid,
     level_values,
 )
+from kernreg.solvers.blocks.path_clock import FitClock, level_seconds, running_clock
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["UPDATES", "IncrementalNystromKRLS", "incremental_nkrls_path"]
@@ -49,6 +51,7 @@ def incremental_nkrls_path(
     n: int,
     levels: np.ndarray,
     update: str = "block",
+    level_costs: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """NKRLS coefficients on the first ``m'`` centers for every λ and every level ``m'``.
 
@@ -68,6 +71,9 @@ def incremental_nkrls_path(
         one small Cholesky); ``"rank_one"`` appends them one at a time by a rank-one update
         and a downdate (LiM Algorithm 1 verbatim; the same factor, ``O(m²)`` Python-level
         steps and all ``L`` factors in memory at once, for checking).
+    level_costs : ndarray of shape (M,), optional
+        Filled with the seconds spent on each level, over every λ (a level's share of the
+        coefficients' final solves counted too): the times of the m-path.
 
     Returns
     -------
@@ -82,13 +88,18 @@ def incremental_nkrls_path(
     L, M = lambdas.size, levels.size
     coefs = np.zeros((m, L, M))
     failed = np.zeros(L, dtype=bool)
+    costs = np.zeros(M) if level_costs is None else level_costs
+    costs[:] = 0.0
     if update == "rank_one":  # all λ together: one rotation sweep updates every factor
-        steps = _rank_one_factors(H, lambdas * n, int(levels[-1]))
+        center_costs = np.zeros(int(levels[-1]))
+        steps = _rank_one_factors(H, lambdas * n, int(levels[-1]), center_costs)
+        costs += np.add.reduceat(center_costs, np.concatenate([[0], levels[:-1]]))
     for j, lam in enumerate(lambdas):
         R = np.zeros((m, m)) if update == "block" else steps[j]
         w = np.zeros(m)  # w = R⁻ᵀ Aᵀy: forward substitution grows with R, prefix by prefix
         start = done = 0
         for stop in levels:
+            began = time.perf_counter()
             try:
                 if update == "block":
                     D = H[start:stop, start:stop] + lam * n * np.eye(stop - start)
@@ -103,8 +114,11 @@ def incremental_nkrls_path(
             w[start:stop] = la.solve_triangular(R[start:stop, start:stop], rhs, trans="T",
                                                 check_finite=False)
             start, done = stop, done + 1
+            costs[done - 1] += time.perf_counter() - began
         if done:
+            began = time.perf_counter()
             coefs[:, j, :done] = _level_coefs(R, factor.R, w, levels[:done])
+            costs[:done] += (time.perf_counter() - began) / done  # one column per level
     return coefs, failed
 
 
@@ -126,16 +140,21 @@ def _level_coefs(R: np.ndarray, R_mm: np.ndarray, w: np.ndarray, levels: np.ndar
     return W
 
 
-def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int) -> np.ndarray:
+def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int,
+                      center_costs: np.ndarray | None = None) -> np.ndarray:
     """Factors of ``H[:m, :m] + sI`` for each shift ``s``, one center at a time (LiM Alg. 1).
 
     A factor whose update broke down (not positive definite) has NaN on its diagonal from the
-    failing center on.
+    failing center on. ``center_costs`` ``(m,)``, if given, gets the seconds of each center.
     """
     L = shifts.size
     R = np.zeros((L, H.shape[0], H.shape[0]))
     ok = np.ones(L, dtype=bool)
+    last = time.perf_counter()
     for t in range(m):
+        if center_costs is not None and t:  # center t − 1 ended (the loop may `continue`)
+            now = time.perf_counter()
+            center_costs[t - 1], last = now - last, now
         # a view while every factor is fine; a gathered copy once some have failed
         sub = R[:, : t + 1, : t + 1] if ok.all() else R[ok, : t + 1, : t + 1]
         try:
@@ -153,6 +172,8 @@ def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int) -> np.ndarray:
                     R[j, range(t, m), range(t, m)] = np.nan
             continue
         R[ok, : t + 1, : t + 1] = sub
+    if center_costs is not None and m:
+        center_costs[m - 1] = time.perf_counter() - last
     return R
 
 
@@ -205,7 +226,10 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
     best_m_ : int
     factor_info_ : dict
     path_ : dict or None
-        ``{"lambdas", "m_values", "val_rmse" (L, M), "failed_lambdas"}`` with validation data.
+        ``{"lambdas", "m_values", "val_rmse" (L, M), "seconds" (L, M), "failed_lambdas"}``
+        with validation data; ``seconds``: when level m' was known for every λ had the levels
+        been solved one after another (:func:`~kernreg.solvers.blocks.path_clock.\
+level_seconds`).
     """
 
     def __init__(
@@ -255,11 +279,11 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
         H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
         return setup.centers, NystromSystem(setup.factor, H, Aty)
 
-    def _levels_path(self, state: _State, n: int, lambdas: np.ndarray, levels: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+    def _levels_path(self, state: _State, n: int, lambdas: np.ndarray, levels: np.ndarray,
+                     level_costs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         system = state[1]
         return incremental_nkrls_path(system.H, system.Aty, system.factor, lambdas, n, levels,
-                                      self.update)
+                                      self.update, level_costs)
 
     def _fit_at(self, state: _State, X: Any,
                 y: np.ndarray, lam: float) -> None:
@@ -273,7 +297,10 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
         m = centers.shape[0]
         # m may have been clamped to the data (with a warning): levels past it clamp with it
         levels = np.unique(np.minimum(check_m_levels(self.m_values, self.m), m))
-        coefs, failed = self._levels_path(state, X.shape[0], lambdas, levels)
+        clock = running_clock() or FitClock()
+        started, costs = clock(), np.zeros(levels.size)
+        coefs, failed = self._levels_path(state, X.shape[0], lambdas, levels, costs)
+        solved = clock()
         L, M = lambdas.size, levels.size
         flat = coefs.reshape(m, L * M)
         blocks = self.kernel_.blocks(X_val, centers, reuse_buffer=True,
@@ -281,8 +308,10 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
         val_rmse = column_rmse(blocks, flat, y_val, self.kernel_.dtype).reshape(L, M)
         if np.all(np.isnan(val_rmse)):
             raise np.linalg.LinAlgError("AᵀA + λnI was not positive definite for any λ")
+        # the m-path's times: level by level, each level's λs together
+        seconds = np.broadcast_to(level_seconds(started, solved, costs, clock()), (L, M))
         return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels,
-                          {"failed_lambdas": int(failed.sum())})
+                          {"failed_lambdas": int(failed.sum())}, seconds=seconds.copy())
 
     def _choose(self, state: _State, path: LambdaPath,
                 j: int, k: int) -> None:

@@ -39,6 +39,7 @@ from kernreg.solvers.blocks.lambda_path import (
     eigen_path_coefs,
 )
 from kernreg.solvers.blocks.params import LAMBDAS, M_LEVELS, POSITIVE_INT, lambda_grid, level_values
+from kernreg.solvers.blocks.path_clock import FitClock, running_clock, scored_seconds
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["RandomFeaturesKRLS"]
@@ -142,7 +143,8 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     best_lambda_ : float
     best_n_features_ : int
     path_ : dict or None
-        ``{"lambdas", "m_values" (the levels D'), "val_rmse" (L, M)}`` with validation data.
+        ``{"lambdas", "m_values" (the levels D'), "val_rmse" (L, M), "seconds" (L, M)}`` with
+        validation data (``seconds``: when each level D' was solved, plus the scoring after).
     """
 
     def __init__(
@@ -207,12 +209,16 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         levels = check_m_levels(self.d_values, D)
         L, M = lambdas.size, levels.size
         coefs = np.zeros((D, L, M))
+        clock, ready = running_clock() or FitClock(), np.zeros(M)
         for k, level in enumerate(levels):
             coefs[:level, :, k] = _level_path(state.G, state.c, int(level),
                                                    lambdas * X.shape[0])
+            ready[k] = clock()  # the D-path's times: level by level, as solved
         val_rmse = _val_rmse(state.fmap, X_val, coefs.reshape(D, L * M), y_val,
                              self.memory_budget).reshape(L, M)
-        return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels)
+        seconds = np.broadcast_to(scored_seconds(ready, clock()), (L, M)).copy()
+        return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels,
+                          seconds=seconds)
 
     def _choose(self, state: _Features, path: LambdaPath, j: int, k: int) -> None:
         self._set_solution(state.fmap, path.coef(j, k), float(path.lambdas[j]),

@@ -21,6 +21,7 @@ import scipy.linalg as la
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK, run_validated
 from kernreg.solvers.blocks.knm import NormalProduct
 from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.path_clock import running_clock
 from kernreg.solvers.blocks.stopping import StoppingRule
 
 __all__ = ["PRECONDITIONERS", "FalkonPreconditioner", "LambdaSolve", "NystromPreconditioner",
@@ -149,13 +150,15 @@ class _CG:
 @dataclasses.dataclass
 class LambdaSolve:
     """One λ's CG run: the last iterate (the next λ's warm start), iterations run, and with
-    validation the best iterate (0-based) and every iterate's error."""
+    validation the best iterate (0-based), every iterate's error and ``seconds``: when the
+    λ's last error was known (the fit's clock, :mod:`~kernreg.solvers.blocks.path_clock`)."""
 
     last: np.ndarray
     n_iter: int
     best: np.ndarray | None = None
     best_iter: int = 0
     errors: np.ndarray | None = None
+    seconds: float = float("nan")
 
 
 def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas: np.ndarray,
@@ -167,7 +170,8 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
     iterations (the loop of :func:`~kernreg.solvers.blocks.iterative.run_validated`). Iterates
     are scored :data:`~kernreg.solvers.blocks.iterative.VALIDATION_CHUNK` at a time (one read
     of the validation kernel for all of them) where the rule cannot fire among them, so that no
-    CG step, a pass over ``K_nm``, is spent past a stop: the same path as one by one."""
+    CG step, a pass over ``K_nm``, is spent past a stop: the same path as one by one. Each
+    λ's ``seconds`` is read on the running fit's clock when its last iterate was scored."""
     alpha = np.zeros(pre.factor.R.shape[0])
     solved = []
     for lam in lambdas:
@@ -184,9 +188,11 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
                             done=cg.converged, speculate=False)
         if res.n_iter:
             solved.append(LambdaSolve(res.last_coef, res.n_iter, res.best_coef,
-                                       res.best_iter - 1, res.val_rmse))
+                                       res.best_iter - 1, res.val_rmse, float(res.seconds[-1])))
         else:  # converged before any iteration: the warm start is the answer
-            solved.append(LambdaSolve(cg.alpha, 1, cg.alpha, 0,
-                                       np.atleast_1d(score(cg.alpha[:, None]))))
+            errors = np.atleast_1d(score(cg.alpha[:, None]))
+            clock = running_clock()
+            solved.append(LambdaSolve(cg.alpha, 1, cg.alpha, 0, errors,
+                                       clock() if clock is not None else float("nan")))
         alpha = solved[-1].last
     return solved

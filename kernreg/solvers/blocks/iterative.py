@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,6 +15,7 @@ from kernreg.progress import report
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.path_clock import FitClock, running_clock, timing_fit
 from kernreg.solvers.blocks.stopping import STOPPING_RULES, StoppingRule
 
 __all__ = [
@@ -56,6 +57,10 @@ class IterativePath:
     last_coef : ndarray or None
         Coefficients after iteration ``n_iter``, the last one scored (a warm start for what
         follows: with chunks the solver itself may have stepped further).
+    seconds : ndarray of shape (n_iter,)
+        When each iteration's validation error became known, in seconds of the fit's clock
+        (:class:`~kernreg.solvers.blocks.path_clock.FitClock`); the iterations of one chunk
+        share the moment their chunk was scored (see :func:`run_validated`).
     """
 
     best_coef: np.ndarray
@@ -65,12 +70,14 @@ class IterativePath:
     stopped: bool
     diverged: bool
     last_coef: np.ndarray | None = None
+    seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def as_dict(self) -> dict[str, object]:
         """The record stored as ``path_`` on the estimator."""
         return {
             "iterations": np.arange(1, self.n_iter + 1),
             "val_rmse": self.val_rmse,
+            "seconds": self.seconds,
             "stopped": self.stopped,
             "diverged": self.diverged,
         }
@@ -91,6 +98,7 @@ def run_validated(
     chunk: int = 1,
     done: Callable[[], bool] | None = None,
     speculate: bool = True,
+    clock: Callable[[], float] | None = None,
 ) -> IterativePath:
     """Iterate ``step`` up to ``max_iter`` times, scoring every iterate on validation data.
 
@@ -107,8 +115,18 @@ def run_validated(
     rule. A non-finite error (divergent step size) also ends the loop, and so does ``done()``
     (checked before each step: e.g. a solver that converged). The returned iterate is the one
     ``rule.select`` reports; with no iteration run, ``best_coef`` is None and ``n_iter`` 0.
+
+    Each iteration's error is stamped with ``clock()`` (default: the clock of the fit running,
+    :func:`~kernreg.solvers.blocks.path_clock.running_clock`, else one started here) read when
+    its chunk's scoring returned — the moment that error became known. The iterations of one
+    chunk therefore share one time, that of the chunk's last step and its scoring: the seconds
+    are a staircase of ``chunk`` iterations a step, and iteration t's time includes the steps
+    t+1… of its chunk (at most ``chunk − 1``), stepped before it was scored.
     """
+    if clock is None:
+        clock = running_clock() or FitClock()
     errors: list[float] = []
+    seconds: list[float] = []
     best_err, best_iter, best_coef = np.inf, 1, None
     stopped = diverged = False
     buffer: np.ndarray | None = None
@@ -130,9 +148,11 @@ def run_validated(
                     buffer = np.empty((coef.shape[0], chunk), dtype=coef.dtype)
                 buffer[:, j] = coef
             chunk_errors = np.asarray(val_rmse(buffer[:, :size]), dtype=np.float64)
+        known_at = clock()  # one reading a chunk: the cost of a call, not of an iteration
         for j, err in enumerate(chunk_errors):
             t += 1
             errors.append(float(err))
+            seconds.append(known_at)
             if err < best_err or best_coef is None:
                 best_err, best_iter, best_coef = err, t, buffer[:, j].copy()
             if not np.isfinite(err):
@@ -160,6 +180,7 @@ def run_validated(
         stopped=stopped,
         diverged=diverged,
         last_coef=last_coef,
+        seconds=np.asarray(seconds, dtype=np.float64),
     )
 
 
@@ -201,7 +222,9 @@ class IterativeEstimator(KernelEstimator):
     ``fit`` asks :meth:`_start_iterations` for the step of the fit rows (and the scorer of the
     validation rows, and the refit's step); iterates ``max_iter`` times without validation
     data, else scores every iterate and stops by the rule (:func:`run_validated`) and records
-    ``path_``; and, when ``refit``, reruns ``best_iter_`` steps on training + validation rows.
+    ``path_`` (with ``"seconds"``: when each iteration's error was known, counted from the
+    start of ``fit``); and, when ``refit``, reruns ``best_iter_`` steps on training +
+    validation rows.
     Kernel arrays and row strategies registered with :meth:`_hold` are closed when the fit
     ends, or after each phase when :attr:`hand_on_each_phase` says so. Subclasses have the
     parameters ``max_iter``, ``stopping_rule``, ``window``, ``threshold``, ``select``,
@@ -233,14 +256,20 @@ class IterativeEstimator(KernelEstimator):
         -------
         self
         """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        self._held: list[Callable[[], Any]] = []
-        try:
-            self._iterate(X, y, X_val, y_val)
-        finally:  # nothing of the rows outlives the fit (alpha_ is its own array)
-            self._hand_on()
-            del self._held
+        with timing_fit(self._excluded_seconds):  # the path's times count from here
+            X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+            self._held: list[Callable[[], Any]] = []
+            try:
+                self._iterate(X, y, X_val, y_val)
+            finally:  # nothing of the rows outlives the fit (alpha_ is its own array)
+                self._hand_on()
+                del self._held
         return self
+
+    def _excluded_seconds(self) -> float:
+        """Seconds this fit has spent so far on what is not model selection (a test path
+        evaluated inside the loop), left out of the path's times."""
+        return 0.0
 
     def _iterate(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> None:
         max_iter = self._check_max_iter()

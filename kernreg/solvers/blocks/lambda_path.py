@@ -24,6 +24,7 @@ from kernreg.progress import report
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
+from kernreg.solvers.blocks.path_clock import mark_point, scored_seconds, timing_fit
 from kernreg.solvers.blocks.stopping import best_iteration
 
 __all__ = [
@@ -91,7 +92,8 @@ def nkrls_path(
         the eigendecomposition only when that Cholesky fails. ``"cholesky"``: factor
         ``AᵀA + λnI`` afresh for each λ (``O(m³·L)``, the authors' scheme); when that Cholesky
         fails (λn below rounding of ``AᵀA``) the λ is solved through the eigendecomposition
-        instead and listed in the second return value.
+        instead and listed in the second return value. Each solved λ marks the running fit's
+        clock (:func:`~kernreg.solvers.blocks.path_clock.mark_point`): the λ path's times.
 
     Returns
     -------
@@ -127,6 +129,7 @@ def nkrls_path(
                     eig = la.eigh(H, check_finite=False)
                 betas[:, j] = eigen_path_coefs(*eig, Aty, np.array([lam * n]))[:, 0]
                 fallbacks.append(float(lam))
+            mark_point()
     return factor.solve(betas), fallbacks
 
 
@@ -222,6 +225,10 @@ class LambdaPath:
     choice : (int, int), optional
         The selected ``(j, k)`` when the algorithm selects by its own rule, else
         :meth:`select`'s.
+    seconds : ndarray shaped like ``val_rmse``, optional
+        When each point's validation error was known, counted from the start of ``fit``; the
+        algorithm sets them where it knows better than :meth:`LambdaPathEstimator.fit`'s
+        default (see there).
     """
 
     lambdas: np.ndarray
@@ -230,6 +237,7 @@ class LambdaPath:
     levels: np.ndarray | None = None
     record: dict[str, Any] = field(default_factory=dict)
     choice: tuple[int, int] | None = None
+    seconds: np.ndarray | None = None
 
     def select(self) -> tuple[int, int]:
         """``(j, k)`` of the lowest validation RMSE: first λ on ties, or :func:`best_pair`."""
@@ -244,7 +252,19 @@ class LambdaPath:
         out: dict[str, Any] = {"lambdas": self.lambdas}
         if self.levels is not None:
             out["m_values"] = self.levels
-        return {**out, "val_rmse": self.val_rmse, **self.record}
+        out["val_rmse"] = self.val_rmse
+        if self.seconds is not None:
+            out["seconds"] = self.seconds
+        return {**out, **self.record}
+
+
+def _default_seconds(shape: tuple[int, ...], marks: list[float], now: float) -> np.ndarray:
+    """A λ path's times when :meth:`LambdaPathEstimator._path` set none: each λ's mark plus
+    the scoring after the last (one mark per λ of a one-parameter path), else ``now`` for
+    every point (solved and scored together)."""
+    if len(shape) == 1 and len(marks) == shape[0]:
+        return scored_seconds(marks, now)
+    return np.full(shape, now)
 
 
 class LambdaPathEstimator(KernelEstimator):
@@ -255,6 +275,14 @@ class LambdaPathEstimator(KernelEstimator):
     without validation data :meth:`_fit_at` (the solution at ``lam``); with validation data
     :meth:`_path` (the validated grid), :meth:`_choose` (the model at the selected ``(j, k)``)
     and, when ``refit``, :meth:`_refit` on training + validation rows.
+
+    ``path_["seconds"]`` (shaped like ``path_["val_rmse"]``) says when each point's validation
+    error was known, in seconds from the start of ``fit``: the path's own times where
+    :meth:`_path` sets them (levels, PCG's λ walk); else, where the path's loop marked each
+    λ's model ready (one Cholesky per λ), that moment plus the time of the validation scoring
+    that followed (:func:`~kernreg.solvers.blocks.path_clock.scored_seconds`); else — every λ
+    from one eigendecomposition, scored together — the moment :meth:`_path` returned, the
+    same for every point.
     """
 
     path_parameter = "lambda"
@@ -284,32 +312,38 @@ class LambdaPathEstimator(KernelEstimator):
         -------
         self
         """
-        X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
-        if X_eval is not None:
-            X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
-        refit = self._check_refit()
-        lam = self._check_lam(self.lam)  # checked even when the grid is used
-        state = self._prepare(X, y)
-        try:
-            if X_val is None:
-                self._fit_at(state, X, y, lam)
-                self.path_ = None
-                return self
-            lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas)
-            path = self._path(state, X, y, X_val, y_val, lambdas)
-            j, k = path.select()
-            self.path_ = path.as_dict()
+        with timing_fit() as clock:  # the path's times count from here
+            X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
             if X_eval is not None:
-                start = time.perf_counter()
-                self.eval_outputs_ = self._eval_path(state, path, X_eval)
-                self.eval_seconds_ = time.perf_counter() - start
-            self._choose(state, path, j, k)
-        finally:
-            close = getattr(state, "close", None)  # kernel arrays held for the path go now
-            if close is not None:
-                close()
-        if refit:
-            self._refit(state, *refit_rows(X, y, X_val, y_val))
+                X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
+            refit = self._check_refit()
+            lam = self._check_lam(self.lam)  # checked even when the grid is used
+            state = self._prepare(X, y)
+            try:
+                if X_val is None:
+                    self._fit_at(state, X, y, lam)
+                    self.path_ = None
+                    return self
+                lambdas = check_lambdas(DEFAULT_LAMBDAS if self.lambdas is None
+                                        else self.lambdas)
+                clock.marks.clear()
+                path = self._path(state, X, y, X_val, y_val, lambdas)
+                if path.seconds is None:
+                    path.seconds = _default_seconds(np.shape(path.val_rmse), clock.marks,
+                                                    clock())
+                j, k = path.select()
+                self.path_ = path.as_dict()
+                if X_eval is not None:
+                    start = time.perf_counter()
+                    self.eval_outputs_ = self._eval_path(state, path, X_eval)
+                    self.eval_seconds_ = time.perf_counter() - start
+                self._choose(state, path, j, k)
+            finally:
+                close = getattr(state, "close", None)  # kernel arrays held for the path go now
+                if close is not None:
+                    close()
+            if refit:
+                self._refit(state, *refit_rows(X, y, X_val, y_val))
         return self
 
     def _eval_path(self, state: Any, path: LambdaPath, X_eval: Any) -> np.ndarray:

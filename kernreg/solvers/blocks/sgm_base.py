@@ -4,12 +4,13 @@ written once (the passes themselves are :mod:`kernreg.solvers.blocks.stochastic`
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from kernreg._validation import check_choice, check_int, check_positive, check_random_state
 from kernreg.solvers.blocks.classifier import BinaryKernelClassifier
+from kernreg.solvers.blocks.path_clock import FitClock
 from kernreg.solvers.blocks.stochastic import (
     DEFAULT_ETAS,
     DEFAULT_THETAS,
@@ -80,6 +81,20 @@ class StochasticEstimator(BinaryKernelClassifier):
         if self.one_pass:
             self._grid()
 
+    def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
+        """The base classes' checks; a one-pass estimator's clock starts here (its guesses'
+        times, :meth:`_select_guess`)."""
+        if self.one_pass:
+            self._fit_clock = FitClock()
+        return super()._start_fit(X, y, X_val, y_val)
+
+    def _excluded_seconds(self) -> float:
+        """A multi-pass fit's test-path evaluation so far (``MultiPassSGM`` keeps its
+        :class:`~kernreg.solvers.blocks.stochastic.PathOutputs` in ``_eval``): left out of
+        the path's times."""
+        outputs = getattr(self, "_eval", None)
+        return 0.0 if outputs is None else float(outputs.seconds)
+
     def _check_model(self) -> None:
         """The estimator's own model parameters (checked before the loss)."""
 
@@ -109,12 +124,16 @@ class StochasticEstimator(BinaryKernelClassifier):
                       validated: bool) -> np.ndarray:
         """The kept guess' coefficients (a copy of its column of ``coefs``): the lowest score
         (first on ties) with validation data, the only one without. Sets ``best_param_``,
-        ``best_pass_`` and ``path_``."""
+        ``best_pass_`` and ``path_``, whose ``"seconds"`` is the moment of the selection for
+        every guess: the guesses run their passes together, their errors known together."""
         best = int(np.argmin(scores)) if validated else 0
         self.best_pass_ = int(passes[best])
+        clock = self.__dict__.pop("_fit_clock", None)
         if validated:
             self.best_param_ = float(self._grid()[best])
-            self.path_ = {"values": self._grid(), "val_rmse": scores}
+            known_at = clock() if clock is not None else np.nan
+            self.path_ = {"values": self._grid(), "val_rmse": scores,
+                          "seconds": np.full(np.shape(scores), known_at)}
         else:
             self.best_param_ = float(self.eta if self.schedule == "constant" else self.theta)
             self.path_ = None
