@@ -42,7 +42,7 @@ install: $(BIN)/python
 	# PyTorch's CPU build first (device: torch in the tests): an unpinned torch pulls a CUDA
 	# build of several GB, which a machine without a GPU does not need
 	$(BIN)/python -m pip install torch==2.13.0
-	$(BIN)/python -m pip install -e '.[dev,dask,torch,jit,rdata]'
+	$(BIN)/python -m pip install -e '.[dev,dask,torch,jit,rdata,robot]'
 
 test:
 	$(BIN)/python -m pytest -q
@@ -69,7 +69,7 @@ ARTIFACTS := table1 table2 nytro-fig1 nytro-fig2 ijcnn1-nkrls-lambda-curve \
              lim-table1 lim-table1-full lim-fig1-points lim-fig1 lim-fig2 \
              thesis-fig5-1 thesis-fig5-2 thesis-fig5-2-draws4 thesis-fig5-3 \
              thesis-table6 thesis-fig6 thesis-table6-full thesis-table6-full-costs \
-             thesis-ch6-checks thesis-ch6-ijcnn1-subset \
+             thesis-ch6-checks thesis-ch6-ijcnn1-subset thesis-fig8-4-sim \
              thesis-table7 thesis-table7-threshold10 thesis-table7-nystrom \
              bach-fig1 bach-fig2 bach-fig3 bach-table1 \
              beyond samplers sampler-ranks advise \

@@ -8,8 +8,18 @@ NAME`` makes one; ``python -m reproduce readme`` writes ``results/README.md``.
 """
 
 # each source module registers its artifacts when imported, in this (the listing's) order
-from reproduce import bach, bench, beyond, lim, nytro, thesis_ch5, thesis_ch6, thesis_ch7
+from reproduce import (
+    bach,
+    bench,
+    beyond,
+    lim,
+    nytro,
+    thesis_ch5,
+    thesis_ch6,
+    thesis_ch7,
+    thesis_ch8,
+)
 from reproduce.registry import ARTIFACTS, SOURCES, Artifact, get_artifact, register
 
 __all__ = ["ARTIFACTS", "SOURCES", "Artifact", "bach", "bench", "beyond", "get_artifact", "lim",
-           "nytro", "register", "thesis_ch5", "thesis_ch6", "thesis_ch7"]
+           "nytro", "register", "thesis_ch5", "thesis_ch6", "thesis_ch7", "thesis_ch8"]

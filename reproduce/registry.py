@@ -33,6 +33,8 @@ SOURCES = {
     "thesis_ch5": "the thesis, Chapter 5: random features and Nyström",
     "thesis_ch6": "the thesis, Chapter 6: stochastic gradient methods (hinge loss)",
     "thesis_ch7": "the thesis, Chapter 7: incremental RLSC",
+    "thesis_ch8": "the thesis, Chapter 8: incremental semiparametric inverse dynamics "
+                  "(simulated on the iCub URDF)",
     "bach": "Bach 2013: sharp analysis of low-rank kernel matrix approximations",
     "beyond": "beyond the papers: samplers, acceleration, random features, the advisor",
     "bench": "this project's benchmarks: speed against the paper, the floor and itself",

@@ -44,6 +44,9 @@ NOT_MEASURED = {
     "| to add | you write | guarded by |": "architecture.md: where each part goes, its tests",
     "| status | meaning |": "usage.md: exit statuses",
     "| you give | kernreg connects to |": "distributed.md: how the scheduler is named",
+    "| what | the simulation |": "thesis_ch8.md: the simulation's assumptions (its inputs)",
+    "| thesis finding (Fig. 8.4) | the simulation (the table above) |":
+        "thesis_ch8.md: the thesis's qualitative findings beside the rendered table's",
     "| limit | value |": "usage.md: the config loader's limits (constants, checked below)",
     "| dataset | train / test / d | source used offline | preprocessing |":
         "datasets.md: the registry's sizes, sources and preprocessing",

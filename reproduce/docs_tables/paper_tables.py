@@ -303,3 +303,35 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "lim_fig1_points", ("lim_fig1_points.md",), render_with_notes,
     "docs/reproduction.md: the point values of LiM Figure 1's text, ours beside the paper's"))
+
+
+#: The sample ranges of thesis Figure 8.4's simulated stand-in that the docs summarise: the
+#: transient, the approach, the steady state and the end of each 1000-sample part.
+FIG8_4_RANGES = (("samples 1–30", 1, 30), ("samples 31–100", 31, 100),
+                 ("samples 101–1000", 101, 1000), ("last 30", 971, 1000))
+FIG8_4_UNITS = {"force": "N", "torque": "N·m"}
+
+
+def render_thesis_fig8_4_sim(path: Path) -> str:
+    """The simulated Figure 8.4 (results/thesis_fig8_4_sim.csv): per output group and sample
+    range, each estimator's windowed RMSE averaged over the range, mean ± std over the parts."""
+    from kernreg.results.numbers import format_number
+
+    table = read_csv(path)
+    estimators = [e for e in ("P", "NP", "SP") if e in set(table["estimator"])]
+    rows = []
+    for group, unit in FIG8_4_UNITS.items():
+        for title, first, last in FIG8_4_RANGES:
+            cells = [f"{group}, {title} ({unit})"]
+            for est in estimators:
+                part = table[(table["estimator"] == est) & (table["group"] == group)
+                             & table["sample"].between(first, last)]
+                per_part = part.groupby("part")["rmse"].mean()
+                cells.append(format_number(float(per_part.mean()), float(per_part.std(ddof=0))))
+            rows.append(cells)
+    return rows_md(["window RMSE, mean ± std over the parts", *estimators], rows)
+
+
+register_doc_table(DocTable(
+    "thesis_fig8_4_sim", ("thesis_fig8_4_sim.csv",), render_thesis_fig8_4_sim,
+    "docs/thesis_ch8.md: the simulated Figure 8.4, P / NP / SP by sample range"))
