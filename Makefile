@@ -66,16 +66,19 @@ clean:
 
 # ---------------------------------------------------------------- artifacts (reproduce/)
 ARTIFACTS := table1 table2 nytro-fig1 nytro-fig2 ijcnn1-nkrls-lambda-curve \
-             lim-table1 lim-table1-full lim-fig1-points lim-fig1 lim-fig2 \
+             lim-table1 lim-table1-full lim-fig1-points lim-fig1 lim-fig1-authors \
+             lim-fig1-m300 lim-fig1-costs lim-fig2 \
              thesis-fig5-1 thesis-fig5-2 thesis-fig5-2-draws4 thesis-fig5-3 \
-             thesis-table6 thesis-fig6 thesis-table6-full thesis-table6-full-costs \
+             thesis-table6 thesis-table6-1 thesis-fig6 thesis-table6-full \
+             thesis-table6-full-costs \
              thesis-ch6-checks thesis-ch6-ijcnn1-subset thesis-fig8-4-sim \
              thesis-table7 thesis-table7-threshold10 thesis-table7-nystrom \
              bach-fig1 bach-fig2 bach-fig3 bach-table1 \
              beyond samplers sampler-ranks advise \
              bench-table2 bench-acceleration bench-load bench-dask bench-rlsc \
              bench-nkrls-precision bench-sgm-pass bench-torch-cpu \
-             table2-notes check-cpusmall ci-reference synthetic-yearprediction \
+             table2-notes adult-differences check-cpusmall ci-reference \
+             synthetic-yearprediction \
              lim-fig1-points-checks rlsc-alpha-sweep bench-kernels bench-kols bench-blas-spin \
              bench-sigma-shared compare-jit-paths profile-fit bench-data gpu-check
 .PHONY: $(ARTIFACTS)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import warnings
 from pathlib import Path
 
 from reproduce import ARTIFACTS, SOURCES, get_artifact
@@ -58,7 +59,11 @@ def run_in_process(words: list[str]) -> int:
             return kernreg_status(*args)
         if args[0] == "-m":
             sys.argv = [args[1], *args[2:]]
-            runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+            with warnings.catch_warnings():
+                # a module a test imported before runs afresh as __main__ all the same
+                warnings.filterwarnings("ignore", "'.*' found in sys.modules after import",
+                                        RuntimeWarning)
+                runpy.run_module(args[1], run_name="__main__", alter_sys=True)
         elif args[0] == "-c":
             sys.argv = ["-c", *args[2:]]
             exec(compile(args[1], "<string>", "exec"), {"__name__": "__main__"})

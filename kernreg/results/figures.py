@@ -244,8 +244,18 @@ def path_figure(run: RunData, label: str) -> Figure | None:
     return None if drawn is None else drawn.figure
 
 
+def _heatmap_measure(name: str) -> str:
+    """What a heat map's colour and caption call the validation measure ``name``: the
+    classification error in words (the papers' colour bars say so), else its title."""
+    return "classification error" if name == "error" else _measure_title(name)
+
+
 def _draw_heatmap(run: RunData, label: str) -> CaptionedFigure | None:
-    """Mean validation error over the (m', λ) grid of an incremental run, selections marked."""
+    """Mean validation error over the (m', λ) grid of an incremental run, selections marked.
+
+    The colour is the trials' validation measure (``TrialRecord.val_measure``: RMSE for
+    kernreg's square-loss runs; the classification error where the records' validation paths
+    hold it, e.g. reproduce/lim/lim_fig1_heatmaps.py's re-scored trials)."""
     recs = [r for r in run.records if r.label == label and r.m_values.size]
     if not recs:
         return None
@@ -254,7 +264,7 @@ def _draw_heatmap(run: RunData, label: str) -> CaptionedFigure | None:
     assert levels is not None  # aligned on the m levels too
     grid = _nan_stat(stacked, "mean")  # (L, M)
     counts = _counts(stacked)
-    title = _measure_title(recs[0].val_measure)
+    title = _heatmap_measure(recs[0].val_measure)
     over = (f"mean of {_trials(len(recs))}" if (counts == len(recs)).all() else
             f"mean over the trials with a value in each cell ({_trials(len(recs))}, "
             f"{counts.min()} to {counts.max()} per cell)")
@@ -273,7 +283,9 @@ def _draw_heatmap(run: RunData, label: str) -> CaptionedFigure | None:
     ax.set_xlabel(f"number of {kind}")
     ax.set_ylabel("λ")
     ax.set_title(_title(run, "validation error over (m, λ)"), fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
+    # where the fewest circles are: selections at the grid's top right (λ* at the range's top
+    # and m* at its end, as on cpuSmall) stay visible
+    ax.legend(fontsize=8, loc="best")
     caption = (f"Validation {title} of {algorithm_title(recs[0].algorithm)} (label {label}) over "
                f"the grid of the number of {kind} and λ, on the validation split "
                f"({recs[0].n_val} rows held out of the training set): the colour is the "

@@ -335,3 +335,164 @@ def render_thesis_fig8_4_sim(path: Path) -> str:
 register_doc_table(DocTable(
     "thesis_fig8_4_sim", ("thesis_fig8_4_sim.csv",), render_thesis_fig8_4_sim,
     "docs/thesis_ch8.md: the simulated Figure 8.4, P / NP / SP by sample range"))
+
+
+#: LiM §4.2's test classification error at m = 300, λ = 4.28e-6 on breast cancer (1.24%).
+LIM_FIG1_M300_PAPER = 0.0124
+#: Trials in the paper's mean (LiM §4.2: "over 20 trials"): the block size of trials_1000.
+LIM_FIG1_M300_BLOCK = 20
+
+
+def render_lim_fig1_m300(path: Path) -> str:
+    """LiM Figure 1's breast-cancer cell m = 300, λ = 4.28e-6 one factor at a time
+    (results/lim_fig1_m300.csv, reproduce/lim/lim_fig1_m300.py): per variant the test
+    classification error, mean ± std over its trials, the mean number of test errors, the gap
+    to the paper's 1.24%; under the table, the means of the disjoint 20-trial blocks of the
+    1000-trial base."""
+    import numpy as np
+
+    from kernreg.results.numbers import format_number
+    from reproduce.lim.lim_fig1_m300 import VARIANTS
+
+    table = read_csv(path)
+    missing = {"variant", "trial", "test_error", "test_errors", "n_test"} - set(table.columns)
+    if missing:
+        raise ResultsError(f"{path}: no column {sorted(missing)}; re-run "
+                           f"python -m reproduce.lim.lim_fig1_m300")
+    rows = []
+    for name, what in VARIANTS.items():
+        part = table[table["variant"] == name]
+        if part.empty:
+            continue
+        errors = part["test_error"].to_numpy(dtype=float)
+        mean = float(errors.mean())
+        rows.append([name, what, str(len(errors)),
+                     format_number(mean, float(errors.std(ddof=0)) if len(errors) > 1 else None),
+                     f"{part['test_errors'].mean():.2f} of {int(part['n_test'].iloc[0])}",
+                     f"{LIM_FIG1_M300_PAPER:g}",
+                     f"{(mean - LIM_FIG1_M300_PAPER) / LIM_FIG1_M300_PAPER:+.1%}"])
+    out = rows_md(["variant", "what changes (from the base)", "trials", "test error",
+                   "test errors (mean)", "paper", "gap"], rows)
+    many = table[table["variant"] == "trials_1000"].sort_values("trial")
+    blocks = len(many) // LIM_FIG1_M300_BLOCK
+    if blocks > 1:
+        means = many["test_error"].to_numpy(dtype=float)[:blocks * LIM_FIG1_M300_BLOCK]
+        means = means.reshape(blocks, LIM_FIG1_M300_BLOCK).mean(axis=1)
+        below = int((means <= LIM_FIG1_M300_PAPER + 1e-12).sum())
+        sem = float(many["test_error"].std(ddof=1)) / np.sqrt(LIM_FIG1_M300_BLOCK)
+        out += (f"\n\nThe base over {len(many)} trials, in {blocks} disjoint blocks of "
+                f"{LIM_FIG1_M300_BLOCK} (the paper's trial count): block means "
+                f"{means.min():.5f} … {means.max():.5f} (std {means.std(ddof=0):.5f}; the "
+                f"per-trial std / √{LIM_FIG1_M300_BLOCK} is {sem:.5f}); {below} of {blocks} "
+                f"blocks at or below the paper's {LIM_FIG1_M300_PAPER:g}.")
+    return out + "\n"
+
+
+register_doc_table(DocTable(
+    "lim_fig1_m300", ("lim_fig1_m300.csv",), render_lim_fig1_m300,
+    "docs/reproduction.md: LiM Figure 1's breast-cancer m = 300 cell, one factor at a time"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Adult's KRLS λ* and NYTRO t* against NYTRO Table 2 (results/adult_differences.md, written by
+# reproduce/nytro/adult_differences.py)
+
+
+def _adult_differences(path: Path, index: int) -> str:
+    header, rows = md_table(path, index)  # a damaged source is named
+    return rows_md(header, rows)
+
+
+def render_adult_krls_lambda(path: Path) -> str:
+    """docs/reproduction.md: NKRLS (all of Adult) and exact KRLS (a subsample) validation RMSE at
+    the grid points around the paper's λ* and ours."""
+    return _adult_differences(path, 0)
+
+
+def render_adult_nytro_tstar(path: Path) -> str:
+    """docs/reproduction.md: where the window-slope rule fires on Adult's NYTRO paths: trials
+    0–4 and 0–19, θ ± 5%, the step over all or the fit rows."""
+    return _adult_differences(path, 1)
+
+
+register_doc_table(DocTable(
+    "adult_krls_lambda", ("adult_differences.md",), render_adult_krls_lambda,
+    "docs/reproduction.md: Adult's validation RMSE at the two adjacent λ* (ours, the paper's)"))
+register_doc_table(DocTable(
+    "adult_nytro_tstar", ("adult_differences.md",), render_adult_nytro_tstar,
+    "docs/reproduction.md: Adult's NYTRO t* over 20 splits, θ ± 5%, the step's rows"))
+
+
+def render_lim_fig1_ranges(path: Path) -> str:
+    """LiM Figure 1's panels (results/lim_fig1_ranges.csv, reproduce/lim/lim_fig1_heatmaps.py
+    ranges): per heat map the penalty, the measure coloured, the range of its colours (the mean
+    grid's min and max) beside the ticks at the ends of the paper's colour bar, each trial's
+    selection and the test measure of the selected models."""
+    from kernreg.results.numbers import format_number
+
+    table = read_csv(path)
+    rows = []
+    for r in table.itertuples(index=False):
+        rows.append([r.panel, r.penalty, f"{r.coloured_by} ({r.source.split(':')[0]})",
+                     str(r.trials), f"{r.colour_min:.4g} … {r.colour_max:.4g}",
+                     f"{r.paper_low:g} … {r.paper_high:g}",
+                     f"{r.m_star_min}–{r.m_star_max}" if r.m_star_min != r.m_star_max
+                     else f"{r.m_star_min}",
+                     f"{r.lambda_star_min:.3g}–{r.lambda_star_max:.3g}"
+                     if r.lambda_star_min != r.lambda_star_max else f"{r.lambda_star_min:.3g}",
+                     f"{'RMSE' if r.test_measure == 'rmse' else 'classification error'} "
+                     f"{format_number(r.test_mean, r.test_std)}"])
+    return rows_md(["panel", "penalty", "colour (run)", "trials", "colours span",
+                    "paper's colour bar", "m*", "λ*", "test, selected models"], rows) + "\n"
+
+
+register_doc_table(DocTable(
+    "lim_fig1_ranges", ("lim_fig1_ranges.csv",), render_lim_fig1_ranges,
+    "docs/reproduction.md: LiM Figure 1, each heat map's colour range beside the paper's"))
+
+
+def render_lim_fig1_costs(path: Path) -> str:
+    """LiM Figure 1's cost claims (results/lim_fig1_costs.csv, reproduce/lim/lim_fig1_costs.py):
+    per pair of cells the model-selection time and the fit's peak-memory increment of each
+    (mean ± std over trials, each fit in a process of its own) and the ratio of the means,
+    beside the text's claim."""
+    from kernreg.results.numbers import format_number
+
+    table = read_csv(path)
+    missing = {"dataset", "pair", "role", "label", "seconds", "peak_rss", "rss_before"} \
+        - set(table.columns)
+    if missing:
+        raise ResultsError(f"{path}: no column {sorted(missing)}; re-run "
+                           f"python -m reproduce.lim.lim_fig1_costs")
+    table = table.assign(grown=(table["peak_rss"] - table["rss_before"]) / 2**20)
+    rows = []
+    for (dataset, claim), part in table.groupby(["dataset", "pair"], sort=False):
+        cells = {role: part[part["role"] == role] for role in ("small", "large")}
+        if any(c.empty for c in cells.values()):
+            continue
+
+        def stat(c: pd.DataFrame, col: str) -> str:
+            v = c[col].to_numpy(dtype=float)
+            return format_number(float(v.mean()), float(v.std(ddof=0)) if len(v) > 1 else None)
+
+        def ratio(small: pd.DataFrame, large: pd.DataFrame, col: str) -> str:
+            low, high = small[col].mean(), large[col].mean()
+            return f"{low / high:.2f}" if high > 0 else "NA"
+
+        small, large = cells["small"], cells["large"]
+        rows.append([
+            {"pumadyn32nh": "pumadyn-32nh"}.get(dataset, SHORT_TITLES.get(dataset, dataset)),
+            claim,
+            f"{small['label'].iloc[0]} / {large['label'].iloc[0]}", str(len(small)),
+            f"{stat(small, 'seconds')} / {stat(large, 'seconds')}",
+            ratio(small, large, "seconds"),
+            f"{stat(small, 'grown')} / {stat(large, 'grown')}",
+            ratio(small, large, "grown")])
+    return rows_md(["dataset", "the text", "cells (small / large)", "trials",
+                    "time (s)", "time ratio", "fit's memory (MiB above the loaded data)",
+                    "memory ratio"], rows) + "\n"
+
+
+register_doc_table(DocTable(
+    "lim_fig1_costs", ("lim_fig1_costs.csv",), render_lim_fig1_costs,
+    "docs/reproduction.md: LiM Figure 1's time and memory claims, the two cells side by side"))
