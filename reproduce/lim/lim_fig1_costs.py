@@ -29,6 +29,8 @@ from typing import Any
 
 import pandas as pd
 
+from kernreg.atomic import write_text
+
 ROOT = Path(__file__).resolve().parents[2]
 #: (dataset, config, the cheaper cell's label, the dearer cell's label, the text's claim)
 PAIRS: tuple[tuple[str, str, str, str, str], ...] = (
@@ -100,10 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = run_pairs(args.trials, args.smoke)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    with args.output.open("w", encoding="utf-8") as out:
-        out.write("# LiM Figure 1's cost claims, each cell in a process of its own, 1 BLAS "
-                  "thread: python -m reproduce.lim.lim_fig1_costs\n")
-        pd.DataFrame(rows).to_csv(out, index=False, float_format="%.6g")
+    write_text(args.output, "# LiM Figure 1's cost claims, each cell in a process of its own, "
+                            "1 BLAS thread: python -m reproduce.lim.lim_fig1_costs\n"
+               + pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
     print(args.output)
     return 0
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kernreg.atomic import write_text
 from kernreg.config import experiment_task, load_experiment, make_estimator
 from kernreg.experiment.trial import prepare_data, trial_split
 from kernreg.losses import get_measure
@@ -158,11 +159,10 @@ def ranges(runs: Path, results: Path, smoke: bool = False) -> Path:
         rows.append(panel_row(panel, run))
     path = results / "lim_fig1_ranges.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as out:
-        out.write("# LiM Figure 1: the colour range of each heat map beside the ticks at the "
-                  "ends of the paper's colour bar: python -m reproduce.lim.lim_fig1_heatmaps "
-                  "ranges\n")
-        pd.DataFrame(rows).to_csv(out, index=False, float_format="%.6g")
+    write_text(path, "# LiM Figure 1: the colour range of each heat map beside the ticks at "
+                     "the ends of the paper's colour bar: python -m "
+                     "reproduce.lim.lim_fig1_heatmaps ranges\n"
+               + pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
     return path
 
 

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kernreg.atomic import write_text
 from kernreg.config import experiment_task, load_experiment, make_estimator
 from kernreg.experiment.trial import (
     PreparedData,
@@ -172,10 +173,10 @@ def main(argv: list[str] | None = None) -> int:
               f"({time.perf_counter() - start:.1f} s)", file=sys.stderr)
         rows += done
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    with args.output.open("w", encoding="utf-8") as out:
-        out.write("# LiM Figure 1, breast cancer m = 300, λ = 4.28e-6 (paper: 1.24% over 20 "
-                  "trials), one factor at a time: python -m reproduce.lim.lim_fig1_m300\n")
-        pd.DataFrame(rows).to_csv(out, index=False, float_format="%.6g")
+    write_text(args.output, "# LiM Figure 1, breast cancer m = 300, λ = 4.28e-6 (paper: 1.24% "
+                            "over 20 trials), one factor at a time: python -m "
+                            "reproduce.lim.lim_fig1_m300\n"
+               + pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
     print(args.output)
     return 0
 

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.experiment import make_estimator, prepare_data, trial_split
 from kernreg.solvers.blocks.stopping import StoppingRule, select_iteration, window_slope
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     ]
     lines += ["| " + " | ".join(r) + " |" for r in nytro_rows(paths, theta, window, 5)]
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(args.output, "\n".join(lines) + "\n")
     print(f"wrote {args.output} ({time.perf_counter() - start:.0f} s)")
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.datasets import get_spec
 from kernreg.results.tables import load_table_config
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         print(text, end="")
         return
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8")
+    write_text(args.output, text)
     print(f"wrote {args.output}")
 
 

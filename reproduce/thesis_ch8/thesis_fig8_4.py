@@ -20,11 +20,13 @@ from __future__ import annotations
 import argparse
 import copy
 import csv
+import io
 import time
 from pathlib import Path
 
 import numpy as np
 
+from kernreg.atomic import write_text
 from kernreg.features import RandomFourierFeatures
 from kernreg.solvers.blocks.recursive_rls import batch_ridge
 from kernreg.solvers.online import ParametricRLS, RandomFeaturesRLS, SemiparametricRLS
@@ -112,10 +114,12 @@ def run(n_samples: int, n_parts: int, window: int, n_components: int, seed: int
 
 def write_csv(rows: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["estimator", "group", "part", "sample", "rmse"])
-        writer.writeheader()
-        writer.writerows({**r, "rmse": f"{r['rmse']:.6g}"} for r in rows)
+    text = io.StringIO()  # written whole and atomically: never a half-written results file
+    writer = csv.DictWriter(text, fieldnames=["estimator", "group", "part", "sample", "rmse"],
+                            lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({**r, "rmse": f"{r['rmse']:.6g}"} for r in rows)
+    write_text(path, text.getvalue())
 
 
 def curves(rows: list[dict]) -> dict[tuple[str, str], np.ndarray]:
