@@ -29,7 +29,7 @@ from kernreg.losses import get_measure
 from kernreg.results.numbers import format_number
 from kernreg.results.record import TrialRecord
 from kernreg.results.store import RunData, load_run
-from kernreg.solvers import algorithm_title
+from kernreg.solvers import algorithm_names, algorithm_title
 
 __all__ = ["FORMATS", "CaptionedFigure", "captioned_figures", "error_vs_time_figure",
            "figures_of_run", "loglog_slope", "path_figure", "plan_figures", "save_figure",
@@ -470,6 +470,22 @@ def _timed_records(run: RunData) -> tuple[dict[str, list[TrialRecord]], str | No
     return by_label, measure
 
 
+def _algorithm_colours(algorithms: dict[str, str]) -> dict[str, int]:
+    """A colour index per label: its algorithm's place in the registry, so that NYTRO, NKRLS,
+    ES... keep their colours from one run's figure to the next; a second label of the same
+    algorithm takes the next free index."""
+    order = list(algorithm_names())
+    taken: set[int] = set()
+    out = {}
+    for label, algorithm in algorithms.items():
+        i = order.index(algorithm) % 10 if algorithm in order else 0
+        while i in taken and len(taken) < 10:
+            i = (i + 1) % 10
+        taken.add(i)
+        out[label] = i
+    return out
+
+
 def _draw_error_vs_time(run: RunData) -> CaptionedFigure | None:
     by_label, measure = _timed_records(run)
     if not by_label or measure is None:
@@ -483,7 +499,9 @@ def _draw_error_vs_time(run: RunData) -> CaptionedFigure | None:
                              layout="constrained", squeeze=False)
     ax_val = axes[0, 0]
     counts = []
-    for i, (label, recs) in enumerate(by_label.items()):
+    colours = _algorithm_colours({label: recs[0].algorithm for label, recs in by_label.items()})
+    for label, recs in by_label.items():
+        i = colours[label]
         paths = [_timed_path(r, test_measure) for r in recs]
         _, _, vals = _align([p.val for p in paths], [p.grid for p in paths])
         _, _, secs = _align([p.seconds for p in paths], [p.grid for p in paths])

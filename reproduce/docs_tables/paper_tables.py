@@ -496,3 +496,80 @@ def render_lim_fig1_costs(path: Path) -> str:
 register_doc_table(DocTable(
     "lim_fig1_costs", ("lim_fig1_costs.csv",), render_lim_fig1_costs,
     "docs/reproduction.md: LiM Figure 1's time and memory claims, the two cells side by side"))
+
+
+def render_thesis_table6_ijcnn1_sigm(path: Path) -> str:
+    """ijcnn1 n = 1000, SIGM C (results/thesis_table6_ijcnn1_sigm.csv,
+    reproduce/thesis_ch6/ijcnn1_1000_sigm.py): the cell's set-up with one factor changed per
+    row, mean ± std over the trials of the test hinge loss and error, the mean selected epoch
+    and the share of test rows predicted positive."""
+    from kernreg.results.numbers import format_number
+
+    table = read_csv(path)
+    rows = []
+    for r in table.itertuples(index=False):
+        fitted = r.factor != "constant f = −1 (no fit)"
+        rows.append([r.factor, "" if pd.isna(r.setting) else str(r.setting), str(r.trials),
+                     format_number(r.hinge_mean, r.hinge_std if fitted else None),
+                     format_number(r.error_pct_mean, r.error_pct_std if fitted else None),
+                     f"{r.epoch_mean:.1f}" if fitted else "—",
+                     f"{r.positive_pct_mean:.2f}"])
+    return rows_md(["factor changed", "setting", "trials", "test hinge", "test error %",
+                    "selected epoch (mean)", "predicted positive %"], rows) + "\n"
+
+
+register_doc_table(DocTable(
+    "thesis_table6_ijcnn1_sigm", ("thesis_table6_ijcnn1_sigm.csv",),
+    render_thesis_table6_ijcnn1_sigm,
+    "docs/thesis_chapter6.md: ijcnn1 n = 1000 SIGM C, one factor of the set-up at a time"))
+
+
+#: The λ columns of the cpuAct RF grid shown in the docs (the CSV holds 14).
+_RF_LAMBDAS = (1e-12, 1e-9, 1e-6, 1e-3, 1e-2, 1e-1, 1.0)
+
+
+def render_thesis_table5_1_rf(path: Path) -> str:
+    """Thesis Table 5.1's Incremental RF RBF on cpuAct (results/thesis_table5_1_rf.csv,
+    reproduce/thesis_ch5/table5_1_rf.py): test RMSE (mean ± std over trials) per number of
+    features D at fixed λ (raw targets), with λ selected on the hold-out (raw and centred
+    targets), and the joint (D, λ) selection."""
+    from kernreg.results.numbers import format_number
+
+    table = read_csv(path)
+    missing = {"targets", "selection", "D", "lam", "trials", "rmse_mean", "rmse_std"} \
+        - set(table.columns)
+    if missing:
+        raise ResultsError(f"{path}: no column {sorted(missing)}; re-run "
+                           f"python -m reproduce.thesis_ch5.table5_1_rf")
+
+    def cell(part: pd.DataFrame) -> str:
+        if part.empty:
+            return "NA"
+        return format_number(float(part["rmse_mean"].iloc[0]), float(part["rmse_std"].iloc[0]))
+
+    fixed = table[(table.selection == "fixed") & (table.targets == "raw")]
+    held = table[table.selection == "holdout"]
+    rows = []
+    for D in sorted(table.loc[table.selection == "fixed", "D"].unique()):
+        row = [str(int(D)), str(int(fixed.loc[fixed.D == D, "trials"].max()))]
+        for lam in _RF_LAMBDAS:
+            row.append(cell(fixed[(fixed.D == D) & (abs(fixed.lam / lam - 1) < 1e-6)]))
+        for targets in ("raw", "centred"):
+            part = held[(held.D == D) & (held.targets == targets)]
+            row.append(f"{cell(part)} (λ {part['lam'].iloc[0]:.0e})" if len(part) else "NA")
+        rows.append(row)
+    for targets in ("raw", "centred"):
+        part = table[(table.selection == "joint") & (table.targets == targets)]
+        if len(part):
+            rows.append([f"(D, λ) by hold-out, {targets} targets (median D "
+                         f"{int(part['D'].iloc[0])}, λ {part['lam'].iloc[0]:.0e})",
+                         str(int(part['trials'].iloc[0]))] + [""] * len(_RF_LAMBDAS)
+                        + ([cell(part), ""] if targets == "raw" else ["", cell(part)]))
+    header = (["D", "trials"] + [f"λ = {lam:.0e}" for lam in _RF_LAMBDAS]
+              + ["λ by hold-out (median λ)", "centred targets, λ by hold-out"])
+    return rows_md(header, rows) + "\n"
+
+
+register_doc_table(DocTable(
+    "thesis_table5_1_rf", ("thesis_table5_1_rf.csv",), render_thesis_table5_1_rf,
+    "docs/reproduction.md: thesis Table 5.1 Incremental RF on cpuAct, test RMSE against D and λ"))
