@@ -140,7 +140,10 @@ def _kernel_data_problems(exp: Experiment, X: Any, sigma: float | None) -> list[
     name = exp.kernel["name"]
     params = {k: v for k, v in exp.kernel.items() if k not in ("name", "sigma")}
     try:
-        make_kernel(name, sigma, dtype=exp.dataset["dtype"], **params)(X[:2])
+        # only whether the kernel takes the data is asked here: a σ that overflows is the
+        # scale check's to report (check_numerics), without numpy's warning beside it
+        with np.errstate(over="ignore", invalid="ignore"):
+            make_kernel(name, sigma, dtype=exp.dataset["dtype"], **params)(X[:2])
     except ValueError as err:
         return [f"kernel.name: the {name} kernel cannot take these data: {err}"]
     return []
