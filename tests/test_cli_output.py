@@ -179,3 +179,16 @@ def test_a_bad_scheduler_file_is_named_before_anything_is_written(kernreg_cli, c
     assert code == 2 and out == ""
     assert err.startswith("error: ") and str(missing) in err
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_quiet_and_verbose_work_after_the_sub_command_too(kernreg_cli, config: Path,
+                                                          tmp_path: Path, where: str) -> None:
+    args = ["run", str(config), "--out", str(tmp_path / "q")]
+    code, out, err = kernreg_cli(["-q", *args] if where == "before" else [*args, "-q"])
+    assert code == 0 and err == "" and "results:" not in out
+    args = ["run", str(config), "--out", str(tmp_path / "v"), "--force"]
+    code, _, err = kernreg_cli(["-v", *args] if where == "before" else [*args, "-v"])
+    assert code == 0 and re.search(r"\d\d:\d\d:\d\d data: breast_cancer", err)
+    code, _, err = kernreg_cli([*args, "-v", "-q"])
+    assert code == 2 and "-v and -q exclude each other" in err

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import _thread
 import functools
-import logging
 import signal
 import sys
 import threading
@@ -17,33 +16,12 @@ from kernreg import __version__
 from kernreg.cli.advise import advise
 from kernreg.cli.configs import configs
 from kernreg.cli.data import data
+from kernreg.cli.output import configure_logging
 from kernreg.cli.plot import plot, report
 from kernreg.cli.run import run, table
 from kernreg.cli.stream import stream
 from kernreg.errors import KernregError
 from kernreg.switches import check_environment
-
-
-class _LogFormat(logging.Formatter):
-    """``-v`` lines with the time of day; warnings and errors as ``warning: …``."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        if record.levelno <= logging.INFO:
-            return f"{self.formatTime(record, '%H:%M:%S')} {record.getMessage()}"
-        return f"{record.levelname.lower()}: {record.getMessage()}"
-
-
-def _configure_logging(verbose: bool, quiet: bool) -> None:
-    """kernreg's own log on stderr: its phases at ``-v``, warnings by default, errors only at
-    ``-q``; other libraries' (Dask's) stay at warnings."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_LogFormat())
-    logger = logging.getLogger("kernreg")
-    for old in [h for h in logger.handlers if getattr(h, "_kernreg_cli", False)]:
-        logger.removeHandler(old)  # one handler however often main() runs in a process
-    handler._kernreg_cli = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,8 +37,8 @@ def cli(ctx: click.Context, verbose: bool, quiet: bool) -> None:
     """Large-scale kernel least squares: KRLS, Landweber, Nyström KRLS, NYTRO."""
     if verbose and quiet:
         raise click.UsageError("-v and -q exclude each other")
-    _configure_logging(verbose, quiet)
-    ctx.obj = {"quiet": quiet}
+    configure_logging(verbose, quiet)
+    ctx.obj = {"verbose": verbose, "quiet": quiet}
     # before any sub-command reads data or writes: a misspelt KERNREG_* switch is refused
     # (exit 2) rather than read as on or off
     check_environment()

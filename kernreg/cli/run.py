@@ -15,6 +15,7 @@ import pandas as pd
 from kernreg.atomic import write_text
 from kernreg.cli.configs import resolve_config_argument
 from kernreg.cli.data import data_options
+from kernreg.cli.output import quiet_mode, verbosity_options
 from kernreg.config import load_experiment
 from kernreg.config.library import config_reference, resolve_config
 from kernreg.config.smoke import (
@@ -122,6 +123,7 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
                    "values, every figure, provenance) to OUT/<name>/report.html; of a table "
                    "config's runs, to OUT/<table config>_report.html.")
 @data_options
+@verbosity_options
 @click.pass_context
 def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
         out: str | None, resume: bool, smoke: bool, force: bool, only: tuple[str, ...],
@@ -199,12 +201,6 @@ def _write_report(run_dirs: list[Path], path: Path, title: str) -> Path:
     from kernreg.results.report import write_report  # matplotlib loads only here
 
     return write_report(run_dirs, path, title, option="--report")
-
-
-def quiet_mode(ctx: click.Context) -> bool:
-    """Whether ``kernreg -q`` asked for the result alone."""
-    root = ctx.find_root()
-    return bool(root.obj and root.obj.get("quiet"))
 
 
 def show_progress(no_progress: bool, quiet: bool) -> bool:

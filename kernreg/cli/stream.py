@@ -9,11 +9,11 @@ import click
 
 from kernreg.atomic import write_text
 from kernreg.cli.data import data_options
+from kernreg.cli.output import quiet_mode, verbosity_options
 from kernreg.cli.run import (
     experiment_options,
     export_data_settings,
     out_folder,
-    quiet_mode,
     show_progress,
 )
 from kernreg.config.streaming import StreamConfig, load_stream_config
@@ -47,6 +47,7 @@ def _check_figure_path(path: str) -> None:
 @click.option("--figure", "figure_path", type=click.Path(dir_okay=False),
               help="Write the Figure 7.3 panel here (default: OUT/<name>/fig7_3.png).")
 @data_options
+@verbosity_options
 @click.pass_context
 def stream(ctx: click.Context, config: str, trials: int | None, seed: int | None,
            out: str | None, resume: bool, smoke: bool, force: bool, no_progress: bool,
