@@ -137,3 +137,33 @@ def test_the_costs_table_gives_the_ratios_of_the_means(tmp_path: Path) -> None:
     # times 1.5 ± 0.5 against 5 ± 1: ratio 0.30; memory 10 against 40 MiB: 0.25
     assert "| pumadyn-32nh | 3-fold speed-up | m62 / m1000 | 2 |" in text
     assert "| 0.30 |" in text and "| 0.25 |" in text
+
+
+def test_inkrls_selects_by_classification_error_when_asked() -> None:
+    """``validation_measure="error"``: the (λ, m') path holds the validation classification
+    error of every model, the threshold at the middle of the two codes ({0, 1} here)."""
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+
+    from kernreg.solvers import get_algorithm
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    y = y.astype(float)  # {0, 1}
+    fit, val = slice(0, 320), slice(320, 400)
+    cls = get_algorithm("inkrls")
+    kwargs = {"m": 30, "sigma": 0.9, "lambdas": [1e-6, 1e-3], "m_values": [10, 30],
+              "penalty": "identity", "random_state": 0}
+    est = cls(validation_measure="error", **kwargs).fit(X[fit], y[fit], X[val], y[val])
+    errors = est.path_["val_rmse"]
+    assert errors.shape == (2, 2) and np.all((errors >= 0) & (errors <= 1))
+    assert np.allclose(errors * 80, np.round(errors * 80))  # whole mistakes of 80 rows
+    # the selected model (no refit) makes exactly the path's smallest error
+    wrong = np.mean((est.predict(X[val]) >= 0.5) != (y[val] > 0.5))
+    assert errors.min() == pytest.approx(wrong)
+    assert est.path_["val_rmse"].min() == errors[est.path_["lambdas"].tolist().index(
+        est.best_lambda_), est.path_["m_values"].tolist().index(est.best_m_)]
+    rmse = cls(**kwargs).fit(X[fit], y[fit], X[val], y[val]).path_["val_rmse"]
+    assert not np.allclose(rmse, errors)  # the default still scores RMSE
+    with pytest.raises(ValueError, match="validation_measure"):
+        cls(validation_measure="hinge", **kwargs).fit(X[fit], y[fit], X[val], y[val])

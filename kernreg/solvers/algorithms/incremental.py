@@ -24,6 +24,7 @@ from kernreg.solvers.blocks.lambda_path import (
     LambdaPathEstimator,
     NystromSystem,
     check_m_levels,
+    column_error,
     column_rmse,
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
@@ -215,6 +216,10 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
     dtype : {"float64", "float32"}, default "float64"
     memory_budget : int
         Bytes per kernel block in blocked evaluation.
+    validation_measure : {"rmse", "error"}, default "rmse"
+        What selects ``(λ, m')`` on the validation rows: the RMSE, or the classification error
+        of two-class targets (LiM Figure 1's breast-cancer panel); ``path_["val_rmse"]`` holds
+        it.
 
     Attributes
     ----------
@@ -248,6 +253,7 @@ level_seconds`).
         refit: bool = False,
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        validation_measure: str = "rmse",
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -263,6 +269,7 @@ level_seconds`).
         self.refit = refit
         self.dtype = dtype
         self.memory_budget = memory_budget
+        self.validation_measure = validation_measure
 
     def _fit_info(self) -> dict[str, Any]:
         return {"m_selected": int(self.best_m_), **self._factor_info()}
@@ -272,6 +279,7 @@ level_seconds`).
         self._check_nystrom()
         check_choice(self.update, "update", UPDATES)
         check_choice(self.penalty, "penalty", PENALTIES)
+        check_choice(self.validation_measure, "validation_measure", ("rmse", "error"))
         check_m_levels(self.m_values, check_int(self.m, "m", minimum=1))
 
     def _prepare(self, X: Any, y: np.ndarray) -> _State:
@@ -305,7 +313,8 @@ level_seconds`).
         flat = coefs.reshape(m, L * M)
         blocks = self.kernel_.blocks(X_val, centers, reuse_buffer=True,
                                      block_rows=self.kernel_.block_rows(max(flat.shape)))
-        val_rmse = column_rmse(blocks, flat, y_val, self.kernel_.dtype).reshape(L, M)
+        score = column_error if self.validation_measure == "error" else column_rmse
+        val_rmse = score(blocks, flat, y_val, self.kernel_.dtype).reshape(L, M)
         if np.all(np.isnan(val_rmse)):
             raise np.linalg.LinAlgError("AᵀA + λnI was not positive definite for any λ")
         # the m-path's times: level by level, each level's λs together
@@ -352,7 +361,7 @@ register(AlgorithmSpec(
     title="Incremental NKRLS",
     order=60,
     schema={"lambdas": LAMBDAS, "m_values": M_LEVELS, "update": {"enum": list(UPDATES)},
-            **PATH_NYSTROM},
+            "validation_measure": {"enum": ["rmse", "error"]}, **PATH_NYSTROM},
     config_defaults=("lambdas", "m_values", "update", "epsilon", "penalty", "sampler"),
     takes_centers=True,
     memory=_memory,

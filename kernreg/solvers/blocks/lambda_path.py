@@ -35,6 +35,7 @@ __all__ = [
     "NystromSystem",
     "best_pair",
     "check_m_levels",
+    "column_error",
     "column_rmse",
     "default_m_levels",
     "eigen_path_coefs",
@@ -202,6 +203,24 @@ def column_rmse(row_blocks: Iterable[tuple[slice, np.ndarray]], coefs: np.ndarra
         resid = block @ coefs - y[sl, None]
         sq += np.einsum("ij,ij->j", resid, resid, dtype=np.float64)
     out = np.sqrt(sq / y.shape[0])
+    out[bad] = np.nan
+    return out
+
+
+def column_error(row_blocks: Iterable[tuple[slice, np.ndarray]], coefs: np.ndarray,
+                 y: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
+    """Classification error of ``B @ coefs[:, j]`` against the two-class targets ``y`` for
+    every column ``j`` (``row_blocks`` as :func:`column_rmse`): an output is the upper class
+    when it is at or above the midpoint of the two codes (0 for ±1, 0.5 for {0, 1}); NaN
+    columns stay NaN."""
+    bad = np.isnan(coefs).any(axis=0)
+    coefs = np.where(bad, 0.0, coefs).astype(dtype)
+    middle = (float(np.min(y)) + float(np.max(y))) / 2.0
+    upper = np.asarray(y) > middle
+    wrong = np.zeros(coefs.shape[1])
+    for sl, block in row_blocks:
+        wrong += ((block @ coefs >= middle) != upper[sl, None]).sum(axis=0)
+    out = wrong / y.shape[0]
     out[bad] = np.nan
     return out
 
