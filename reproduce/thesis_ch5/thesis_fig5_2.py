@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -163,7 +164,10 @@ def bootstrap_slopes(ns: np.ndarray, runs: np.ndarray, statistic: str, resamples
     out = np.empty((resamples, 3))
     for b in range(resamples):
         picked = np.stack([runs[i, rng.integers(0, reps, reps)] for i in range(len(ns))])
-        values = reduce(picked, axis=1)
+        with warnings.catch_warnings():
+            # a resample whose every repetition is NaN (at smoke size) is NaN, as it should be
+            warnings.simplefilter("ignore", RuntimeWarning)
+            values = reduce(picked, axis=1)
         out[b] = [slope(ns, values[:, k]) for k in range(3)]
     return out
 
