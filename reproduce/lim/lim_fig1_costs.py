@@ -27,9 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from kernreg.atomic import write_text
+from reproduce.results_csv import write_results_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 #: (dataset, config, the cheaper cell's label, the dearer cell's label, the text's claim)
@@ -101,10 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(fit_cell(config, label, int(trial), args.smoke)))
         return 0
     rows = run_pairs(args.trials, args.smoke)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    write_text(args.output, "# LiM Figure 1's cost claims, each cell in a process of its own, "
-                            "1 BLAS thread: python -m reproduce.lim.lim_fig1_costs\n"
-               + pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+    write_results_csv(args.output, rows, "LiM Figure 1's cost claims, each cell in a process of "
+                                         "its own, 1 BLAS thread: python -m "
+                                         "reproduce.lim.lim_fig1_costs")
     print(args.output)
     return 0
 

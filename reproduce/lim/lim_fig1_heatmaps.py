@@ -37,13 +37,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kernreg.atomic import write_text
 from kernreg.config import experiment_task, load_experiment, make_estimator
 from kernreg.experiment.trial import prepare_data, trial_split
 from kernreg.losses import get_measure
 from kernreg.results.figures import heatmap_figure, save_figure
 from kernreg.results.record import TrialRecord
 from kernreg.results.store import RunData, load_run, tidy_row
+from reproduce.results_csv import write_results_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 VAL_ERROR_STEM = "lim_fig1_breast_cancer_identity"
@@ -158,11 +158,9 @@ def ranges(runs: Path, results: Path, smoke: bool = False) -> Path:
                else load_run(runs / source))
         rows.append(panel_row(panel, run))
     path = results / "lim_fig1_ranges.csv"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, "# LiM Figure 1: the colour range of each heat map beside the ticks at "
-                     "the ends of the paper's colour bar: python -m "
-                     "reproduce.lim.lim_fig1_heatmaps ranges\n"
-               + pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+    write_results_csv(path, rows, "LiM Figure 1: the colour range of each heat map beside the "
+                                  "ticks at the ends of the paper's colour bar: python -m "
+                                  "reproduce.lim.lim_fig1_heatmaps ranges")
     return path
 
 

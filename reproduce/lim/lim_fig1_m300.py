@@ -38,9 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from kernreg.atomic import write_text
 from kernreg.config import experiment_task, load_experiment, make_estimator
 from kernreg.experiment.trial import (
     PreparedData,
@@ -49,6 +47,7 @@ from kernreg.experiment.trial import (
     trial_seed,
     trial_split,
 )
+from reproduce.results_csv import write_results_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "lim_fig1_points_breast_cancer_fitrows.yaml"
@@ -172,11 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {errors.mean():.5f} ± {errors.std():.5f} over {len(errors)} trials "
               f"({time.perf_counter() - start:.1f} s)", file=sys.stderr)
         rows += done
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    write_text(args.output, "# LiM Figure 1, breast cancer m = 300, λ = 4.28e-6 (paper: 1.24% "
-                            "over 20 trials), one factor at a time: python -m "
-                            "reproduce.lim.lim_fig1_m300\n"
-               + pd.DataFrame(rows).to_csv(index=False, float_format="%.6g"))
+    write_results_csv(args.output, rows, "LiM Figure 1, breast cancer m = 300, λ = 4.28e-6 "
+                                         "(paper: 1.24% over 20 trials), one factor at a time: "
+                                         "python -m reproduce.lim.lim_fig1_m300")
     print(args.output)
     return 0
 

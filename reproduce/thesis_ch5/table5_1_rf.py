@@ -26,16 +26,15 @@ over the trials, written as CSV::
 from __future__ import annotations
 
 import argparse
-import io
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.experiment.trial import prepare_data, trial_split
 from kernreg.features.fourier import RandomFourierFeatures
+from reproduce.results_csv import write_results_csv
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "lim_table1_full_cpu_act.yaml"
 LEVELS = (16, 32, 64, 128, 256, 512, 1024, 2048)
@@ -118,9 +117,7 @@ def main() -> None:
     table = table.rename(columns={"mean": "rmse_mean", "std": "rmse_std", "count": "trials"})
     table["rmse_std"] = table["rmse_std"].fillna(0.0)
     table = table[["targets", "selection", "D", "lam", "trials", "rmse_mean", "rmse_std"]]
-    buf = io.StringIO()
-    table.to_csv(buf, index=False, float_format="%.6g")
-    write_text(args.output, buf.getvalue())
+    write_results_csv(args.output, table)
 
 
 if __name__ == "__main__":

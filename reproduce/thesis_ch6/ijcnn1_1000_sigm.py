@@ -17,7 +17,6 @@ subsets, 200 test rows, 1 trial, 20 epochs), seconds; its numbers mean nothing.
 from __future__ import annotations
 
 import argparse
-import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,14 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from kernreg.atomic import write_text
 from kernreg.config import load_experiment
 from kernreg.config.smoke import SMOKE_ITERATIONS
 from kernreg.datasets import load_dataset
 from kernreg.experiment.trial import subsample_rng, subsample_rows, trial_seed
 from kernreg.solvers import MultiPassSGM, holdout_split
+from reproduce.results_csv import write_results_csv
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "thesis_table6_ijcnn1_1000.yaml"
 TRIALS = 10
@@ -168,9 +166,7 @@ def main() -> None:
                 "hinge_mean": float(np.mean(np.maximum(0, 1 - y_test * f))), "hinge_std": 0.0,
                 "error_pct_mean": 100 * float(np.mean(y_test > 0)), "error_pct_std": 0.0,
                 "epoch_mean": 0.0, "positive_pct_mean": 0.0})
-    buf = io.StringIO()
-    pd.DataFrame(out).to_csv(buf, index=False, float_format="%.6g")
-    write_text(args.output, buf.getvalue())
+    write_results_csv(args.output, out)
 
 
 if __name__ == "__main__":

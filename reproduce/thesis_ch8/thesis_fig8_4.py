@@ -19,17 +19,15 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
-import io
 import time
 from pathlib import Path
 
 import numpy as np
 
-from kernreg.atomic import write_text
 from kernreg.features import RandomFourierFeatures
 from kernreg.solvers.blocks.recursive_rls import batch_ridge
 from kernreg.solvers.online import ParametricRLS, RandomFeaturesRLS, SemiparametricRLS
+from reproduce.results_csv import write_results_csv
 from reproduce.thesis_ch8.simulate import simulate
 
 SIGMAS = (1.0, 2.0, 4.0, 8.0, 16.0)  # on standardized inputs (12 dimensions)
@@ -112,16 +110,6 @@ def run(n_samples: int, n_parts: int, window: int, n_components: int, seed: int
     return rows, {**chosen, "cad_rmse": cad, "trajectory_xy": xy.info, "trajectory_xz": xz.info}
 
 
-def write_csv(rows: list[dict], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = io.StringIO()  # written whole and atomically: never a half-written results file
-    writer = csv.DictWriter(text, fieldnames=["estimator", "group", "part", "sample", "rmse"],
-                            lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({**r, "rmse": f"{r['rmse']:.6g}"} for r in rows)
-    write_text(path, text.getvalue())
-
-
 def curves(rows: list[dict]) -> dict[tuple[str, str], np.ndarray]:
     """(estimator, group) → array (parts, samples)."""
     out: dict[tuple[str, str], dict[int, list[float]]] = {}
@@ -183,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     rows, info = run(args.n_samples, args.parts, args.window, args.n_components, args.seed)
     info.update(window=args.window, n_components=args.n_components)
-    write_csv(rows, Path(args.csv))
+    write_results_csv(args.csv, rows)
     plot(rows, info, Path(args.output))
     data = curves(rows)
     for (name, group), c in sorted(data.items()):
