@@ -78,8 +78,8 @@ def config_reference(path: str | os.PathLike[str]) -> str:
     except ValueError:
         pass
     folder = shipped_configs_dir()
-    if folder is not None and path.resolve().parent == folder.resolve() \
-            and _shipped_names().get(path.stem) is not None:
+    if folder is not None and path.suffix in _SUFFIXES \
+            and path.resolve().parent == folder.resolve():
         return path.stem
     return str(path)
 

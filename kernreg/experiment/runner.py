@@ -24,7 +24,7 @@ from kernreg.experiment.trial import prepare_data, run_trial
 from kernreg.kernels.compiled import warm_up
 from kernreg.progress import progress_sink
 from kernreg.results.store import RunStore
-from kernreg.results.tables import PARAMETER_SYMBOLS
+from kernreg.results.tables import parameter_symbol
 from kernreg.solvers import reuse_buffers
 from kernreg.switches import check_environment
 
@@ -170,7 +170,7 @@ def _selected_text(param_name: str | None, selected: float) -> str:
     """``t* = 42``, ``λ* = 5.1e-05``: what a trial selected."""
     if not param_name:
         return "nothing selected"
-    return f"{PARAMETER_SYMBOLS.get(param_name, param_name + '*')} = {selected:.3g}"
+    return f"{parameter_symbol(param_name)} = {selected:.3g}"
 
 
 def _show_progress(bar: tqdm, where: str) -> Callable[[str], None]:

@@ -53,6 +53,11 @@ QUANTITIES = table2_quantities()
 PARAMETER_SYMBOLS = {"iterations": "t*", "lambda": "λ*", "m": "m*", "C": "C*", "step": "η*"}
 
 
+def parameter_symbol(param_name: str) -> str:
+    """The selected parameter's symbol (:data:`PARAMETER_SYMBOLS`; ``name*`` for another)."""
+    return PARAMETER_SYMBOLS.get(param_name, f"{param_name}*")
+
+
 def parameter_label(results: pd.DataFrame, algorithms: Sequence[str]) -> str:
     """The row label of Table 2's selected parameter: the symbols of the parameters the
     columns select, in column order (``λ* / t*`` for NKRLS beside NYTRO, ``t*`` for NYTRO
@@ -62,7 +67,7 @@ def parameter_label(results: pd.DataFrame, algorithms: Sequence[str]) -> str:
     symbols: list[str] = []
     for algo in algorithms:
         for name in results.loc[results["algorithm"] == algo, "param_name"].dropna().unique():
-            symbol = PARAMETER_SYMBOLS.get(str(name), f"{name}*")
+            symbol = parameter_symbol(str(name))
             if symbol not in symbols:
                 symbols.append(symbol)
     return " / ".join(symbols) or "Par."
