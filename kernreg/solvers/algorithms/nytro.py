@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,8 +23,15 @@ from kernreg.solvers.blocks.nystrom import NystromSetup
 from kernreg.solvers.blocks.params import NYSTROM
 from kernreg.solvers.blocks.rows import RowProducts
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
-from kernreg.solvers.blocks.strategy import STRATEGY_CHOICES, plan_strategies, strategy_memory
+from kernreg.solvers.blocks.strategy import (
+    STRATEGY_CHOICES,
+    plan_strategies,
+    strategy_memory,
+    strategy_reason,
+)
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
+
+log = logging.getLogger(__name__)
 
 __all__ = ["STEP_ROWS", "Nytro", "nytro_step_size"]
 
@@ -254,11 +262,15 @@ class _NytroRun:
                 est.kernel_.itemsize, est.memory_budget, limit, strategy, validation,
                 self.with_val_rows, workers)
 
-        self.chosen, self.costs = plan(est.strategy, est.validation_strategy)
+        asked = (est.strategy, est.validation_strategy)
+        self.chosen, self.costs = plan(*asked)
         if not est.kernel_.device.is_numpy and self.chosen.peak_bytes > limit:
             # a device's memory is a wall: strategies that do not fit it give way to the
             # plan's (K_nm re-evaluated there from rows sent from host memory)
-            self.chosen, self.costs = plan("auto", "auto")
+            asked = ("auto", "auto")
+            self.chosen, self.costs = plan(*asked)
+        # once per fit, the plan it runs (the memory preflight plans too, silently)
+        log.info("NYTRO strategy %s", strategy_reason(self.costs, limit, *asked))
         self.rows = RowProducts(est.kernel_, est.backend, est._hold)
 
     def iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any

@@ -19,7 +19,6 @@ strategies matter for the choice, so the nominal rates need not match a given ma
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from itertools import product
 
@@ -28,8 +27,6 @@ import psutil
 from kernreg.backend import CPU, Device
 from kernreg.solvers.blocks.dask_rows import current_client, worker_memory_limit
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK
-
-log = logging.getLogger(__name__)
 
 #: Nominal rates of a small machine (2 cores, AVX-512): float64 GEMM flop/s (float32 runs at
 #: twice this), exp/s, and streaming bytes/s.
@@ -148,22 +145,34 @@ def choose_strategy(costs: dict[tuple[str, str], StrategyCost], memory_limit: in
                     training: str = "auto", validation: str = "auto") -> StrategyCost:
     """The fastest pair whose peak fits ``memory_limit`` (else the smallest one), among those
     that agree with the given ``training`` and ``validation`` strategies (``"auto"``: any)."""
-    allowed = [c for c in costs.values()
-               if training in ("auto", c.name) and validation in ("auto", c.validation)]
-    fitting = sorted((c for c in allowed if c.peak_bytes <= memory_limit),
-                     key=lambda c: c.seconds)
+    fitting, allowed = _ranked(costs, memory_limit, training, validation)
+    return fitting[0] if fitting else min(allowed, key=lambda c: c.peak_bytes)
+
+
+def strategy_reason(costs: dict[tuple[str, str], StrategyCost], memory_limit: int,
+                    training: str = "auto", validation: str = "auto") -> str:
+    """What :func:`choose_strategy` chooses with these arguments and why, in words (``-v``)."""
+    fitting, _ = _ranked(costs, memory_limit, training, validation)
+    chosen = choose_strategy(costs, memory_limit, training, validation)
     if fitting:
-        chosen = fitting[0]
         runner_up = (f"; next {fitting[1].label} ≈ {fitting[1].seconds:.3g} s"
                      if len(fitting) > 1 else "")
         why = (f"the fastest estimate of the {len(fitting)} pairs within "
                f"{memory_limit / 2**30:.3g} GiB{runner_up}")
     else:
-        chosen = min(allowed, key=lambda c: c.peak_bytes)
         why = f"no pair fits {memory_limit / 2**30:.3g} GiB: the smallest peak"
-    log.info("NYTRO strategy %s (training/validation rows): ≈ %.3g s, peak %.3g GiB — %s",
-             chosen.label, chosen.seconds, chosen.peak_bytes / 2**30, why)
-    return chosen
+    return (f"{chosen.label} (training/validation rows): ≈ {chosen.seconds:.3g} s, peak "
+            f"{chosen.peak_bytes / 2**30:.3g} GiB — {why}")
+
+
+def _ranked(costs: dict[tuple[str, str], StrategyCost], memory_limit: int, training: str,
+            validation: str) -> tuple[list[StrategyCost], list[StrategyCost]]:
+    """(the allowed pairs that fit ``memory_limit``, fastest first; every allowed pair)."""
+    allowed = [c for c in costs.values()
+               if training in ("auto", c.name) and validation in ("auto", c.validation)]
+    fitting = sorted((c for c in allowed if c.peak_bytes <= memory_limit),
+                     key=lambda c: c.seconds)
+    return fitting, allowed
 
 
 def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize: int,
