@@ -19,7 +19,7 @@ from kernreg.config.smoke import (
     SMOKE_TEST_ROWS,
     smoke_config,
 )
-from kernreg.config.streaming import is_stream_config, load_stream_config
+from kernreg.config.streaming import is_stream_config, load_stream_config, stream_kind
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml")
@@ -31,6 +31,11 @@ def test_every_config_validates_at_smoke_size(path: Path) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if is_stream_config(data):
         cfg = load_stream_config(path, smoke=True)
+        if stream_kind(data) == "online_regression":  # thesis ch. 8: its script's smoke size
+            assert cfg.simulation["n_samples"] <= 300 and cfg.protocol["n_parts"] <= 3
+            assert all(a.params.get("n_components", 0) <= SMOKE_CENTERS
+                       for a in cfg.algorithms)
+            return
         assert cfg.protocol["trials"] == 1
         assert cfg.protocol["n_bal"] <= 36 and max(cfg.protocol["record_at"]) <= 10
         return

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from kernreg.config.loader import read_yaml
+from kernreg.config.streaming import is_stream_config
 from kernreg.errors import ConfigError
 
 __all__ = ["ConfigEntry", "config_entries", "config_reference", "resolve_config",
@@ -113,9 +114,7 @@ def _summary(path: Path, data: dict) -> str:
 def _kind(data: dict) -> str:
     if "table" in data:
         return "table"
-    protocol = data.get("protocol")
-    return "streaming" if isinstance(protocol, dict) and protocol.get("kind") == "streaming" \
-        else "experiment"
+    return "streaming" if is_stream_config(data) else "experiment"  # either stream kind
 
 
 def config_entries() -> list[ConfigEntry]:

@@ -278,7 +278,7 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
 def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None,
                       smoke: bool) -> Experiment:
     if isinstance(data, dict) and isinstance(data.get("protocol"), dict) \
-            and data["protocol"].get("kind") == "streaming":
+            and data["protocol"].get("kind") in ("streaming", "online_regression"):
         raise ConfigError(f"{path}: protocol.kind: a streaming config; run it with "
                           f"`kernreg stream {path}`")
     data = smoke_config(data, _test_rows(data)) if smoke else copy.deepcopy(data)

@@ -8,6 +8,11 @@ file and shrinks only what sets the cost: the rows (:data:`SMOKE_ROWS` training,
 levels, scaled together so that a level stays below its algorithm's size), the iterations and
 passes, and every grid (λ, σ, α) to at most :data:`SMOKE_GRID_POINTS` points. Its numbers mean
 nothing; its tables and figures have the full run's layout.
+
+The online regression protocol (``protocol: {kind: online_regression}``, thesis Chapter 8's
+simulation) shrinks as ``reproduce/thesis_ch8/thesis_fig8_4.py --smoke`` always has:
+:data:`SMOKE_ONLINE` (300 simulated samples per plane, 3 parts, a 10-sample window) and at most
+:data:`SMOKE_CENTERS` random features; its selection grids stay whole (cheap at that size).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import copy
 import math
 from typing import Any
 
-__all__ = ["SMOKE_CENTERS", "SMOKE_GRID_POINTS", "SMOKE_ITERATIONS", "SMOKE_ROWS",
+__all__ = ["SMOKE_CENTERS", "SMOKE_GRID_POINTS", "SMOKE_ITERATIONS", "SMOKE_ONLINE", "SMOKE_ROWS",
            "SMOKE_TEST_ROWS", "smoke_config"]
 
 #: Training rows of a smoke run (before the hold-out split) and test rows.
@@ -42,6 +47,9 @@ _CAPS = {"max_iter": SMOKE_ITERATIONS, "passes": SMOKE_PASSES, "epochs": SMOKE_P
 #: per class, and the most examples streamed of the imbalanced one.
 SMOKE_STREAM = {"n_bal": 36, "n_test": 10, "validation_min_examples": 36}
 SMOKE_STREAMED = 10
+#: The online regression protocol: simulated samples per plane, parts of the test plane (and
+#: trials: a trial is a part), samples of the RMSE window.
+SMOKE_ONLINE = {"n_samples": 300, "n_parts": 3, "window": 10}
 
 
 def smoke_config(data: dict[str, Any], test_rows: int | None = None) -> dict[str, Any]:
@@ -49,6 +57,10 @@ def smoke_config(data: dict[str, Any], test_rows: int | None = None) -> dict[str
     dataset's test rows, when fewer than :data:`SMOKE_TEST_ROWS`. Values of the wrong type
     are left for the validation to name."""
     data = copy.deepcopy(data)
+    if isinstance(data.get("protocol"), dict) and \
+            data["protocol"].get("kind") == "online_regression":
+        _smoke_online(data)
+        return data
     protocol = data.setdefault("protocol", {})  # one trial also where the default is more
     streaming = isinstance(protocol, dict) and protocol.get("kind") == "streaming"
     if isinstance(protocol, dict):
@@ -82,6 +94,30 @@ def _smoke_stream_protocol(protocol: dict[str, Any]) -> None:
     if isinstance(record_at, list):
         kept = [v for v in record_at if isinstance(v, int) and v <= SMOKE_STREAMED]
         protocol["record_at"] = kept or [1]
+
+
+def _smoke_online(data: dict[str, Any]) -> None:
+    """The online regression protocol at smoke size, in place (see the module's text)."""
+    from kernreg.solvers.online import get_online_spec  # the registry says who has features
+
+    simulation = data.setdefault("simulation", {})
+    if isinstance(simulation, dict):
+        simulation["n_samples"] = _capped(simulation.get("n_samples", SMOKE_ONLINE["n_samples"]),
+                                          SMOKE_ONLINE["n_samples"])
+    protocol = data["protocol"]
+    for key in ("n_parts", "window"):
+        protocol[key] = _capped(protocol.get(key, SMOKE_ONLINE[key]), SMOKE_ONLINE[key])
+    if "trials" in protocol:
+        protocol["trials"] = _capped(protocol["trials"], SMOKE_ONLINE["n_parts"])
+    algorithms = data.get("algorithms")
+    for algo in algorithms if isinstance(algorithms, list) else []:
+        try:
+            spec = get_online_spec(algo["name"])
+        except (TypeError, KeyError, ValueError, AttributeError):
+            continue  # the validation names it
+        if "n_components" in spec.schema:
+            algo["n_components"] = _capped(algo.get("n_components", SMOKE_CENTERS),
+                                           SMOKE_CENTERS)
 
 
 def _smoke_algorithm(algo: dict[str, Any]) -> None:

@@ -1,6 +1,9 @@
 """Configs of the streaming protocol (thesis Section 7.6): YAML → schema → defaults.
 
 A streaming config is told apart from a hold-out config by ``protocol: {kind: streaming}``.
+``kernreg stream`` runs a second protocol too, the streaming regression of thesis Chapter 8
+(``protocol: {kind: online_regression}``, :mod:`kernreg.config.online_stream`):
+:func:`stream_kind` tells them apart and :func:`load_stream_config` reads either.
 Every problem is reported at once, naming its key, as :class:`~kernreg.errors.ConfigError`
 (exit status 2 on the command line).
 """
@@ -27,12 +30,15 @@ from kernreg.config.loader import (
     read_yaml,
     schema_problems,
 )
+from kernreg.config.online_stream import KIND as ONLINE_KIND
+from kernreg.config.online_stream import OnlineStreamConfig, parse_online_stream_config
 from kernreg.config.smoke import smoke_config
 from kernreg.datasets import get_spec
 from kernreg.errors import ConfigError, DataError
 from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 
-__all__ = ["METHODS", "StreamConfig", "is_stream_config", "load_stream_config"]
+__all__ = ["METHODS", "STREAM_KINDS", "StreamConfig", "is_stream_config", "load_stream_config",
+           "stream_kind"]
 
 #: N: naive incremental RLSC; RB: rebalanced batch RLS refit at every step; RC: Algorithm 7.1.
 METHODS = ("N", "RB", "RC")
@@ -141,10 +147,24 @@ class StreamConfig:
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+#: The protocols ``kernreg stream`` runs: thesis Chapter 7's classification stream and
+#: Chapter 8's online regression.
+STREAM_KINDS = ("streaming", ONLINE_KIND)
+
+
+def stream_kind(data: Any) -> str | None:
+    """The streaming protocol a parsed YAML mapping asks for (one of :data:`STREAM_KINDS`), or
+    None (a hold-out or table config)."""
+    if isinstance(data, dict) and isinstance(data.get("protocol"), dict):
+        kind = data["protocol"].get("kind")
+        return kind if kind in STREAM_KINDS else None
+    return None
+
+
 def is_stream_config(data: Any) -> bool:
-    """Whether a parsed YAML mapping asks for the streaming protocol."""
-    return (isinstance(data, dict) and isinstance(data.get("protocol"), dict)
-            and data["protocol"].get("kind") == "streaming")
+    """Whether a parsed YAML mapping asks for a protocol of ``kernreg stream`` (either of
+    :data:`STREAM_KINDS`; :func:`stream_kind` says which)."""
+    return stream_kind(data) is not None
 
 
 def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None = None,
@@ -198,8 +218,10 @@ def parse_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None 
 
 
 def load_stream_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None,
-                       smoke: bool = False) -> StreamConfig:
-    """Read and validate a streaming config file (``smoke``: at smoke size).
+                       smoke: bool = False) -> StreamConfig | OnlineStreamConfig:
+    """Read and validate a streaming config file (``smoke``: at smoke size): a
+    :class:`StreamConfig`, or an :class:`~kernreg.config.online_stream.OnlineStreamConfig`
+    for ``protocol: {kind: online_regression}``.
 
     Raises
     ------
@@ -207,4 +229,7 @@ def load_stream_config(path: str | os.PathLike[str], overrides: dict[str, Any] |
         Unreadable YAML, a key that is unknown or out of range, or a dataset without classes.
     """
     path = Path(path)
-    return parse_stream_config(read_yaml(path), path, overrides, smoke)
+    data = read_yaml(path)
+    if stream_kind(data) == ONLINE_KIND:
+        return parse_online_stream_config(data, path, overrides, smoke)
+    return parse_stream_config(data, path, overrides, smoke)

@@ -50,15 +50,17 @@ log = logging.getLogger("kernreg.results")
 
 
 def run_kind(manifest: dict[str, Any]) -> str:
-    """The protocol a manifest records: ``"streaming"`` or ``"holdout"``."""
+    """The protocol a manifest records: ``"streaming"``, ``"online_regression"`` or
+    ``"holdout"``."""
     config = manifest.get("config")
     protocol = config.get("protocol") if isinstance(config, dict) else None
     kind = protocol.get("kind") if isinstance(protocol, dict) else None
-    return "streaming" if kind == "streaming" else "holdout"
+    return kind if kind in ("streaming", "online_regression") else "holdout"
 
 
 def _kind_words(manifest: dict[str, Any]) -> str:
-    return {"holdout": "hold-out", "streaming": "streaming"}[run_kind(manifest)]
+    return {"holdout": "hold-out", "streaming": "streaming",
+            "online_regression": "online regression"}[run_kind(manifest)]
 
 
 def is_run_folder(folder: Path) -> bool:

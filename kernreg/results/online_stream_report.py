@@ -1,0 +1,145 @@
+"""Thesis Figure 8.4 from stored streaming regression trials (``protocol: {kind:
+online_regression}``): the tidy curves, the summary table and the figure.
+
+Everything here reads what a run stored
+(:class:`~kernreg.results.online_stream_store.OnlineStreamStore`); nothing is re-fitted. The
+data are a SIMULATION on the iCub's published URDF standing in for the thesis's private
+recordings, and every table and figure says so. matplotlib is imported only to draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernreg.atomic import atomic_path
+from kernreg.datasets.icub_arm_sim import LABEL, OUTPUT_GROUPS
+from kernreg.results.numbers import format_number
+
+__all__ = ["COLOURS", "curve_rows", "curves", "plot_online_stream", "render_summary",
+           "selected_text", "summary_ranges"]
+
+#: The thesis's colours of its three estimators; other labels take matplotlib's cycle.
+COLOURS = {"SP": "tab:blue", "NP": "tab:red", "P": "tab:green"}
+_SYMBOLS = {"lam": "λ", "lam_p": "λ_P", "sigma": "σ", "n_components": "D", "seed": "seed"}
+
+Trial = dict[str, Any]
+
+
+def _labels(trials: Sequence[Trial]) -> list[str]:
+    return list(trials[0]["attrs"]["labels"])
+
+
+def curves(trials: Sequence[Trial]) -> dict[tuple[str, str], np.ndarray]:
+    """(label, group) → the windowed RMSE of every trial (part), shape (parts, samples)."""
+    return {(label, group): np.stack([t[label][group] for t in trials])
+            for label in _labels(trials) for group in OUTPUT_GROUPS}
+
+
+def curve_rows(trials: Sequence[Trial]) -> list[dict[str, Any]]:
+    """The tidy curves, one row per (estimator label, group, part, sample) — the columns of
+    ``results/thesis_fig8_4_sim.csv``: ``estimator, group, part, sample, rmse``."""
+    rows = []
+    for label in _labels(trials):
+        for t in trials:
+            part = t["attrs"]["trial"]
+            for group in OUTPUT_GROUPS:
+                rows += [{"estimator": label, "group": group, "part": part, "sample": i + 1,
+                          "rmse": float(r)} for i, r in enumerate(t[label][group])]
+    return rows
+
+
+def summary_ranges(n: int, window: int) -> list[tuple[str, int, int]]:
+    """The sample ranges the summary averages over, for parts of ``n`` samples: the first
+    window (the transient), up to sample 100, the rest, and the last window."""
+    ranges = [(f"samples 1–{window}", 1, window)]
+    start = window + 1
+    if window < 100 < n:
+        ranges.append((f"samples {start}–100", start, 100))
+        start = 101
+    if start <= n:
+        ranges.append((f"samples {start}–{n}", start, n))
+    ranges.append((f"last {window}", n - window + 1, n))
+    return ranges
+
+
+def selected_text(trials: Sequence[Trial]) -> str:
+    """Each label's hyperparameters, selected or set: ``P: λ_P = 1e-06; NP: D = 500, …``."""
+    selected = trials[0]["attrs"]["selected"]
+    return "; ".join(f"{label}: " + ", ".join(f"{_SYMBOLS.get(k, k)} = {v:g}"
+                                              for k, v in selected[label].items()
+                                              if k != "seed")
+                     for label in _labels(trials))
+
+
+def render_summary(trials: Sequence[Trial], *, title: str = "", notes: Sequence[str] = ()
+                   ) -> str:
+    """Markdown: per output group and sample range, each label's windowed RMSE averaged over
+    the range, mean ± std (population) over the trials (parts); ``notes`` under the table."""
+    labels, data = _labels(trials), curves(trials)
+    window = trials[0]["attrs"]["window"]
+    n = data[(labels[0], next(iter(OUTPUT_GROUPS)))].shape[1]
+    lines = [f"# {title or 'Thesis Figure 8.4'}", "",
+             f"Data: {LABEL}.", "",
+             f"| window RMSE, mean ± std over {len(trials)} parts | " + " | ".join(labels) + " |",
+             "|" + "---|" * (len(labels) + 1)]
+    for group, (_, unit) in OUTPUT_GROUPS.items():
+        for name, first, last in summary_ranges(n, window):
+            cells = []
+            for label in labels:
+                per_part = data[(label, group)][:, first - 1:last].mean(1)
+                cells.append(format_number(float(per_part.mean()), float(per_part.std())))
+            lines.append(f"| {group}, {name} ({unit}) | " + " | ".join(cells) + " |")
+    lines += ["", f"Hyperparameters: {selected_text(trials)}."]
+    cad = trials[0]["attrs"]["cad_rmse"]
+    lines.append("The URDF (\"CAD\") model, not learned, over the whole test plane: "
+                 + ", ".join(f"{g} {format_number(float(cad[g]))} {OUTPUT_GROUPS[g][1]}"
+                             for g in OUTPUT_GROUPS) + ".")
+    lines += [*notes, ""]
+    return "\n".join(lines)
+
+
+def plot_online_stream(trials: Sequence[Trial], path: str | Path, *, title: str = "") -> Path:
+    """Figure 8.4's two log-scale panels: force and torque windowed RMSE against the part's
+    samples, each label's mean with a ± std band over the parts, the CAD model dashed."""
+    import matplotlib  # here: the module's tables and curves load without it
+
+    matplotlib.use("Agg")  # files only
+    import matplotlib.pyplot as plt
+
+    labels, data = _labels(trials), curves(trials)
+    cad, window = trials[0]["attrs"]["cad_rmse"], trials[0]["attrs"]["window"]
+    fig, axes = plt.subplots(2, 1, figsize=(7, 6.5), sharex=True)
+    cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"])
+    colours = {label: COLOURS.get(label) or next(cycle) for label in labels}
+    order = [label for label in COLOURS if label in labels] + \
+        [label for label in labels if label not in COLOURS]
+    for ax, (group, (_, unit)) in zip(axes, OUTPUT_GROUPS.items(), strict=True):
+        for label in order:
+            c = data[(label, group)]
+            x = np.arange(1, c.shape[1] + 1)
+            m, s = c.mean(0), c.std(0)
+            ax.plot(x, m, color=colours[label], label=label)
+            # log axis: a band below zero is drawn down to the lowest mean's half
+            ax.fill_between(x, np.maximum(m - s, 0.5 * m.min()), m + s, color=colours[label],
+                            alpha=0.25, linewidth=0)
+        ax.axhline(cad[group], color="grey", ls="--", lw=1, label="CAD model, not learned")
+        ax.set_ylabel(f"{group} RMSE ({unit})")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    planes = trials[0]["attrs"]["planes"]
+    axes[0].legend(ncol=4, fontsize=8)
+    axes[1].set_xlabel(f"samples of the {planes['test'].upper()} part (10 Hz)")
+    fig.suptitle((title or "Thesis Fig. 8.4") + " — " + LABEL, fontsize=9)
+    fig.text(0.01, 0.005, f"mean ± std over {len(trials)} parts of {planes['test'].upper()} "
+             f"after training on {planes['train'].upper()}; {window}-sample window;\n"
+             f"{selected_text(trials)}", fontsize=7)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=120)
+    plt.close(fig)
+    return path
