@@ -69,11 +69,11 @@ ARTIFACTS := table1 table2 nytro-fig1 nytro-fig2 ijcnn1-nkrls-lambda-curve error
              lim-table1 lim-table1-full lim-fig1-points lim-fig1 lim-fig1-authors \
              lim-fig1-m300 lim-fig1-costs lim-fig2 \
              thesis-fig5-1 thesis-fig5-2 thesis-fig5-2-draws4 thesis-fig5-3 \
-             thesis-table6 thesis-table6-1 thesis-fig6 thesis-table6-full \
+             thesis-table6 thesis-table6-1 thesis-fig6 thesis-table6-full thesis-table6-adult-libsvm \
              thesis-table6-full-costs \
              thesis-ch6-checks thesis-ch6-ijcnn1-subset thesis-table6-ijcnn1-sigm \
-             thesis-fig8-4-sim thesis-table5-1-rf \
-             thesis-table7 thesis-table7-threshold10 thesis-table7-nystrom \
+             thesis-fig8-4-sim thesis-table5-1-rf thesis-table5-1-rf-forest \
+             thesis-table7 thesis-table7-threshold10 thesis-table7-nystrom thesis-table7-per-digit \
              bach-fig1 bach-fig2 bach-fig3 bach-table1 \
              beyond samplers sampler-ranks advise \
              bench-table2 bench-acceleration bench-load bench-dask bench-rlsc \
