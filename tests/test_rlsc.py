@@ -131,6 +131,28 @@ def test_rebalanced_loss_minimizer_matches_its_closed_form() -> None:
         RebalancedRLS([lam]).fit(X, y, classes=[0.0, 1.0])
 
 
+def test_rebalanced_weight_power_interpolates_between_plain_and_rebalanced_rls() -> None:
+    # Σ_ii = (n/n_{y_i})^β: β = 0 is plain RLS, β = 1
+    # the default, β = 0.5 the weighted least squares with the square-rooted weights
+    X, y = _problem(n=60, seed=7)
+    classes = [0.0, 1.0, 2.0]
+    plain = RebalancedRLS(LAMBDAS, weight_power=0.0).fit(X, y, classes=classes)
+    for i, lam in enumerate(LAMBDAS):
+        np.testing.assert_allclose(plain.coef_[i], _batch_coef(X, y, classes, lam),
+                                   rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(RebalancedRLS(LAMBDAS, weight_power=1.0).fit(X, y, classes).coef_,
+                               RebalancedRLS(LAMBDAS).fit(X, y, classes).coef_)
+    lam = 0.3
+    half = RebalancedRLS([lam], weight_power=0.5).fit(X, y, classes=classes)
+    Y = (y[:, None] == np.arange(3)[None]).astype(float)
+    w = np.sqrt(len(y) / np.bincount(y.astype(int))[y.astype(int)])
+    A = np.vstack([np.sqrt(w)[:, None] * X, np.sqrt(lam) * np.eye(6)])
+    B = np.vstack([np.sqrt(w)[:, None] * Y, np.zeros((6, 3))])
+    np.testing.assert_allclose(half.coef_[0], la.lstsq(A, B)[0], rtol=0, atol=1e-10)
+    with pytest.raises(ValueError, match="weight_power"):
+        RebalancedRLS([lam], weight_power=-1.0).fit(X, y, classes=classes)
+
+
 def test_select_lambda_maximizes_accuracy_on_the_masked_rows() -> None:
     y_col = np.array([0, 1, 0, 1])
     scores = np.zeros((3, 4, 2))

@@ -269,6 +269,41 @@ def render_thesis_table7_per_digit(path: Path) -> str:
     return rows_md(header, rows) + "\n"
 
 
+def render_thesis_table7_rb_weights(path: Path) -> str:
+    """docs/incremental_classification.md: RB's imbalanced and total accuracy with the weights
+    ``(n/n_y)^β`` (results/thesis_table7_rb_weights.csv), pooled over every new digit, the
+    thesis's RB under them."""
+    from kernreg.results.stream_report import thesis_table7
+
+    table = read_csv(path)
+    missing = {"digit", "trial", "n_imb", "power", "lambda", "total", "imbalanced"} \
+        - set(table.columns)
+    if missing:
+        raise ResultsError(f"{path}: no column {sorted(missing)}; re-run "
+                           "python -m reproduce.thesis_ch7.table7_per_digit --weights")
+    paper = thesis_table7().set_index(["method", "n_imb"])
+    n_imb = sorted(table.n_imb.unique())
+
+    def cell(values: pd.Series) -> str:
+        return f"{values.mean():.1f} ± {float(np.std(values)):.1f}"
+
+    rows = []
+    for power, part in table.groupby("power"):
+        last = part[part.n_imb == n_imb[-1]]
+        rows.append([f"{power:g}", str(len(last)),
+                     *(cell(part.loc[part.n_imb == n, "imbalanced"]) for n in n_imb),
+                     cell(last["total"]), f"{last['lambda'].median():.3g}"])
+    thesis = [paper.loc[("RB", n)] if ("RB", n) in paper.index else None for n in n_imb]
+    rows.append(["thesis's RB", "10",
+                 *(f"{t['imbalanced_mean']:.1f} ± {t['imbalanced_std']:.1f}" if t is not None
+                   else "NA" for t in thesis),
+                 f"{thesis[-1]['total_mean']:.1f} ± {thesis[-1]['total_std']:.1f}"
+                 if thesis[-1] is not None else "NA", ""])
+    header = ["β", "trials", *(f"imbalanced at {n}" for n in n_imb),
+              f"total at {n_imb[-1]}", f"median λ at {n_imb[-1]}"]
+    return rows_md(header, rows) + "\n"
+
+
 # Ours beside the published cells (results/lim_table1_full.md, lim_fig1_points.md,
 # lim_table1_sigma.md: `kernreg table` writes the table and its notes, † and NA reasons)
 
@@ -301,6 +336,10 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "thesis_table7_per_digit", ("thesis_table7_per_digit.csv",), render_thesis_table7_per_digit,
     "docs/incremental_classification.md: Table 7.1's imbalanced accuracy per new digit"))
+register_doc_table(DocTable(
+    "thesis_table7_rb_weights", ("thesis_table7_rb_weights.csv",),
+    render_thesis_table7_rb_weights,
+    "docs/incremental_classification.md: RB with partial rebalancing weights (n/n_y)^β"))
 register_doc_table(DocTable(
     "thesis_table7_nystrom", ("thesis_table7_nystrom.md", "thesis_table7_trials3.md"),
     render_thesis_table7_kernel,

@@ -11,6 +11,14 @@ method, n_imb)::
 
     python -m reproduce.thesis_ch7.table7_per_digit -o results/thesis_table7_per_digit.csv
 
+``--weights``: instead, RB alone at n_imb = 50, 100, 500 with its weights
+``Σ_ii = (n/n_{y_i})^β`` for β in :data:`POWERS` (1 is (7.22), 0 plain RLS on the same rows;
+``RebalancedRLS(weight_power=β)``), λ selected as the protocol selects RB's, on the same rows
+as the trials above (checked: β = 1 equals the protocol's RB on the first trial)::
+
+    python -m reproduce.thesis_ch7.table7_per_digit --weights \
+        -o results/thesis_table7_rb_weights.csv
+
 ``--smoke``: the config at smoke size, digits 0 and 1, 1 trial (seconds; numbers mean nothing).
 """
 
@@ -25,14 +33,49 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from kernreg.config.streaming import load_stream_config
-from kernreg.datasets import load_dataset
-from kernreg.experiment.streaming import stream_trial
+from kernreg.config.streaming import StreamConfig, load_stream_config
+from kernreg.datasets import Dataset, load_dataset
+from kernreg.experiment.streaming import draw_trial, stream_trial
+from kernreg.solvers.blocks.rlsc import RebalancedRLS, select_lambda
 from reproduce.results_csv import write_results_csv
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "thesis_table7.yaml"
 #: The rows of Table 7.1.
 N_IMB = (1, 5, 10, 50, 100, 500)
+#: β of RB's weights (n/n_y)^β in ``--weights``.
+POWERS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def rb_weights_trial(cfg: StreamConfig, ds: Dataset, trial: int, n_imb: list[int]
+                     ) -> list[dict]:
+    """RB at every β of :data:`POWERS` after each ``n_imb`` streamed examples of trial
+    ``trial`` (the rows :func:`stream_trial` draws), λ selected on the balanced classes'
+    validation rows as the protocol selects it; accuracies in %."""
+    p = cfg.protocol
+    seed = int(np.random.SeedSequence([p["seed"], trial]).generate_state(1)[0])
+    rows = draw_trial(ds.y_train, ds.y_test, p, np.random.default_rng(seed))
+    imb, classes = rows["imbalanced"], rows["classes"]
+    streamed = rows["stream"][~rows["stream_held"]]
+    X_val, y_val = ds.X_train[rows["val"]], ds.y_train[rows["val"]]
+    X_te, y_te = ds.X_test[rows["test"]], ds.y_test[rows["test"]]
+    new = y_te == imb
+    out = []
+    for n in n_imb:
+        fit = np.concatenate([rows["fit"], streamed[:n]])
+        for power in POWERS:
+            rb = RebalancedRLS(cfg.lambdas, weight_power=power).fit(
+                ds.X_train[fit], ds.y_train[fit], classes=classes)
+            cols = {c: t for t, c in enumerate(rb.classes_.tolist())}
+            y_col = np.array([cols[c] for c in y_val.tolist()])
+            # at n_imb < validation_min_examples only the balanced classes' rows count
+            lam, _ = select_lambda(rb.decision_function(X_val), y_col,
+                                   np.ones(len(y_val), dtype=bool))
+            pred = rb.classes_[np.argmax(rb.decision_function(X_te)[lam], axis=1)]
+            out.append({"digit": imb, "trial": trial, "n_imb": n, "power": power,
+                        "lambda": cfg.lambdas[lam], "total": 100 * np.mean(pred == y_te),
+                        "imbalanced": 100 * np.mean(pred[new] == imb),
+                        "balanced": 100 * np.mean(pred[~new] == y_te[~new])})
+    return out
 
 
 def main() -> None:
@@ -40,6 +83,8 @@ def main() -> None:
     parser.add_argument("-o", "--output", type=Path,
                         default=Path("results/thesis_table7_per_digit.csv"))
     parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--weights", action="store_true",
+                        help="RB alone with weights (n/n_y)^β, β in POWERS, at n_imb 50, 100, 500")
     parser.add_argument("--smoke", action="store_true",
                         help="smoke size, digits 0 and 1, 1 trial: seconds")
     args = parser.parse_args()
@@ -55,6 +100,22 @@ def main() -> None:
             start = time.perf_counter()
             fixed = dataclasses.replace(cfg, protocol={**cfg.protocol, "record_at": record_at,
                                                        "imbalanced_class": float(digit)})
+            if args.weights:
+                for trial in range(trials):
+                    rows += rb_weights_trial(fixed, ds, trial,
+                                             [n for n in (50, 100, 500) if n in record_at]
+                                             or record_at[-1:])
+                if digit == digits[0]:  # β = 1 is the protocol's RB: check it on trial 0
+                    check = stream_trial(fixed, ds.X_train, ds.y_train, ds.X_test, ds.y_test, 0)
+                    ours = {r["n_imb"]: r["imbalanced"] for r in rows
+                            if r["trial"] == 0 and r["power"] == 1.0}
+                    protocol_rb = 100 * check["RB"]["imbalanced"]
+                    for k, n in enumerate(check["record_at"]):
+                        if n in ours and not np.isclose(ours[n], protocol_rb[k]):
+                            raise SystemExit(f"β = 1 differs from the protocol's RB at n_imb = {n}")
+                print(f"digit {digit:g}: {trials} trials in {time.perf_counter() - start:.0f} s",
+                      flush=True)
+                continue
             for trial in range(trials):
                 result = stream_trial(fixed, ds.X_train, ds.y_train, ds.X_test, ds.y_test,
                                       trial)

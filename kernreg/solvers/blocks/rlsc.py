@@ -225,6 +225,10 @@ class RebalancedRLS(BaseEstimator):
     ----------
     lambdas : float or sequence of float
         Regularization parameters.
+    weight_power : float, default 1.0
+        ``β`` of the weights ``Σ_ii = (n / n_{y_i})^β``: 1 is (7.22), 0 plain RLS on the
+        same rows, values between them a partial rebalancing (a sensitivity analysis of
+        Table 7.1, ``reproduce/thesis_ch7/table7_per_digit.py``).
 
     Attributes
     ----------
@@ -238,8 +242,9 @@ class RebalancedRLS(BaseEstimator):
         ``d``.
     """
 
-    def __init__(self, lambdas: float | Sequence[float] = 1.0):
+    def __init__(self, lambdas: float | Sequence[float] = 1.0, weight_power: float = 1.0):
         self.lambdas = lambdas
+        self.weight_power = weight_power
 
     def fit(self, X: Any, y: Any, classes: Sequence[Any] | None = None) -> RebalancedRLS:
         """Fit on all rows.
@@ -269,7 +274,10 @@ class RebalancedRLS(BaseEstimator):
         except KeyError as exc:
             raise ValueError(f"y holds the label {exc.args[0]!r}, not in classes") from None
         counts = np.bincount(cols, minlength=self.classes_.size)
-        weights = X.shape[0] / counts[cols]  # 1/ρ̂(y_i)
+        if not (np.isfinite(self.weight_power) and self.weight_power >= 0):
+            raise ValueError(f"weight_power must be a finite number >= 0, got "
+                             f"{self.weight_power!r}")
+        weights = (X.shape[0] / counts[cols]) ** self.weight_power  # 1/ρ̂(y_i) at β = 1
         Xw = X * weights[:, None]
         G = X.T @ Xw
         B = np.zeros((X.shape[1], self.classes_.size))
