@@ -45,7 +45,7 @@ from kernreg.solvers.blocks.rlsc import (
 )
 from kernreg.switches import check_environment
 
-__all__ = ["draw_trial", "input_map", "run_stream", "stream_trial"]
+__all__ = ["draw_trial", "input_map", "run_stream", "stream_seed", "stream_trial"]
 
 #: The ridge ``εI`` added to ``K_mm`` of the Nyström features (keeps the factor defined when
 #: centers nearly coincide).
@@ -55,6 +55,11 @@ NYSTROM_EPSILON = 1e-10
 def _every_ith(n: int, i: int) -> np.ndarray:
     """Mask of the held-out positions among ``n`` streamed examples: every ``i``-th."""
     return np.arange(n) % i == i - 1
+
+
+def stream_seed(protocol: dict[str, Any], trial: int) -> int:
+    """The seed of trial ``trial``: its rows are ``draw_trial`` with ``default_rng(seed)``."""
+    return int(np.random.SeedSequence([protocol["seed"], trial]).generate_state(1)[0])
 
 
 def draw_trial(y_train: np.ndarray, y_test: np.ndarray, protocol: dict[str, Any],
@@ -119,7 +124,7 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
                  X_test: np.ndarray, y_test: np.ndarray, trial: int) -> dict[str, Any]:
     """Run trial ``trial`` of ``cfg``; its record (:mod:`kernreg.results.stream_store`)."""
     p = cfg.protocol
-    seed = int(np.random.SeedSequence([p["seed"], trial]).generate_state(1)[0])
+    seed = stream_seed(p, trial)
     rng = np.random.default_rng(seed)
     rows = draw_trial(y_train, y_test, p, rng)
     imb, classes = rows["imbalanced"], rows["classes"]

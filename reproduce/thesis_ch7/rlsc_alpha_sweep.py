@@ -22,7 +22,7 @@ import numpy as np
 from kernreg.config.smoke import SMOKE_STREAMED
 from kernreg.config.streaming import load_stream_config
 from kernreg.datasets import load_dataset
-from kernreg.experiment.streaming import draw_trial
+from kernreg.experiment.streaming import draw_trial, stream_seed
 from kernreg.solvers.blocks.rlsc import IncrementalRLSC
 
 N_IMB = [10, 50, 100, 500]
@@ -44,8 +44,7 @@ def main() -> None:
     ds = load_dataset(cfg.dataset)
     p = cfg.protocol
     for trial in args.trials:
-        seed = int(np.random.SeedSequence([p["seed"], trial]).generate_state(1)[0])
-        rows = draw_trial(ds.y_train, ds.y_test, p, np.random.default_rng(seed))
+        rows = draw_trial(ds.y_train, ds.y_test, p, np.random.default_rng(stream_seed(p, trial)))
         imb = rows["imbalanced"]
         model = IncrementalRLSC([args.lam]).fit(ds.X_train[rows["fit"]], ds.y_train[rows["fit"]])
         stream = rows["stream"][~rows["stream_held"]]

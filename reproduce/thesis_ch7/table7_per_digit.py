@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from kernreg.config.streaming import StreamConfig, load_stream_config
 from kernreg.datasets import Dataset, load_dataset
-from kernreg.experiment.streaming import draw_trial, stream_trial
+from kernreg.experiment.streaming import draw_trial, stream_seed, stream_trial
 from kernreg.solvers.blocks.rlsc import RebalancedRLS, select_lambda
 from reproduce.results_csv import write_results_csv
 
@@ -52,8 +52,7 @@ def rb_weights_trial(cfg: StreamConfig, ds: Dataset, trial: int, n_imb: list[int
     ``trial`` (the rows :func:`stream_trial` draws), λ selected on the balanced classes'
     validation rows as the protocol selects it; accuracies in %."""
     p = cfg.protocol
-    seed = int(np.random.SeedSequence([p["seed"], trial]).generate_state(1)[0])
-    rows = draw_trial(ds.y_train, ds.y_test, p, np.random.default_rng(seed))
+    rows = draw_trial(ds.y_train, ds.y_test, p, np.random.default_rng(stream_seed(p, trial)))
     imb, classes = rows["imbalanced"], rows["classes"]
     streamed = rows["stream"][~rows["stream_held"]]
     X_val, y_val = ds.X_train[rows["val"]], ds.y_train[rows["val"]]
