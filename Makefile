@@ -10,13 +10,12 @@ export KERNREG_CACHE  ?= $(CURDIR)/datasets
 # import numpy before kernreg
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 
-.PHONY: help install test lint docs data smoke clean gpu-check-pack \
-        figures theory-figures artifacts
+.PHONY: help install test lint docs data smoke clean figures theory-figures artifacts
 
 # Every result of the project is an artifact of the reproduction layer (reproduce/): one
 # registration each, with its steps, inputs, outputs and docs tables. `python -m reproduce list`
-# lists them; each target below is an alias of `python -m reproduce make NAME` (tests/
-# test_reproduce.py checks that every artifact has its alias here and nothing else).
+# lists them; `make NAME` is `python -m reproduce make NAME` for each (the pattern rule at the
+# end; tests/test_reproduce.py checks that every artifact is made through it).
 REPRODUCE := $(BIN)/python -m reproduce make
 
 help:
@@ -28,11 +27,11 @@ help:
 	@echo "make smoke       a one-minute real run (Adult subsample, NKRLS + NYTRO)"
 	@echo "make figures     LiM Figures 1-2, NYTRO Figure 2, thesis Figure 5.3 -> results/figures/"
 	@echo "make theory-figures  Bach 2013 Figs 1-3 + Table 1, thesis Figs 5.1-5.2, NYTRO Fig 1"
-	@echo "make gpu-check-pack  fill gpu_carry/ (wheels + mirror files) for the GPU check"
-	@echo "make gpu-check   Table 2 cells on a GPU and its CPU cores, one run < 8 min (docs/gpu.md)"
+	@echo "make gpu-check   Table 2 cells on the GPU and on the CPU, and their equality (docs/gpu.md)"
 	@echo "make clean       remove caches of prepared data and build artefacts"
 	@echo "and one target per artifact (make NAME = python -m reproduce make NAME):"
-	@$(BIN)/python -m reproduce list
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m reproduce list; \
+	 else echo "  (listed once make install has run)"; fi
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,27 +64,6 @@ clean:
 	rm -rf datasets/processed .pytest_cache .ruff_cache build *.egg-info
 
 # ---------------------------------------------------------------- artifacts (reproduce/)
-ARTIFACTS := table1 table2 nytro-fig1 nytro-fig2 ijcnn1-nkrls-lambda-curve error-vs-time \
-             lim-table1 lim-table1-full lim-fig1-points lim-fig1 lim-fig1-authors \
-             lim-fig1-m300 lim-fig1-costs lim-fig2 \
-             thesis-fig5-1 thesis-fig5-2 thesis-fig5-2-draws4 thesis-fig5-3 \
-             thesis-table6 thesis-table6-1 thesis-fig6 thesis-table6-full thesis-table6-adult-libsvm \
-             thesis-table6-full-costs \
-             thesis-ch6-checks thesis-ch6-ijcnn1-subset thesis-table6-ijcnn1-sigm \
-             thesis-fig8-4-sim thesis-table5-1-rf thesis-table5-1-rf-forest \
-             thesis-table7 thesis-table7-threshold10 thesis-table7-nystrom thesis-table7-per-digit \
-             bach-fig1 bach-fig2 bach-fig3 bach-table1 \
-             beyond samplers sampler-ranks advise \
-             bench-table2 bench-acceleration bench-load bench-dask bench-rlsc \
-             bench-nkrls-precision bench-sgm-pass bench-torch-cpu \
-             table2-notes adult-differences check-cpusmall ci-reference \
-             synthetic-yearprediction \
-             lim-fig1-points-checks rlsc-alpha-sweep bench-kernels bench-kols bench-blas-spin \
-             bench-sigma-shared compare-jit-paths profile-fit bench-data gpu-check
-.PHONY: $(ARTIFACTS)
-$(ARTIFACTS):
-	$(REPRODUCE) $@
-
 # the outputs of an artifact alone, from the runs present (its render-only steps)
 .PHONY: table2-render
 table2-render:
@@ -104,9 +82,14 @@ theory-figures:
 
 # every artifact in turn (hours; each run resumes its finished trials)
 artifacts:
-	$(REPRODUCE) $(ARTIFACTS)
+	$(REPRODUCE) $(shell $(BIN)/python -m reproduce list --names)
 
-# The GPU check's carry folder (docs/gpu.md): the wheels and mirror files the GPU machine lacks,
-# fetched here with PyPI reachable (the check itself is the artifact gpu-check)
-gpu-check-pack:
-	$(BIN)/python reproduce/bench/gpu_check.py --pack
+# Any other target is an artifact: make NAME = python -m reproduce make NAME ('-' or '_'
+# alike), which refuses a name the registry does not know and lists the names. FORCE runs it
+# even where a file of that name exists; the Makefile's own rule keeps make from trying to
+# remake it through this one.
+Makefile: ;
+.PHONY: FORCE
+FORCE:
+%: FORCE
+	$(REPRODUCE) $@

@@ -1,6 +1,7 @@
 """``python -m reproduce``: list, make and document the project's artifacts.
 
     python -m reproduce list                 # every artifact: source, duration, outputs
+    python -m reproduce list --names         # their names only, one a line (make artifacts)
     python -m reproduce make table2          # run its steps, then render its docs tables
     python -m reproduce make table2 --render-only  # the table from the runs present
     python -m reproduce make NAME --dry-run  # print the steps only
@@ -150,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reproduce",
                                      description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
-    sub.add_parser("list", help="every artifact")
+    lister = sub.add_parser("list", help="every artifact")
+    lister.add_argument("--names", action="store_true",
+                        help="the names only, one a line, as make takes them")
     maker = sub.add_parser("make", help="make artifacts by name")
     maker.add_argument("names", nargs="+")
     maker.add_argument("--dry-run", action="store_true", help="print the steps only")
@@ -168,8 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "list":
         for source in SOURCES:
             for artifact in (a for a in ARTIFACTS.values() if a.source == source):
-                print(f"{artifact.name:28s} {source:11s} {artifact.duration:10s} "
-                      f"{', '.join(artifact.outputs)}")
+                if args.names:
+                    print(artifact.name.replace("_", "-"))
+                else:
+                    print(f"{artifact.name:28s} {source:11s} {artifact.duration:10s} "
+                          f"{', '.join(artifact.outputs)}")
         return 0
     if args.verb == "make":
         try:

@@ -6,7 +6,7 @@ estimator class grows past ~150 lines.
 Floors, bottom to top (docs/architecture.md):
 
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``switches``,
-   ``progress``, ``paper`` (data)
+   ``progress``, ``registry`` (the registry type), ``paper`` (data)
 1. ``datasets``    registry, files, preprocessing, cache
 2. ``kernels``     kernel registry, blocked kernel evaluation;
    ``features``    feature-map registry, explicit random features (may import ``kernels``);
@@ -18,8 +18,9 @@ Floors, bottom to top (docs/architecture.md):
    ``theory``      closed-form models of the papers' analyses (Bach's fixed design, spline RF)
 4. ``config``      experiment configs
 5. ``results``     the on-disk record (trial records, run store, readers), tables, figures
-6. ``experiment``  trials, runner, preflight, resources
-7. ``advise``      the regime advisor and its map
+6. ``experiment``  trials, runner, preflight, resources, the protocol registry and its loop
+7. ``protocols``   one folder per protocol beyond the hold-out core, registered on import;
+   ``advise``      the regime advisor and its map
 8. ``cli``         the ``kernreg`` command
 """
 
@@ -36,13 +37,14 @@ PACKAGE = REPO / "kernreg"
 FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0, "kernreg.progress": 0,
+    "kernreg.registry": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3, "kernreg.theory": 3,
     "kernreg.config": 4,
     "kernreg.results": 5,
     "kernreg.experiment": 6,
-    "kernreg.advise": 7,
+    "kernreg.protocols": 7, "kernreg.advise": 7,
     "kernreg.cli": 8, "kernreg.__main__": 8,  # `python -m kernreg` is the CLI's door
 }
 

@@ -199,16 +199,18 @@ def test_m_sweep_expands_into_labelled_entries(tmp_path: Path) -> None:
 def test_every_shipped_config_is_valid() -> None:
     configs = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
     assert configs
+    from kernreg.config import HOLDOUT, protocol_kind
     from kernreg.config.loader import read_yaml
-    from kernreg.config.streaming import is_stream_config, load_stream_config
+    from kernreg.experiment.protocol import get_protocol, load_protocol_config
     from kernreg.results.tables import is_table_config, load_table_config
 
     for path in configs:
+        kind = protocol_kind(read_yaml(path))
         if is_table_config(path):
             for run in load_table_config(path)["runs"]:
                 load_experiment(path.parent / run)
-        elif is_stream_config(read_yaml(path)):
-            load_stream_config(path)
+        elif kind != HOLDOUT:
+            load_protocol_config(get_protocol(kind), path)
         else:
             load_experiment(path)
 

@@ -14,8 +14,8 @@ from kernreg.config.library import (
     resolve_config,
     shipped_configs_dir,
 )
-from kernreg.config.streaming import load_stream_config
 from kernreg.errors import ConfigError
+from kernreg.experiment.protocol import get_protocol, load_protocol_config
 from kernreg.results.tables import load_table_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,13 +27,13 @@ def test_every_config_of_the_repository_is_shipped_and_loads_as_its_kind() -> No
     entries = config_entries()
     assert [e.name for e in entries] == [p.stem for p in CONFIG_FILES]
     kinds = {e.kind for e in entries}
-    assert kinds == {"experiment", "table", "streaming"}
+    assert kinds == {"experiment", "table", "streaming", "online_regression"}
     for entry in entries:
         assert entry.summary, entry.name  # every config says what it is
         if entry.kind == "table":
             assert load_table_config(entry.path)["runs"]
-        elif entry.kind == "streaming":
-            assert load_stream_config(entry.path).name
+        elif entry.kind != "experiment":
+            assert load_protocol_config(get_protocol(entry.kind), entry.path).name
         else:
             assert load_experiment(entry.path).dataset["name"] == entry.dataset
 
@@ -88,8 +88,7 @@ def test_kernreg_configs_lists_shows_and_locates(kernreg_cli) -> None:
 def test_an_unknown_config_name_exits_2_with_one_line(kernreg_cli, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    for args in (["configs", "nosuch"], ["run", "nosuch"], ["stream", "nosuch"],
-                 ["table", "nosuch"]):
+    for args in (["configs", "nosuch"], ["run", "nosuch"], ["table", "nosuch"]):
         code, _, err = kernreg_cli(args)
         assert code == 2, args
         assert err.strip().splitlines() == [

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from kernreg.config import load_experiment
+from kernreg.config import HOLDOUT, load_experiment, protocol_kind
 from kernreg.config.loader import parse_experiment, read_yaml
 from kernreg.config.smoke import (
     SMOKE_CENTERS,
@@ -19,7 +19,7 @@ from kernreg.config.smoke import (
     SMOKE_TEST_ROWS,
     smoke_config,
 )
-from kernreg.config.streaming import is_stream_config, load_stream_config, stream_kind
+from kernreg.experiment.protocol import get_protocol, load_protocol_config
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml")
@@ -29,9 +29,10 @@ CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml")
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_every_config_validates_at_smoke_size(path: Path) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if is_stream_config(data):
-        cfg = load_stream_config(path, smoke=True)
-        if stream_kind(data) == "online_regression":  # thesis ch. 8: its script's smoke size
+    kind = protocol_kind(data)
+    if kind != HOLDOUT:
+        cfg = load_protocol_config(get_protocol(kind), path, smoke=True)
+        if kind == "online_regression":  # thesis ch. 8: its script's smoke size
             assert cfg.simulation["n_samples"] <= 300 and cfg.protocol["n_parts"] <= 3
             assert all(a.params.get("n_components", 0) <= SMOKE_CENTERS
                        for a in cfg.algorithms)

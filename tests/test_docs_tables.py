@@ -43,6 +43,7 @@ NOT_MEASURED = {
     "| floor | package | owns |": "architecture.md: the floors",
     "| to add | you write | guarded by |": "architecture.md: where each part goes, its tests",
     "| status | meaning |": "usage.md: exit statuses",
+    "| what | float64 | float32 |": "gpu.md: the tolerances the device tests hold",
     "| you give | kernreg connects to |": "distributed.md: how the scheduler is named",
     "| what | the simulation |": "thesis_ch8.md: the simulation's assumptions (its inputs)",
     "| thesis finding (Fig. 8.4) | the simulation (the table above) |":

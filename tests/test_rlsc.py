@@ -198,7 +198,7 @@ def test_bad_parameters_are_refused() -> None:
 
 
 def test_the_streaming_accuracies_are_the_multiclass_measures() -> None:
-    # what kernreg.experiment.streaming records: total, per class, and a subset of classes
+    # what the class-incremental stream records: total, per class, and a subset of classes
     # as the total accuracy on the rows of those classes
     task, coding = get_task("multiclass"), np.array([0, 1, 2, 3])
     y = np.array([0, 0, 1, 1, 2])
@@ -214,8 +214,8 @@ def test_the_streaming_accuracies_are_the_multiclass_measures() -> None:
 
 
 def test_input_maps_give_the_nystrom_and_gaussian_kernels() -> None:
-    from kernreg.experiment.streaming import input_map
     from kernreg.kernels import GaussianKernel
+    from kernreg.protocols.class_incremental.trial import input_map
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 3))

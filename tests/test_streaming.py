@@ -1,5 +1,6 @@
-"""MNIST in the registry (IDX reader), the streaming protocol of thesis Section 7.6 end to end
-on a small generated IDX dataset, its resume, determinism and bad-input messages."""
+"""MNIST in the registry (IDX reader), the class-incremental stream of thesis Section 7.6 (a
+registered protocol, run by ``kernreg run``) end to end on a small generated IDX dataset, its
+resume, determinism, registered methods and bad-input messages."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ import pytest
 import yaml
 
 from kernreg.cli import main
-from kernreg.config.streaming import load_stream_config
 from kernreg.datasets import load_dataset
 from kernreg.datasets.catalog import affine_features
 from kernreg.datasets.readers import idx_images_labels, read_idx
 from kernreg.datasets.spec import DatasetSpec, FileSplit, RemoteFile, Source, register, unregister
 from kernreg.errors import ConfigError, DataError
-from kernreg.experiment.streaming import draw_trial, stream_trial
-from kernreg.results.stream_report import bayes_scores, render_table7
+from kernreg.protocols.class_incremental import load_config
+from kernreg.protocols.class_incremental.bayes import bayes_scores
+from kernreg.protocols.class_incremental.summary import render_table7
+from kernreg.protocols.class_incremental.trial import draw_trial, stream_trial
+from kernreg.results.trial_store import TrialStore
 
 
 def write_idx(path: Path, array: np.ndarray) -> Path:
@@ -125,29 +128,40 @@ def toy_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def test_streaming_run_end_to_end_and_resume(toy_stream, tmp_path: Path, capsys) -> None:
     path, _ = toy_stream
     out = tmp_path / "results"
-    table = tmp_path / "table.md"
-    main(["stream", str(path), "--out", str(out), "--no-progress", "--table", str(table),
-          "--figure", str(tmp_path / "fig.png")])
-    trials = sorted((out / "toy_stream" / "trials").glob("t*.h5"))
+    main(["run", str(path), "--out", str(out), "--no-progress"])
+    run = out / "toy_stream"
+    trials = sorted((run / "trials").glob("t*.h5"))
     assert [p.name for p in trials] == ["t000.h5", "t001.h5"]
-    assert (tmp_path / "fig.png").stat().st_size > 0
-    text = table.read_text()
+    assert (run / "fig7_3.png").stat().st_size > 0
+    text = (run / "table7_1.md").read_text()
     assert "| 1 |" in text and "iCubWorld28" in text
+    printed = capsys.readouterr().out
+    assert text in printed and "2 trials in" in printed
     # resume: finished trials are not redone; a third trial is added
     stamp = trials[0].stat().st_mtime_ns
-    main(["stream", str(path), "--out", str(out), "--no-progress", "--resume",
-          "--trials", "3"])
+    main(["run", str(path), "--out", str(out), "--no-progress", "--resume", "--trials", "3"])
     assert trials[0].stat().st_mtime_ns == stamp
-    assert len(list((out / "toy_stream" / "trials").glob("t*.h5"))) == 3
+    assert len(list((run / "trials").glob("t*.h5"))) == 3
+    assert "3 trials in" in capsys.readouterr().out
+    # the table, figures and report of the run folder
+    table = tmp_path / "table.md"
+    main(["table", str(run), "-o", str(table)])
+    assert table.read_text() == (run / "table7_1.md").read_text()
+    main(["plot", str(run), "--format", "png"])
+    assert (run / "figures" / "fig7_3.png").stat().st_size > 0
+    main(["report", str(run), "-o", str(tmp_path / "report.html")])
+    report = (tmp_path / "report.html").read_text()
+    assert "<table>" in report and "data:image/png;base64," in report
+    assert "config hash" in report
     with pytest.raises(SystemExit) as exit_info:  # results exist: --resume or --force
-        main(["stream", str(path), "--out", str(out), "--no-progress"])
+        main(["run", str(path), "--out", str(out), "--no-progress"])
     assert exit_info.value.code == 2
     assert "already exist" in capsys.readouterr().err
 
 
 def test_a_trial_is_determined_by_its_seed(toy_stream) -> None:
     path, _ = toy_stream
-    cfg = load_stream_config(path)
+    cfg = load_config(path)
     ds = load_dataset("toy_digits")
     args = (cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test)
     a, b, c = stream_trial(*args, 0), stream_trial(*args, 0), stream_trial(*args, 1)
@@ -169,7 +183,7 @@ def test_a_trial_is_determined_by_its_seed(toy_stream) -> None:
 @pytest.mark.parametrize("kind", ["nystrom", "rff"])
 def test_a_trial_on_kernel_features(toy_stream, kind: str) -> None:
     path, _ = toy_stream
-    cfg = load_stream_config(path)
+    cfg = load_config(path)
     cfg.model["features"] = {"kind": kind, "size": 20, "sigma": 1.0}
     ds = load_dataset("toy_digits")
     args = (cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test, 0)
@@ -194,20 +208,25 @@ def test_bad_stream_configs_exit_2_naming_the_key(toy_stream, tmp_path: Path, ca
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(bad))
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
-        load_stream_config(path)
+        load_config(path)
     with pytest.raises(SystemExit) as exit_info:
-        main(["stream", str(path), "--out", str(tmp_path / "o")])
+        main(["run", str(path), "--out", str(tmp_path / "o")])
     assert exit_info.value.code == 2
     assert message.split(":")[0] in capsys.readouterr().err
 
 
-def test_hold_out_runner_points_streaming_configs_and_mnist_to_kernreg_stream(
+def test_the_hold_out_reader_and_the_old_command_point_to_kernreg_run(
         toy_stream, tmp_path: Path, capsys) -> None:
+    from kernreg.config import load_experiment
+
     path, _ = toy_stream
+    with pytest.raises(ConfigError, match="not the hold-out protocol; `kernreg run"):
+        load_experiment(path)
     with pytest.raises(SystemExit) as exit_info:
-        main(["run", str(path), "--out", str(tmp_path / "o")])
+        main(["stream", str(path), "--out", str(tmp_path / "o"), "--table", "t.md"])
     assert exit_info.value.code == 2
-    assert "kernreg stream" in capsys.readouterr().err
+    assert "is now `kernreg run`" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
     holdout = tmp_path / "mnist.yaml"
     holdout.write_text(yaml.safe_dump({"dataset": {"name": "mnist"},
                                        "algorithms": [{"name": "nkrls", "m": 10}]}))
@@ -239,9 +258,9 @@ def test_bayes_rule_of_figure_7_1() -> None:
 # ------------------------------------------------------------------ the run folder of a stream
 @pytest.fixture
 def stream(kernreg_cli):
-    """``kernreg stream ARGS --no-progress``: exit status and stderr."""
+    """``kernreg run ARGS --no-progress`` on a stream config: exit status and stderr."""
     def run(args: list[str]) -> tuple[int, str]:
-        code, _, err = kernreg_cli(["stream", *args, "--no-progress"])
+        code, _, err = kernreg_cli(["run", *args, "--no-progress"])
         return code, err
     return run
 
@@ -353,14 +372,12 @@ def test_foreign_and_copied_trial_files_are_never_merged(toy_stream, tmp_path: P
 
 def test_a_stream_holds_its_folder_and_clears_dead_writers_temporaries(
         toy_stream, tmp_path: Path, stream) -> None:
-    from kernreg.results.stream_store import StreamStore
-
     path, _ = toy_stream
     out = tmp_path / "out"
     assert stream([str(path), "--out", str(out), "--trials", "1"])[0] == 0
     run = out / "toy_stream"
     stale = run / "trials" / ".t001.h5.999999.0123456789abcdef.tmp"
-    with StreamStore(run).lock():  # another process's run (flock: per open file)
+    with TrialStore(run).lock():  # another process's run (flock: per open file)
         stale.write_bytes(b"half")  # its live temporary: kept while it runs
         before = _tree(out)
         code, err = stream([str(path), "--out", str(out), "--force"])
@@ -372,14 +389,12 @@ def test_a_stream_holds_its_folder_and_clears_dead_writers_temporaries(
 def test_a_streamed_record_equals_an_uninterrupted_one(toy_stream, tmp_path: Path,
                                                        stream) -> None:
     """Trials written one command at a time equal those of one command (same arrays)."""
-    from kernreg.results.stream_store import StreamStore
-
     path, _ = toy_stream
     assert stream([str(path), "--out", str(tmp_path / "a")])[0] == 0
     assert stream([str(path), "--out", str(tmp_path / "b"), "--trials", "1"])[0] == 0
     assert stream([str(path), "--out", str(tmp_path / "b"), "--resume"])[0] == 0
-    a = StreamStore(tmp_path / "a" / "toy_stream").load_trials()
-    b = StreamStore(tmp_path / "b" / "toy_stream").load_trials()
+    a = TrialStore(tmp_path / "a" / "toy_stream").load_trials()
+    b = TrialStore(tmp_path / "b" / "toy_stream").load_trials()
     assert len(a) == len(b) == 2
     for x, y in zip(a, b, strict=True):
         assert x["attrs"] == y["attrs"]
@@ -405,7 +420,8 @@ def test_a_streamed_record_equals_an_uninterrupted_one(toy_stream, tmp_path: Pat
     ({"model": {"features": {"kind": "rff", "size": 2000, "sigma": 1.0},
                 "lambdas": {"min": 1e-3, "max": 1e3, "num": 10_000}}},
      "factors (one D×D per λ) 298.02 GiB"),
-    ({"budget": {"memory_gb": 1e-6}}, "budget of 1e-06 GiB (budget.memory_gb)"),
+    ({"budget": {"memory_gb": 1e-6}},
+     "budget of 1e-06 GiB (budget.memory_gb; 90% of this machine's"),
     ({"protocol": {"trials": 10**8}}, "protocol.trials: must be <= 10000"),
 ])
 def test_stream_sizes_are_checked_before_anything_is_written(toy_stream, tmp_path: Path, stream,
@@ -419,25 +435,52 @@ def test_stream_sizes_are_checked_before_anything_is_written(toy_stream, tmp_pat
 
 
 def test_stream_trial_count_and_outputs_are_checked_before_the_run(toy_stream, tmp_path: Path,
-                                                                   stream) -> None:
+                                                                   stream, kernreg_cli) -> None:
     path, _ = toy_stream
     out = tmp_path / "out"
     code, err = stream([str(path), "--out", str(out), "--trials", str(10**8)])
     assert code == 2 and "protocol.trials: must be <= 10000" in err and not out.exists()
-    code, err = stream([str(path), "--out", str(out), "--figure", str(tmp_path / "x.xyz")])
-    assert code == 2 and "--figure" in err and ".xyz" in err and not out.exists()
-    code, err = stream([str(path), "--out", str(out), "--figure", str(tmp_path / "x.pgf")])
-    assert code == 2 and "--figure" in err and not out.exists()
+    for option, value in (("--only", "N"), ("--scheduler", "local:2"), ("--device", "torch")):
+        code, err = stream([str(path), "--out", str(out), option, value])
+        assert code == 2 and f"{option}: a streaming run" in err and not out.exists()
     assert stream([str(path), "--out", str(out), "--trials", "1"])[0] == 0
     before = _tree(out)
-    code, err = stream([str(path), "--out", str(tmp_path / "o2"), "--table",
-                         str(out / "toy_stream" / "manifest.json")])
-    assert code == 2 and "--table" in err and "part of the record" in err
-    assert _tree(out) == before and not (tmp_path / "o2").exists()
+    code, _, err = kernreg_cli(["table", str(out / "toy_stream"), "-o",
+                                str(out / "toy_stream" / "manifest.json")])
+    assert code == 2 and "--output" in err and "part of the record" in err
+    assert _tree(out) == before
 
 
 def test_the_stream_config_hash_is_that_of_earlier_runs() -> None:
     """A folder started before the memory budget existed still resumes (same hash)."""
     config = Path(__file__).resolve().parents[1] / "configs" / "thesis_table7.yaml"
-    assert load_stream_config(config).config_hash() == \
+    assert load_config(config).config_hash() == \
         "7c48848edb87da60bb88ec8b52ce2070818f11cfcd4739f390d23d618d55f2a4"
+
+
+def test_a_registered_method_runs_beside_the_thesis_ones(toy_stream, tmp_path: Path,
+                                                         stream) -> None:
+    """A method is one registration: configs list it, trials record it, the table shows it."""
+    from kernreg.protocols.class_incremental import (
+        Decision,
+        StreamMethod,
+        register_method,
+        unregister_method,
+    )
+
+    def largest_lambda(point) -> Decision:  # no selection: the most regularized model
+        return Decision(point.test_scores[-1], len(point.lambdas) - 1, 0.0)
+
+    register_method(StreamMethod("BIG", "largest λ, no selection", "largest λ", "tab:green",
+                                 ":", largest_lambda))
+    try:
+        _, config = toy_stream
+        path = _with(config, tmp_path / "big.yaml", methods=["N", "BIG"])
+        assert stream([str(path), "--out", str(tmp_path / "out"), "--trials", "1"])[0] == 0
+        run = tmp_path / "out" / "toy_stream"
+        (record,) = TrialStore(run).load_trials()
+        assert set(record) >= {"N", "BIG"} and "RB" not in record
+        np.testing.assert_array_equal(record["BIG"]["lambda"], 100.0)
+        assert "Total BIG" in (run / "table7_1.md").read_text()
+    finally:
+        unregister_method("BIG")

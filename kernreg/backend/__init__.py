@@ -5,9 +5,11 @@
 (Cholesky, triangular solves, the symmetric eigendecomposition) for numpy and torch alike. The
 rest of kernreg writes device code once, against the array namespace
 (``array_api_compat.array_namespace``). PyTorch is imported only when a device other than
-``cpu`` is asked for.
+``cpu`` is asked for. :mod:`kernreg.backend.memory` holds the one memory budget of a run.
 """
 
 from kernreg.backend.device import CPU, DEVICE_NAMES, Device, get_device
+from kernreg.backend.memory import GIB, MEMORY_FRACTION, MemoryBudget, gib, in_gib
 
-__all__ = ["CPU", "DEVICE_NAMES", "Device", "get_device"]
+__all__ = ["CPU", "DEVICE_NAMES", "GIB", "MEMORY_FRACTION", "Device", "MemoryBudget",
+           "get_device", "gib", "in_gib"]

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import psutil
+
+from kernreg.backend.memory import MEMORY_FRACTION, available_memory
 
 __all__ = ["CPU", "DEVICE_NAMES", "Device", "get_device"]
 
@@ -32,8 +33,9 @@ class Device:
     name : str
         ``"cpu"`` (numpy), ``"torch"`` (PyTorch on the CPU) or ``"cuda"``/``"cuda:N"``.
     memory_bytes : int or None
-        The device memory kernreg may fill (``budget.gpu_memory_gb``); ``None``: 90% of what
-        is free when asked (:meth:`memory_budget`).
+        The device memory kernreg may fill (``budget.gpu_memory_gb``); ``None``: the fraction
+        :data:`~kernreg.backend.memory.MEMORY_FRACTION` of what is free when asked
+        (:meth:`memory_budget`).
     tf32 : bool
         Allow TensorFloat-32 in float32 products on a GPU (off unless a config asks: it
         keeps 10 mantissa bits, not 23).
@@ -98,9 +100,10 @@ class Device:
         return self.torch.float64 if np.dtype(dtype) == np.float64 else self.torch.float32
 
     def memory_budget(self) -> int:
-        """Bytes of device memory kernreg's arrays may take: ``memory_bytes``, else 90% of the
-        device's free memory now, counting what PyTorch's allocator holds unused (the host's
-        available memory for ``cpu`` and ``torch``)."""
+        """Bytes of device memory kernreg's arrays may take: ``memory_bytes``, else
+        :data:`~kernreg.backend.memory.MEMORY_FRACTION` of the device's free memory now,
+        counting what PyTorch's allocator holds unused (the host's available memory for
+        ``cpu`` and ``torch``)."""
         if self.memory_bytes is not None:
             return int(self.memory_bytes)
         if self.is_gpu:
@@ -108,8 +111,8 @@ class Device:
             # blocks torch's caching allocator holds unused are free to kernreg's next arrays
             cached = self.torch.cuda.memory_reserved(self.torch_device) \
                 - self.torch.cuda.memory_allocated(self.torch_device)
-            return int(0.9 * (free + cached))
-        return int(0.9 * psutil.virtual_memory().available)
+            return int(MEMORY_FRACTION * (free + cached))
+        return int(MEMORY_FRACTION * available_memory())
 
     def synchronize(self) -> None:
         """Wait for the device's queued work (timings of GPU code need it)."""

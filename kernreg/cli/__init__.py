@@ -1,4 +1,5 @@
-"""The ``kernreg`` command line: one group, one module per sub-command group."""
+"""The ``kernreg`` command line: one group, one module per sub-command group. Importing it
+registers the protocols beyond the hold-out core (:mod:`kernreg.protocols`)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from kernreg.cli.configs import configs
 from kernreg.cli.data import data
 from kernreg.cli.output import configure_logging
 from kernreg.cli.plot import plot, report
-from kernreg.cli.run import run, table
+from kernreg.cli.run import run
 from kernreg.cli.stream import stream
+from kernreg.cli.table import table
 from kernreg.errors import KernregError
+from kernreg.protocols import class_incremental, online_regression  # noqa: F401  (registered)
 from kernreg.switches import check_environment
 
 

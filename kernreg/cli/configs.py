@@ -24,7 +24,7 @@ def configs(name: str | None, show_path: bool) -> None:
     """List the configs shipped with kernreg, or show the one called NAME.
 
     Every one runs by name from any folder: `kernreg run adult_nytro` (a table config's
-    every run: `kernreg run table2`; a streaming one: `kernreg stream thesis_table7`).
+    every run: `kernreg run table2`; a streaming one: `kernreg run thesis_table7`).
     """
     if name is None:
         if show_path:

@@ -8,10 +8,12 @@ from kernreg.config.estimators import (
     takes_device,
 )
 from kernreg.config.experiment import (
+    HOLDOUT,
     Algorithm,
     Experiment,
     algorithm_hashes,
     expand_m,
+    protocol_kind,
     results_relevant,
 )
 from kernreg.config.loader import (
@@ -25,6 +27,7 @@ from kernreg.config.loader import (
 from kernreg.config.task import experiment_task
 
 __all__ = [
+    "HOLDOUT",
     "Algorithm",
     "Experiment",
     "algorithm_hashes",
@@ -36,6 +39,7 @@ __all__ = [
     "load_experiment",
     "make_estimator",
     "parse_experiment",
+    "protocol_kind",
     "raise_problems",
     "read_yaml",
     "results_relevant",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernreg.backend import Device
+from kernreg.backend import Device, MemoryBudget
 from kernreg.config.experiment import Algorithm, Experiment
 from kernreg.solvers import KernelEstimator, algorithm_names, get_algorithm
 from kernreg.solvers.blocks.sigma_search import SigmaSearch
@@ -22,14 +22,17 @@ def device_algorithms() -> list[str]:
 
 
 def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
-                     device: Device | None = None) -> dict[str, Any]:
+                     device: Device | None = None, memory: MemoryBudget | None = None
+                     ) -> dict[str, Any]:
     """Constructor arguments of ``algo``'s estimator; every config key is used exactly once.
 
-    ``device`` (other than ``cpu``) goes to an estimator that takes one, with the device's
-    memory budget as ``max_memory`` (the strategies' kernel arrays live there; ``None``: the
-    device's free memory when the fit plans); on ``cpu`` the estimator keeps its numpy
-    default and ``budget.memory_gb``.
+    ``max_memory`` is the run's host budget (``memory``, by default ``budget.memory_gb``
+    capped by this machine's memory: :class:`~kernreg.backend.MemoryBudget`). ``device``
+    (other than ``cpu``) goes to an estimator that takes one, with the device's memory budget
+    as ``max_memory`` (the strategies' kernel arrays live there; ``None``: the device's free
+    memory when the fit plans); on ``cpu`` the estimator keeps its numpy default.
     """
+    memory = memory or MemoryBudget.of(exp.budget["memory_gb"], exp.budget.get("gpu_memory_gb"))
     params = dict(algo.params)
     kwargs: dict[str, Any] = {
         "kernel": exp.kernel["name"],
@@ -37,7 +40,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
         "memory_budget": int(exp.budget["block_mb"] * 2**20),
         "refit": exp.protocol["refit"],
         "random_state": random_state,
-        "max_memory": int(exp.budget["memory_gb"] * 2**30),
+        "max_memory": memory.host,
     }
     if exp.kernel.get("sigma") is not None and not is_sigma_grid(exp.kernel["sigma"]):
         kwargs["sigma"] = exp.kernel["sigma"]
@@ -83,11 +86,13 @@ def is_sigma_grid(sigma: Any) -> bool:
 
 
 def make_estimator(algo: Algorithm, exp: Experiment, random_state: int,
-                   device: Device | None = None) -> KernelEstimator | SigmaSearch:
-    """The estimator for ``algo`` with the experiment's kernel, dtype, budget and protocol (on
-    ``device``, for one that takes a device: :func:`estimator_params`); with a σ grid, the
-    :class:`SigmaSearch` selecting σ around it."""
-    estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state, device))
+                   device: Device | None = None, memory: MemoryBudget | None = None
+                   ) -> KernelEstimator | SigmaSearch:
+    """The estimator for ``algo`` with the experiment's kernel, dtype, budget (``memory``) and
+    protocol (on ``device``, for one that takes a device: :func:`estimator_params`); with a σ
+    grid, the :class:`SigmaSearch` selecting σ around it."""
+    estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state, device,
+                                                            memory))
     sigma = exp.kernel.get("sigma")
     if is_sigma_grid(sigma):
         return SigmaSearch(estimator, sigma)

@@ -14,7 +14,20 @@ import numpy as np
 
 from kernreg.solvers.blocks.params import lambda_grid, level_values
 
-__all__ = ["Algorithm", "Experiment", "algorithm_hashes", "expand_m", "results_relevant"]
+__all__ = ["HOLDOUT", "Algorithm", "Experiment", "algorithm_hashes", "expand_m", "protocol_kind",
+           "results_relevant"]
+
+#: ``protocol.kind`` of the core's configs, and the kind of a config that names none: the
+#: seeded hold-out selection of every algorithm.
+HOLDOUT = "holdout"
+
+
+def protocol_kind(data: Any) -> str:
+    """The protocol a parsed config mapping (or a manifest's normalised config) asks for: its
+    ``protocol.kind``, else :data:`HOLDOUT`."""
+    protocol = data.get("protocol") if isinstance(data, dict) else None
+    kind = protocol.get("kind") if isinstance(protocol, dict) else None
+    return kind if isinstance(kind, str) and kind else HOLDOUT
 
 
 @dataclass(frozen=True)

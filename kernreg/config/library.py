@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from kernreg.config.experiment import HOLDOUT, protocol_kind
 from kernreg.config.loader import read_yaml
-from kernreg.config.streaming import is_stream_config
 from kernreg.errors import ConfigError
 
 __all__ = ["ConfigEntry", "config_entries", "config_reference", "resolve_config",
@@ -90,7 +90,7 @@ class ConfigEntry:
     """One shipped config, as ``kernreg configs`` lists it."""
 
     name: str
-    kind: str  #: "experiment", "table" or "streaming"
+    kind: str  #: "experiment" (hold-out), "table" or a registered protocol's kind
     dataset: str  #: the dataset's name ("" for a table config)
     summary: str  #: the first sentence of its description
     path: Path
@@ -114,7 +114,8 @@ def _summary(path: Path, data: dict) -> str:
 def _kind(data: dict) -> str:
     if "table" in data:
         return "table"
-    return "streaming" if is_stream_config(data) else "experiment"  # either stream kind
+    kind = protocol_kind(data)
+    return "experiment" if kind == HOLDOUT else kind
 
 
 def config_entries() -> list[ConfigEntry]:

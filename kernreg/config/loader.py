@@ -21,7 +21,7 @@ import yaml
 
 from kernreg.atomic import path_component
 from kernreg.config.estimators import make_estimator
-from kernreg.config.experiment import Algorithm, Experiment, expand_m
+from kernreg.config.experiment import HOLDOUT, Algorithm, Experiment, expand_m, protocol_kind
 from kernreg.config.schema import experiment_schema
 from kernreg.config.settings import apply_settings
 from kernreg.config.smoke import smoke_config
@@ -277,10 +277,10 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
 
 def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None,
                       smoke: bool) -> Experiment:
-    if isinstance(data, dict) and isinstance(data.get("protocol"), dict) \
-            and data["protocol"].get("kind") in ("streaming", "online_regression"):
-        raise ConfigError(f"{path}: protocol.kind: a streaming config; run it with "
-                          f"`kernreg stream {path}`")
+    kind = protocol_kind(data)
+    if kind != HOLDOUT:
+        raise ConfigError(f"{path}: protocol.kind: {kind!r} is not the hold-out protocol; "
+                          f"`kernreg run {path}` runs any registered protocol")
     data = smoke_config(data, _test_rows(data)) if smoke else copy.deepcopy(data)
     for section, values in (overrides or {}).items():
         if not isinstance(values, dict):  # a top-level value (device)
@@ -427,7 +427,8 @@ def _dataset(entry: dict[str, Any], path: Path, problems: list[str]
     dataset["name"] = spec.name
     if spec.task == "multiclass":
         problems.append(f"dataset.name: {spec.name} is multiclass; the hold-out protocol needs "
-                        "a regression or binary dataset (run it with `kernreg stream`)")
+                        "a regression or binary dataset (the class-incremental stream, "
+                        "`protocol: {kind: streaming}`, takes classes)")
     elif dataset["target_coding"] != "pm1" and spec.task != "classification":
         problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
                         f"classes can be coded {dataset['target_coding']}")
@@ -437,6 +438,7 @@ def _dataset(entry: dict[str, Any], path: Path, problems: list[str]
 def _protocol(entry: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     """The ``protocol:`` section with its defaults, at most :data:`MAX_TRIALS` trials."""
     protocol = {**DEFAULT_PROTOCOL, **entry}
+    protocol.pop("kind", None)  # the hold-out's own kind, said or not: one config, one hash
     if not protocol.get("record_test_path", True):
         del protocol["record_test_path"]  # false is the default: earlier hashes stand
     if protocol["trials"] > MAX_TRIALS:

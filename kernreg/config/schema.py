@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernreg.config.experiment import HOLDOUT
 from kernreg.kernels import kernel_names
 from kernreg.losses import task_names
 from kernreg.solvers import algorithm_names
@@ -62,6 +63,7 @@ def experiment_schema() -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": False,
                 "properties": {
+                    "kind": {"const": HOLDOUT},
                     "trials": POSITIVE_INT,
                     "validation_fraction": {"type": "number", "exclusiveMinimum": 0,
                                             "exclusiveMaximum": 1},

@@ -450,6 +450,7 @@ register(DatasetSpec(
     preprocessing=(affine_features(1.0 / 255.0, 0.0),),
     reference="Camoriano, PhD thesis, Chapter 7 (Table 7.1, Figure 7.3)",
     notes="Multiclass: the digit labels 0–9 are kept; the incremental RLSC of "
-          "kernreg.solvers.blocks.rlsc codes them (one-hot, recoded by Algorithm 7.1). Run it with "
-          "`kernreg stream` (the streaming protocol of the thesis, Section 7.6).",
+          "kernreg.solvers.blocks.rlsc codes them (one-hot, recoded by Algorithm 7.1). Its configs "
+          "run the class-incremental stream of the thesis, Section 7.6 (`protocol: {kind: "
+          "streaming}`).",
 ))

@@ -5,31 +5,38 @@ anything is written.
 ``cuda[:N]`` the algorithms whose estimator takes a ``device`` run there
 (:func:`kernreg.config.takes_device`); any other algorithm of the run is refused, as is a
 device this machine does not have. The device's memory budget is ``budget.gpu_memory_gb``,
-else, on ``torch`` (whose arrays are in host memory), ``budget.memory_gb``, else 90% of the
-GPU's free memory when asked (:meth:`~kernreg.backend.Device.memory_budget`).
+else, on ``torch`` (whose arrays are in host memory), the run's host budget
+(:class:`~kernreg.backend.MemoryBudget`), else a fraction of the GPU's free memory when asked
+(:meth:`~kernreg.backend.Device.memory_budget`).
 """
 
 from __future__ import annotations
 
-from kernreg.backend import CPU, Device, get_device
+from kernreg.backend import CPU, Device, MemoryBudget, get_device
 from kernreg.config import Algorithm, Experiment, device_algorithms, make_estimator, takes_device
 from kernreg.errors import ConfigError
 
-__all__ = ["check_device_support", "device_memory_bytes", "experiment_device"]
+__all__ = ["check_device_support", "device_memory_bytes", "experiment_device", "run_memory"]
 
 
-def device_memory_bytes(exp: Experiment) -> int | None:
+def run_memory(exp: Experiment) -> MemoryBudget:
+    """The run's memory budget on this machine: its config's ``budget.memory_gb`` (capped by
+    the machine's memory) and ``budget.gpu_memory_gb``."""
+    return MemoryBudget.of(exp.budget["memory_gb"], exp.budget.get("gpu_memory_gb"))
+
+
+def device_memory_bytes(exp: Experiment, memory: MemoryBudget | None = None) -> int | None:
     """The device memory a run's arrays may fill: ``budget.gpu_memory_gb``, else on ``torch``
-    the host's ``budget.memory_gb``, else ``None`` (the GPU's free memory, when asked)."""
-    gpu = exp.budget.get("gpu_memory_gb")
-    if gpu is not None:
-        return int(gpu * 2**30)
+    the host budget, else ``None`` (the GPU's free memory, when asked)."""
+    memory = memory or run_memory(exp)
+    if memory.device is not None:
+        return memory.device
     if exp.device == "torch":
-        return int(exp.budget["memory_gb"] * 2**30)
+        return memory.host
     return None
 
 
-def experiment_device(exp: Experiment) -> Device:
+def experiment_device(exp: Experiment, memory: MemoryBudget | None = None) -> Device:
     """The run's :class:`~kernreg.backend.Device` with its memory budget and TF32 setting.
 
     Raises
@@ -41,7 +48,8 @@ def experiment_device(exp: Experiment) -> Device:
     if exp.device == "cpu":
         return CPU
     try:
-        return get_device(exp.device, memory_bytes=device_memory_bytes(exp), tf32=exp.tf32)
+        return get_device(exp.device, memory_bytes=device_memory_bytes(exp, memory),
+                          tf32=exp.tf32)
     except ValueError as exc:
         raise ConfigError(f"{exc}; run on device cpu (device: cpu, or --device cpu)") from None
 
@@ -63,7 +71,7 @@ def check_device_support(exp: Experiment, algorithms: tuple[Algorithm, ...],
     scheduler = exp.execution["scheduler"]
     workers = int(scheduler.split(":", 1)[1]) if scheduler.startswith("local:") else 1
     if device.is_gpu and workers > 1 and exp.budget.get("gpu_memory_gb") is None:
-        # each worker would plan against 90% of the one GPU's free memory
+        # each worker would plan against the same share of the one GPU's free memory
         raise ConfigError(
             f"{exp.name}: scheduler {scheduler} starts {workers} workers on this machine, which "
             f"share its GPU: give each worker its share with budget.gpu_memory_gb (at most "

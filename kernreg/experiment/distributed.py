@@ -36,6 +36,7 @@ import psutil
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from kernreg.backend import gib
 from kernreg.config import Algorithm, Experiment
 from kernreg.config.loader import scheduler_problem
 from kernreg.errors import ConfigError, KernregError, MissingDependencyError
@@ -455,7 +456,8 @@ def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
     # a data-parallel fit (backend: dask) runs in the driver and spreads its rows itself
     in_driver = [(a, t) for a, t in todo if a.params.get("backend") == "dask"]
     as_tasks = [(a, t) for a, t in todo if a.params.get("backend") != "dask"]
-    limits = admissions(scheduler, exp.budget["memory_gb"] * 2**30, peaks or {})
+    # the config's budget per worker: the workers' machines, not this one's, hold the trials
+    limits = admissions(scheduler, gib(exp.budget["memory_gb"]), peaks or {})
     if exp.budget["blas_threads"] == "auto" and local_workers(scheduler) is None and as_tasks:
         # "auto" counts this machine's idle cores, which say nothing of the workers'
         print(f"dask: budget.blas_threads is auto, this machine's {budget_threads} idle cores: "

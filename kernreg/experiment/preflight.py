@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from kernreg.backend import CPU, Device
+from kernreg.backend import CPU, MEMORY_FRACTION, Device, MemoryBudget, in_gib
 from kernreg.config import Algorithm, Experiment, expand_m, takes_device
 from kernreg.errors import ConfigError, KernregError
 from kernreg.kernels import make_kernel
@@ -43,8 +43,8 @@ class Estimate:
     parts: dict[str, int]
 
     def describe(self) -> str:
-        parts = ", ".join(f"{k} {v / 2**30:.2f} GiB" for k, v in self.parts.items())
-        return f"{self.label}: ~{self.peak_bytes / 2**30:.1f} GiB ({parts})"
+        parts = ", ".join(f"{k} {in_gib(v):.2f} GiB" for k, v in self.parts.items())
+        return f"{self.label}: ~{in_gib(self.peak_bytes):.1f} GiB ({parts})"
 
 
 def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
@@ -65,20 +65,23 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
 
 
 def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int, n_val: int,
-                 n_test: int, d: int, device: Device = CPU) -> list[Estimate]:
+                 n_test: int, d: int, device: Device = CPU, memory: MemoryBudget | None = None
+                 ) -> list[Estimate]:
     """Host-memory estimates of ``algorithms`` (those holding their kernel arrays on
-    ``device`` count the data only); raise :class:`BudgetError` if one exceeds the budget."""
-    budget = exp.budget["memory_gb"] * 2**30
+    ``device`` count the data only); raise :class:`BudgetError` if one exceeds the run's host
+    budget (``memory``: by default ``budget.memory_gb`` capped by this machine's memory)."""
+    memory = memory or MemoryBudget.of(exp.budget["memory_gb"], exp.budget.get("gpu_memory_gb"))
+    budget = memory.host
     block = int(exp.budget["block_mb"] * 2**20)
-    estimates = [estimate(a, n_fit, n_val, n_test, d, block, int(budget),
+    estimates = [estimate(a, n_fit, n_val, n_test, d, block, budget,
                           exp.dataset["dtype"], device) for a in algorithms]
     over = [e for e in estimates if e.peak_bytes > budget]
     if over:
         lines = "\n  ".join(e.describe() for e in over)
         raise BudgetError(
-            f"{exp.name}: estimated peak memory exceeds the budget of "
-            f"{exp.budget['memory_gb']:g} GiB (budget.memory_gb):\n  {lines}\n"
-            "Nothing was run. Raise the budget only if the machine has the memory."
+            f"{exp.name}: estimated peak memory exceeds the budget of {memory.describe()}:"
+            f"\n  {lines}\nNothing was run. Raise budget.memory_gb only if the machine has the "
+            "memory."
         )
     return estimates
 
@@ -107,13 +110,13 @@ def check_device_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fi
     over = [e for e in estimates if e.peak_bytes > budget]
     if over:
         source = ("budget.gpu_memory_gb" if exp.budget.get("gpu_memory_gb") is not None else
-                  "budget.memory_gb" if device.name == "torch" else
-                  "90% of the device's free memory")
+                  "the host budget" if device.name == "torch" else
+                  f"{MEMORY_FRACTION:.0%} of the device's free memory")
         lines = "\n  ".join(f"{e.label}: needs {e.peak_bytes:,} bytes (" + ", ".join(
             f"{k} {v:,}" for k, v in e.parts.items()) + ")" for e in over)
         raise BudgetError(
             f"{exp.name}: estimated peak memory on device {device.name} exceeds its budget of "
-            f"{budget:,} bytes ({budget / 2**30:.3g} GiB, {source}):\n  {lines}\n"
+            f"{budget:,} bytes ({in_gib(budget):.3g} GiB, {source}):\n  {lines}\n"
             "Nothing was run. These algorithms hold the n × n kernel on the device: run them "
             "with device: cpu, on fewer rows (dataset.n_train), or where the device has the "
             "memory."

@@ -11,7 +11,7 @@ from types import TracebackType
 import psutil
 from threadpoolctl import threadpool_info
 
-from kernreg.backend import CPU, Device
+from kernreg.backend import CPU, Device, in_gib
 
 
 class PeakMemory:
@@ -201,5 +201,5 @@ def environment(device: Device = CPU) -> dict[str, str]:
         # TrialRecord.info["device"]); a resumed run's earlier trials may have run elsewhere
         "device_at_start": device.describe(),
         "machine": f"{platform.machine()}, {psutil.cpu_count()} CPUs, "
-                   f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
+                   f"{in_gib(psutil.virtual_memory().total):.1f} GiB",
     }

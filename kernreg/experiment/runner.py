@@ -13,10 +13,10 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from kernreg.backend import Device
+from kernreg.backend import Device, MemoryBudget
 from kernreg.config import Algorithm, Experiment, fit_rows
 from kernreg.errors import ConfigError
-from kernreg.experiment.devices import check_device_support, experiment_device
+from kernreg.experiment.devices import check_device_support, experiment_device, run_memory
 from kernreg.experiment.preflight import check_device_memory, check_memory, check_numerics
 from kernreg.experiment.provenance import source_commit, utc_now
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
@@ -78,16 +78,18 @@ def run_experiment(
     """
     check_environment()  # a misspelt switch would otherwise surface mid-run, or be guessed
     algorithms = select_algorithms(exp, only)
-    device = experiment_device(exp)  # PyTorch and the GPU there, before the run folder
+    memory = run_memory(exp)  # the one budget of the run, handed down
+    device = experiment_device(exp, memory)  # PyTorch and the GPU there, before the run folder
     check_device_support(exp, algorithms, device)
     store = RunStore(run_dir_for(exp, out))
     with store.lock():
-        return _run_locked(exp, store, algorithms, device, resume=resume, force=force,
-                           progress=progress, only=only)
+        return _run_locked(exp, store, algorithms, device, memory, resume=resume,
+                           force=force, progress=progress, only=only)
 
 
 def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, ...],
-                device: Device, *, resume: bool, force: bool, progress: bool,
+                device: Device, memory: MemoryBudget, *, resume: bool, force: bool,
+                progress: bool,
                 only: tuple[str, ...]) -> pd.DataFrame:
     started_at = utc_now()
     with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
@@ -101,10 +103,9 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                  time.perf_counter() - clock, data.source)
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
         estimates = check_memory(exp, algorithms, n_fit, n_val,
-                                 len(data.y_test), data.X_train.shape[1], device)
+                                 len(data.y_test), data.X_train.shape[1], device, memory)
         for estimate in estimates:
-            log.info("memory plan: %s (budget %.3g GiB)", estimate.describe(),
-                     exp.budget["memory_gb"])
+            log.info("memory plan: %s (budget %s)", estimate.describe(), memory.describe())
         check_device_memory(exp, algorithms, n_fit, n_val, len(data.y_test),
                             data.X_train.shape[1], device)
         # numba loaded (compiled where its cache is cold) before the first timed fit, and
@@ -157,7 +158,7 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                     with threadpool_limits(
                             limits=resolve_blas_threads(exp.budget["blas_threads"])), \
                             progress_sink(_show_progress(bar, where), BAR_INTERVAL):
-                        record = run_trial(exp, algo, data, trial, gflops)
+                        record = run_trial(exp, algo, data, trial, gflops, memory)
                     store.save_trial(record)
                     log.info("%s: %s in %.3g s (fit and selection), test RMSE %.4g", where,
                              _selected_text(record.param_name, record.selected),

@@ -9,10 +9,11 @@ from typing import Any
 import numpy as np
 from sklearn.base import is_classifier
 
+from kernreg.backend import MemoryBudget
 from kernreg.config import Algorithm, Experiment, experiment_task, make_estimator
 from kernreg.datasets import load_dataset
 from kernreg.errors import DegenerateError
-from kernreg.experiment.devices import experiment_device
+from kernreg.experiment.devices import experiment_device, run_memory
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.kernels.compiled import active_path
 from kernreg.losses import Task, get_measure
@@ -86,7 +87,8 @@ def trial_split(exp: Experiment, data: PreparedData, trial: int
 
 
 def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
-              gemm_gflops: float | None = None) -> TrialRecord:
+              gemm_gflops: float | None = None, memory: MemoryBudget | None = None
+              ) -> TrialRecord:
     """Run trial ``trial`` of ``algo``.
 
     The model-selection time is the wall time of ``fit``: kernel evaluations, the whole
@@ -97,7 +99,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     and ``info["device"]`` the device (``cpu``, ``torch 2.13.0 (cpu)`` or the GPU's name,
     :meth:`kernreg.backend.Device.describe`), resolved where the trial runs (a Dask worker
     included). ``path_seconds`` says when each path point's validation error was known, on
-    the same clock as the model-selection time (:func:`path_seconds`).
+    the same clock as the model-selection time (:func:`path_seconds`). ``memory``: the run's
+    budget (:func:`~kernreg.experiment.devices.run_memory`; by default this machine's).
 
     Raises
     ------
@@ -106,8 +109,9 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         (:func:`check_finite_result`, :func:`check_finite_measures`): nothing is returned.
     """
     seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
-    device = experiment_device(exp)
-    estimator = make_estimator(algo, exp, random_state=seed, device=device)
+    memory = memory or run_memory(exp)
+    device = experiment_device(exp, memory)
+    estimator = make_estimator(algo, exp, random_state=seed, device=device, memory=memory)
     where = f"{algo.label} trial {trial}"
     # the test rows along the path: evaluated inside fit, their time taken out of fit's
     eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}

@@ -12,8 +12,9 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,9 @@ from kernreg.results.tables import measure_columns, paper_table2, summary_measur
 from kernreg.results.thesis_table6 import PAPER_LABEL, PREFIX, paper_table6
 from kernreg.solvers import algorithm_title
 
-__all__ = ["NOT_RECORDED", "ROUNDING_RULE", "PaperValue", "build_report", "format_number",
-           "paper_values", "provenance", "results_table", "write_report"]
+__all__ = ["NOT_RECORDED", "ROUNDING_RULE", "PaperValue", "ReportSection", "build_report",
+           "format_number", "manifest_rows", "markdown_html", "paper_values", "provenance",
+           "results_table", "write_report"]
 
 NOT_RECORDED = "not recorded"
 #: The files of published cells matched by (dataset, algorithm label) (kernreg/paper/).
@@ -195,31 +197,47 @@ def _tally(values: Sequence[str], n: int) -> str:
     return ", ".join(f"{v} ({c} trial{'s' if c > 1 else ''})" for v, c in counts.items())
 
 
-def provenance(run: RunData, manifest: dict[str, Any]) -> list[tuple[str, str]]:
-    """What a reader needs to redo or trust a run, as ``(what, value)`` rows: the config, its
-    hash and file, the git commit, start and end, the data, package versions, BLAS and its
-    threads, the host's GEMM rate, the device and kernel loops of the trials. What the run
-    folder does not hold (an older run) is :data:`NOT_RECORDED`."""
+def manifest_rows(run_dir: Path, manifest: dict[str, Any], dataset: str = ""
+                  ) -> list[tuple[str, str]]:
+    """The provenance every run folder's manifest holds, as ``(what, value)`` rows: the
+    config, its hash and file, the git commit, start and end, the data (or the generated
+    source), package versions and the machine. What it does not hold (an older run) is
+    :data:`NOT_RECORDED`."""
     def recorded(key: str) -> str:
         value = manifest.get(key)
         return str(value) if value else NOT_RECORDED
 
-    rows = [("run folder", str(run.run_dir)), ("config file", recorded("config_file")),
+    rows = [("run folder", str(run_dir)), ("config file", recorded("config_file")),
             ("config hash", recorded("config_hash"))]
     if manifest.get("compatible_hashes"):
         rows.append(("resumed from config hashes", ", ".join(manifest["compatible_hashes"])))
     rows += [("git commit", recorded("git_commit")), ("started (UTC)", recorded("started_at")),
              ("finished (UTC)", recorded("finished_at"))]
-    sha = manifest.get("dataset_sha256")
-    source = manifest.get("dataset_source")
-    rows.append(("dataset", f"{manifest.get('dataset', run.dataset)}"
-                 + (f" (from {source})" if source else "")
-                 + (f", sha256 {sha}" if sha else ", sha256 not recorded")))
+    if isinstance(manifest.get("source"), dict):  # data a protocol generates
+        source = manifest["source"]
+        packages = source.get("packages") or {}
+        rows.append(("data", f"{source.get('label') or source.get('name')}"
+                     + (f" ({', '.join(f'{k} {v}' for k, v in packages.items())})"
+                        if packages else "")))
+    else:
+        sha = manifest.get("dataset_sha256")
+        source = manifest.get("dataset_source")
+        rows.append(("dataset", f"{manifest.get('dataset', dataset)}"
+                     + (f" (from {source})" if source else "")
+                     + (f", sha256 {sha}" if sha else ", sha256 not recorded")))
     env = manifest.get("environment") or {}
     versions = [f"{k} {env[k]}" for k in VERSION_KEYS if k in env]
     rows.append(("package versions", ", ".join(versions) or NOT_RECORDED))
     rows += [(ENVIRONMENT_TITLES.get(k, k), str(v)) for k, v in env.items()
              if k not in VERSION_KEYS]
+    return rows
+
+
+def provenance(run: RunData, manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a reader needs to redo or trust a hold-out run, as ``(what, value)`` rows: the
+    manifest's (:func:`manifest_rows`), then each trial's BLAS threads, the host's GEMM rate,
+    the device and kernel loops of the trials."""
+    rows = manifest_rows(run.run_dir, manifest, run.dataset)
     n = len(run.records)
     threads = [max(r.blas.values(), default=0) for r in run.records]
     rows.append(("BLAS threads", _tally([str(t) for t in threads], n) if any(threads)
@@ -279,24 +297,84 @@ def _run_section(run: RunData) -> str:
     return "\n".join(parts)
 
 
-def build_report(run_dirs: Sequence[str | Path], title: str = "kernreg report") -> str:
-    """The HTML text: the rounding rule, then one section per run (provenance, results beside
-    the papers' values, captioned figures), every image inline (no external files).
+@dataclass
+class ReportSection:
+    """A run that its protocol summarises (not a hold-out run): a title, the manifest's
+    provenance rows, the protocol's markdown table and its figures (name → figure)."""
+
+    title: str
+    provenance: list[tuple[str, str]]
+    table: str
+    figures: dict[str, plt.Figure] = field(default_factory=dict)
+
+
+def _inline(text: str) -> str:
+    """One line of markdown as HTML: escaped, with ``code`` and **bold** spans."""
+    text = html.escape(text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
+
+
+def markdown_html(text: str) -> str:
+    """The markdown a protocol's table is written in, as HTML: headings (one level down), pipe
+    tables, bullet lists and paragraphs — what the protocols' tables use, nothing more."""
+    out: list[str] = []
+    blocks = re.split(r"\n\s*\n", text.strip())
+    for block in blocks:
+        lines = block.splitlines()
+        if all(line.startswith("|") for line in lines):
+            rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines
+                    if not re.fullmatch(r"\|?[\s:|-]+\|?", line.strip())]
+            head, body = rows[0], rows[1:]
+            out.append("<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head)
+                       + "</tr>" + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r)
+                                           + "</tr>" for r in body) + "</table>")
+        elif all(line.startswith("- ") for line in lines):
+            out.append('<ul class="notes">' + "".join(f"<li>{_inline(line[2:])}</li>"
+                                                      for line in lines) + "</ul>")
+        elif len(lines) == 1 and lines[0].startswith("#"):
+            level = min(6, len(lines[0]) - len(lines[0].lstrip("#")) + 2)
+            out.append(f"<h{level}>{_inline(lines[0].lstrip('#').strip())}</h{level}>")
+        else:
+            out.append(f"<p>{_inline(' '.join(lines))}</p>")
+    return "\n".join(out)
+
+
+def _protocol_section(section: ReportSection) -> str:
+    parts = [f"<h2>{html.escape(section.title)}</h2>",
+             "<h3>Provenance</h3>", _provenance_html(section.provenance),
+             "<h3>Results</h3>", markdown_html(section.table)]
+    if section.figures:
+        parts.append("<h3>Figures</h3>")
+    for name, fig in section.figures.items():
+        alt = html.escape(f"{section.title}: {name}")
+        parts.append(f'<figure><img alt="{alt}" src="data:image/png;base64,{_png(fig)}">'
+                     f"<figcaption>{html.escape(name)}</figcaption></figure>")
+    return "\n".join(parts)
+
+
+def build_report(runs: Sequence[str | Path | ReportSection],
+                 title: str = "kernreg report") -> str:
+    """The HTML text: the rounding rule, then one section per run, every image inline (no
+    external files). A hold-out run folder gets its provenance, results beside the papers'
+    values and captioned figures; a :class:`ReportSection` (a protocol's run) its own table
+    and figures.
 
     Raises
     ------
     ResultsError
         A folder is not a run folder, has no finished trial, or holds damaged results.
     """
-    runs = [load_run(d) for d in run_dirs]
-    body = "\n".join(_run_section(r) for r in runs)
+    sections = [_protocol_section(r) if isinstance(r, ReportSection) else
+                _run_section(load_run(r)) for r in runs]
+    body = "\n".join(sections)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>\n"
             f"<body><h1>{html.escape(title)}</h1>\n"
             f'<p class="note">{html.escape(ROUNDING_RULE)}</p>\n{body}\n</body></html>\n')
 
 
-def write_report(run_dirs: Sequence[str | Path], out_path: str | Path,
+def write_report(run_dirs: Sequence[str | Path | ReportSection], out_path: str | Path,
                  title: str = "kernreg report", *, option: str = "the report file") -> Path:
     """Write the HTML report of ``run_dirs`` to ``out_path`` atomically (no half-written file)
     and return its path; ``option`` names the file in a refusal (``--out``).

@@ -1,5 +1,5 @@
-"""The discipline of a run folder, shared by every kind of run kernreg writes (hold-out runs of
-``kernreg run``, streaming runs of ``kernreg stream``).
+"""The discipline of a run folder, shared by every kind of run kernreg writes (hold-out runs and
+the runs of every registered protocol).
 
 A run folder ``<out>/<experiment>/`` holds
 
@@ -35,10 +35,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from kernreg.atomic import check_inside, remove_temporaries, write_text
+from kernreg.config.experiment import HOLDOUT, protocol_kind
 from kernreg.errors import ConfigError, OutputError, ResultsError, RunLockedError
 
-__all__ = ["LOCK_FILE", "RunFolder", "check_output_file", "check_output_folder", "is_run_folder",
-           "run_kind"]
+__all__ = ["LOCK_FILE", "RunFolder", "check_output_file", "check_output_folder",
+           "is_run_folder", "kind_words", "run_kind"]
 
 LOCK_FILE = ".lock"
 MANIFEST = "manifest.json"
@@ -50,17 +51,18 @@ log = logging.getLogger("kernreg.results")
 
 
 def run_kind(manifest: dict[str, Any]) -> str:
-    """The protocol a manifest records: ``"streaming"``, ``"online_regression"`` or
-    ``"holdout"``."""
-    config = manifest.get("config")
-    protocol = config.get("protocol") if isinstance(config, dict) else None
-    kind = protocol.get("kind") if isinstance(protocol, dict) else None
-    return kind if kind in ("streaming", "online_regression") else "holdout"
+    """The protocol a manifest records (its config's ``protocol.kind``;
+    :data:`~kernreg.config.experiment.HOLDOUT` when it names none)."""
+    return protocol_kind(manifest.get("config"))
+
+
+def kind_words(kind: str) -> str:
+    """A protocol kind in a sentence's words (``"hold-out"``, ``"online regression"``)."""
+    return "hold-out" if kind == HOLDOUT else kind.replace("_", " ")
 
 
 def _kind_words(manifest: dict[str, Any]) -> str:
-    return {"holdout": "hold-out", "streaming": "streaming",
-            "online_regression": "online regression"}[run_kind(manifest)]
+    return kind_words(run_kind(manifest))
 
 
 def is_run_folder(folder: Path) -> bool:
@@ -317,7 +319,7 @@ class RunFolder:
     # ------------------------------------------------------------------------- --force, resume
     def check_kind(self, manifest: dict[str, Any]) -> None:
         """Refuse to continue or overwrite a folder holding another kind of run (a hold-out
-        run and a streaming run of the same name in one ``--out``)."""
+        run and a protocol's run of the same name in one ``--out``)."""
         if not self.manifest_path.is_file():
             return
         try:

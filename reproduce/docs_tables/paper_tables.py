@@ -1,6 +1,6 @@
 """Docs tables of the papers' reproductions: NYTRO Table 2 (results/table2.md), LiM Table 1
 (results/lim_table1.md, lim_table1_selected.md) and thesis Table 7.1 (results/thesis_table7*.md,
-written by ``kernreg stream``)."""
+written by ``kernreg run``)."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def render_lim_table1(path: Path) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Thesis Table 7.1 (results/thesis_table7.md, thesis_table7_threshold10.md,
-# thesis_table7_nystrom.md, thesis_table7_trials3.md; kernreg.results.stream_report)
+# thesis_table7_nystrom.md, thesis_table7_trials3.md; kernreg.protocols.class_incremental)
 
 _T7_COLUMNS = ("Total N", "Total RB", "Total RC", "Imbalanced N", "Imbalanced RB",
                "Imbalanced RC")
@@ -168,8 +168,8 @@ def _t7_trials(path: Path) -> str:
     """The number of trials a Table 7.1 results file averages ("mean ± std over 10 trials")."""
     m = re.search(r"mean ± std over (\d+) trials", path.read_text(encoding="utf-8"))
     if not m:
-        raise ResultsError(f"{path}: no 'mean ± std over N trials' line; re-run kernreg stream "
-                           "with --table")
+        raise ResultsError(f"{path}: no 'mean ± std over N trials' line; re-run kernreg run on "
+                           "its config, then kernreg table RUN -o FILE")
     return m.group(1)
 
 
@@ -235,7 +235,7 @@ def render_thesis_table7_per_digit(path: Path) -> str:
     """docs/incremental_classification.md: Table 7.1's imbalanced accuracy with each digit as
     the new class (results/thesis_table7_per_digit.csv), the thesis's row under them, and each
     digit's RMS distance to the thesis over every imbalanced cell of the table."""
-    from kernreg.results.stream_report import thesis_table7
+    from kernreg.protocols.class_incremental.summary import thesis_table7
 
     table = read_csv(path)
     missing = {"digit", "trial", "method", "n_imb", "total", "imbalanced"} - set(table.columns)
@@ -278,7 +278,7 @@ def render_thesis_table7_rb_weights(path: Path) -> str:
     """docs/incremental_classification.md: RB's imbalanced and total accuracy with the weights
     ``(n/n_y)^β`` (results/thesis_table7_rb_weights.csv), pooled over every new digit, the
     thesis's RB under them."""
-    from kernreg.results.stream_report import thesis_table7
+    from kernreg.protocols.class_incremental.summary import thesis_table7
 
     table = read_csv(path)
     missing = {"digit", "trial", "n_imb", "power", "lambda", "total", "imbalanced"} \

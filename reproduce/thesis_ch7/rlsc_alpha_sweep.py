@@ -5,7 +5,7 @@ new and the balanced classes, for every α of a grid, at a fixed λ and a few n_
     python -m reproduce.thesis_ch7.rlsc_alpha_sweep \\
         configs/thesis_table7.yaml --trials 0 1 --lam 1e3
 
-``--smoke``: the config at smoke size (:mod:`kernreg.config.smoke`: 36 examples per balanced
+``--smoke``: the config at smoke size (as ``kernreg run --smoke``: 36 examples per balanced
 class, at most 10 streamed, 3 α), seconds, to check the script runs end to end (its numbers
 mean nothing; the default n_imb are those within the smoke stream)::
 
@@ -19,10 +19,10 @@ import argparse
 
 import numpy as np
 
-from kernreg.config.smoke import SMOKE_STREAMED
-from kernreg.config.streaming import load_stream_config
 from kernreg.datasets import load_dataset
-from kernreg.experiment.streaming import draw_trial, stream_seed
+from kernreg.protocols.class_incremental import load_config
+from kernreg.protocols.class_incremental.config import SMOKE_STREAMED
+from kernreg.protocols.class_incremental.trial import draw_trial, stream_seed
 from kernreg.solvers.blocks.rlsc import IncrementalRLSC
 
 N_IMB = [10, 50, 100, 500]
@@ -40,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.n_imb is None:
         args.n_imb = [n for n in N_IMB if n <= SMOKE_STREAMED] if args.smoke else N_IMB
-    cfg = load_stream_config(args.config, smoke=args.smoke)
+    cfg = load_config(args.config, smoke=args.smoke)
     ds = load_dataset(cfg.dataset)
     p = cfg.protocol
     for trial in args.trials:

@@ -4,8 +4,9 @@ to measure how much the table's cells depend on which digit is new.
 
 The thesis draws the new digit "randomly at each trial", yet its spreads over 10 trials are
 those of a single digit (imbalanced N at n_imb = 500: 66.9 ± 1.1; ours with a digit drawn per
-trial: 65.9 ± 16.9). Each trial here is :func:`kernreg.experiment.streaming.stream_trial` —
-the protocol's own code, its seeds and its λ/α selection — with ``imbalanced_class`` set, at
+trial: 65.9 ± 16.9). Each trial here is
+:func:`kernreg.protocols.class_incremental.trial.stream_trial` — the protocol's own code, its
+seeds and its λ/α selection — with ``imbalanced_class`` set, at
 the Table 7.1 rows ``n_imb`` = 1, 5, 10, 50, 100, 500. One CSV row per (digit, trial,
 method, n_imb)::
 
@@ -33,9 +34,9 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from kernreg.config.streaming import StreamConfig, load_stream_config
 from kernreg.datasets import Dataset, load_dataset
-from kernreg.experiment.streaming import draw_trial, stream_seed, stream_trial
+from kernreg.protocols.class_incremental import ClassIncrementalConfig, load_config
+from kernreg.protocols.class_incremental.trial import draw_trial, stream_seed, stream_trial
 from kernreg.solvers.blocks.rlsc import RebalancedRLS, select_lambda
 from reproduce.results_csv import write_results_csv
 
@@ -46,7 +47,7 @@ N_IMB = (1, 5, 10, 50, 100, 500)
 POWERS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def rb_weights_trial(cfg: StreamConfig, ds: Dataset, trial: int, n_imb: list[int]
+def rb_weights_trial(cfg: ClassIncrementalConfig, ds: Dataset, trial: int, n_imb: list[int]
                      ) -> list[dict]:
     """RB at every β of :data:`POWERS` after each ``n_imb`` streamed examples of trial
     ``trial`` (the rows :func:`stream_trial` draws), λ selected on the balanced classes'
@@ -87,7 +88,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true",
                         help="smoke size, digits 0 and 1, 1 trial: seconds")
     args = parser.parse_args()
-    cfg = load_stream_config(CONFIG, smoke=args.smoke)
+    cfg = load_config(CONFIG, smoke=args.smoke)
     ds = load_dataset(cfg.dataset)
     digits, trials = (np.unique(ds.y_train), args.trials)
     record_at = [n for n in N_IMB if n <= max(cfg.protocol["record_at"])]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from kernreg.results.stream_report import plot_bayes_boundaries
+from kernreg.protocols.class_incremental.bayes import plot_bayes_boundaries
 
 
 def main() -> None:

@@ -1,11 +1,12 @@
 """Simulated stand-in for the thesis's Chapter 8 recordings — SIMULATION, NOT THE THESIS'S
-DATA. The simulation moved into kernreg (:mod:`kernreg.datasets.icub_arm_sim`, the generated
-source of ``kernreg stream``'s online regression protocol); this module re-exports it for the
-scripts and tests that import it from here."""
+DATA. The simulation moved into kernreg
+(:mod:`kernreg.protocols.online_regression.icub_arm_sim`, the generated source of the online
+regression protocol); this module re-exports it for the scripts and tests that import it from
+here."""
 
 from __future__ import annotations
 
-from kernreg.datasets.icub_arm_sim import (
+from kernreg.protocols.online_regression.icub_arm_sim import (
     ARM_JOINTS,
     LABEL,
     PAYLOAD_LINKS,

@@ -6,9 +6,9 @@ transverse ones.
         -o results/figures/thesis_fig8_4_sim.png
 
 The settings are ``configs/thesis_fig8_4_sim.yaml``'s (``--config``; the size options override
-them) and the computation is kernreg's streaming regression protocol
-(:mod:`kernreg.experiment.online_stream`: the simulation, the selection on XY, the estimators
-of the online registry, test-then-update on each part of XZ), the one ``kernreg stream
+them) and the computation is kernreg's online regression protocol
+(:mod:`kernreg.protocols.online_regression`: the simulation, the selection on XY, the
+estimators of the online registry, test-then-update on each part of XZ), the one ``kernreg run
 configs/thesis_fig8_4_sim.yaml`` runs; this script writes the artifact's CSV and figure.
 
 Protocol (thesis Section 8.3): every model starts at zero (inertial parameters too), learns the
@@ -28,16 +28,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kernreg.atomic import atomic_path
 from kernreg.config.loader import read_yaml
-from kernreg.config.online_stream import OnlineStreamConfig, parse_online_stream_config
-from kernreg.datasets.icub_arm_sim import LABEL
-from kernreg.experiment.online_stream import online_trials
-from kernreg.results.online_stream_report import (
-    curve_rows,
-    curves,
-    plot_online_stream,
-    selected_text,
-)
+from kernreg.protocols.online_regression import config
+from kernreg.protocols.online_regression.config import OnlineRegressionConfig
+from kernreg.protocols.online_regression.icub_arm_sim import LABEL
+from kernreg.protocols.online_regression.summary import curve_rows, curves, draw, selected_text
+from kernreg.protocols.online_regression.trial import online_trials
 from reproduce.results_csv import write_results_csv
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,7 +44,7 @@ CONFIG = REPO / "configs" / "thesis_fig8_4_sim.yaml"
 def load_config(path: str | Path = CONFIG, *, n_samples: int | None = None,
                 parts: int | None = None, window: int | None = None,
                 n_components: int | None = None, seed: int | None = None,
-                smoke: bool = False) -> OnlineStreamConfig:
+                smoke: bool = False) -> OnlineRegressionConfig:
     """The config of ``path`` with the command line's sizes in place of its own."""
     path = Path(path)
     data = read_yaml(path)
@@ -60,12 +57,27 @@ def load_config(path: str | Path = CONFIG, *, n_samples: int | None = None,
         for algo in data["algorithms"]:
             if algo.get("name") in ("random_features", "semiparametric"):
                 algo["n_components"] = n_components
-    return parse_online_stream_config(data, path, {"seed": seed}, smoke=smoke)
+    if smoke:
+        data = config.smoke(data)
+    if seed is not None:
+        data.setdefault("simulation", {})["seed"] = seed
+    return config.load(data, path)
 
 
-def run(cfg: OnlineStreamConfig) -> list[dict[str, Any]]:
+def run(cfg: OnlineRegressionConfig) -> list[dict[str, Any]]:
     """Every part's record (kernreg's runner, without a run folder)."""
     return list(online_trials(cfg))
+
+
+def save_figure(trials: list[dict[str, Any]], path: Path) -> Path:
+    """Figure 8.4 of ``trials`` written (atomically) to ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig = draw(trials, title="Thesis Fig. 8.4")
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=120)
+    plt.close(fig)
+    return path
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -87,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
                       smoke=args.smoke)
     trials = run(cfg)
     write_results_csv(args.csv, curve_rows(trials))
-    plot_online_stream(trials, Path(args.output), title="Thesis Fig. 8.4")
+    save_figure(trials, Path(args.output))
     window = cfg.protocol["window"]
     for (name, group), c in sorted(curves(trials).items()):
         first, last = c[:, :window].mean(1), c[:, -window:].mean(1)

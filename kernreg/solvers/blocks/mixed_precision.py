@@ -50,11 +50,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import psutil
 import scipy.linalg as la
 
 from kernreg._validation import check_choice
-from kernreg.backend import CPU, Device
+from kernreg.backend import CPU, Device, in_gib
+from kernreg.backend.memory import available_memory
 from kernreg.kernels import Kernel, normal_pass
 from kernreg.solvers.blocks.buffers import release, take
 from kernreg.solvers.blocks.dask_rows import DistributedRows
@@ -130,7 +130,7 @@ def precision_costs(n: int, m: int, d: int, n_lambdas: int, itemsize: int = F64
 def a_fits(n: int, m: int) -> bool:
     """Whether ``A`` (``n × m`` float64) fits the mixed path's share of the memory available
     now (:data:`STORE_SHARE`)."""
-    return n * m * F64 <= STORE_SHARE * psutil.virtual_memory().available
+    return n * m * F64 <= STORE_SHARE * available_memory()
 
 
 def check_fits(n: int, m: int) -> None:
@@ -139,7 +139,7 @@ def check_fits(n: int, m: int) -> None:
     float32 ``syrk`` saves."""
     if not a_fits(n, m):
         raise MemoryError(f"precision='mixed' keeps A = K_nm R⁻¹ ({n} × {m} float64, "
-                          f"{n * m * F64 / 2**30:.1f} GiB): more than {STORE_SHARE:.0%} of the "
+                          f"{in_gib(n * m * F64):.1f} GiB): more than {STORE_SHARE:.0%} of the "
                           "memory available now; use precision='float64' (or 'auto')")
 
 

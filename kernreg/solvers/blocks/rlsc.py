@@ -21,7 +21,7 @@ thesis's ``e_t`` coding) and ``λ > 0``:
 
 Labels may be any hashable numbers; classes are numbered in order of first appearance.
 A building block, not a registered algorithm: no hold-out λ-path run fits it; the streaming
-protocol (:mod:`kernreg.experiment.streaming`, ``kernreg stream``) drives it.
+protocol (:mod:`kernreg.protocols.class_incremental`) drives it.
 """
 
 from __future__ import annotations

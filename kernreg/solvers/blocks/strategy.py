@@ -22,9 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-import psutil
-
-from kernreg.backend import CPU, Device
+from kernreg.backend import CPU, Device, in_gib
+from kernreg.backend.memory import MEMORY_FRACTION, available_memory
 from kernreg.solvers.blocks.dask_rows import current_client, worker_memory_limit
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK
 
@@ -158,11 +157,11 @@ def strategy_reason(costs: dict[tuple[str, str], StrategyCost], memory_limit: in
         runner_up = (f"; next {fitting[1].label} ≈ {fitting[1].seconds:.3g} s"
                      if len(fitting) > 1 else "")
         why = (f"the fastest estimate of the {len(fitting)} pairs within "
-               f"{memory_limit / 2**30:.3g} GiB{runner_up}")
+               f"{in_gib(memory_limit):.3g} GiB{runner_up}")
     else:
-        why = f"no pair fits {memory_limit / 2**30:.3g} GiB: the smallest peak"
+        why = f"no pair fits {in_gib(memory_limit):.3g} GiB: the smallest peak"
     return (f"{chosen.label} (training/validation rows): ≈ {chosen.seconds:.3g} s, peak "
-            f"{chosen.peak_bytes / 2**30:.3g} GiB — {why}")
+            f"{in_gib(chosen.peak_bytes):.3g} GiB — {why}")
 
 
 def _ranked(costs: dict[tuple[str, str], StrategyCost], memory_limit: int, training: str,
@@ -192,14 +191,15 @@ def plan_strategies(n: int, n_val: int, m: int, d: int, max_iter: int, itemsize:
 def strategy_memory(max_memory: int | None, backend: str, device: Device = CPU
                     ) -> tuple[int, int]:
     """``(bytes, workers)``: the memory the strategies' kernel arrays may take, per worker, and
-    the number of workers. ``max_memory``, else 80% of the memory available now (on a device
+    the number of workers. ``max_memory``, else
+    :data:`~kernreg.backend.memory.MEMORY_FRACTION` of the memory available now (on a device
     other than ``cpu``, its :meth:`~kernreg.backend.Device.memory_budget`); on a Dask cluster
     each worker's own limit, or its share of this host's."""
     limit = max_memory
     if limit is None and not device.is_numpy:
         limit = device.memory_budget()
     if limit is None:
-        limit = int(0.8 * psutil.virtual_memory().available)
+        limit = int(MEMORY_FRACTION * available_memory())
     workers = 1
     if backend == "dask":
         workers, per_worker = worker_memory_limit(current_client(), limit)

@@ -1,8 +1,9 @@
-"""The streaming regression protocol of thesis Section 8.3 (Figure 8.4), resumable per trial.
+"""The trial of the online regression protocol of thesis Section 8.3 (Figure 8.4): one part of
+the test plane run test-then-update from the trained state.
 
-Data: the generated source :mod:`kernreg.datasets.icub_arm_sim` — a SIMULATION on the iCub's
-published URDF standing in for the thesis's private recordings — two planes of circles (XY,
-XZ) of ``simulation.n_samples`` samples each. Protocol, as the thesis's:
+Data: the generated source :mod:`~kernreg.protocols.online_regression.icub_arm_sim` — a
+SIMULATION on the iCub's published URDF standing in for the thesis's private recordings — two
+planes of circles (XY, XZ) of ``simulation.n_samples`` samples each. Protocol, as the thesis's:
 
 1. the estimators see the inputs standardized by the training plane's mean and std (the
    parametric regressor undoes it);
@@ -14,40 +15,45 @@ XZ) of ``simulation.n_samples`` samples each. Protocol, as the thesis's:
    it), and the trial records the RMSE over a trailing ``protocol.window`` of samples, of the
    force and of the torque, after each sample.
 
-Steps 1–3 are the state every trial starts from; it is deterministic in the config, so it is
-computed once per invocation (:func:`prepare`) and a resumed run's parts equal an uninterrupted
-run's. The thesis's 10 parts are the repetitions the mean ± std are taken over.
-``reproduce/thesis_ch8/thesis_fig8_4.py`` runs the same code (:func:`online_trials`).
+Steps 1–3 are the state every trial starts from (:func:`prepare`); it is deterministic in the
+config, so it is computed once per invocation and a resumed run's parts equal an uninterrupted
+run's. A run folder's trials take it from :class:`LazyState`, which computes it only when a
+trial is run (a resumed run with every part finished simulates nothing). The thesis's 10 parts
+are the repetitions the mean ± std are taken over. ``reproduce/thesis_ch8/thesis_fig8_4.py``
+runs the same code without a run folder (:func:`online_trials`).
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from kernreg.atomic import write_text
-from kernreg.config.online_stream import OnlineAlgorithm, OnlineStreamConfig
-from kernreg.datasets.icub_arm_sim import LABEL, OUTPUT_GROUPS, ArmModel, robot_modules, simulate
-from kernreg.experiment.resources import environment
-from kernreg.results.online_stream_report import curve_rows
-from kernreg.results.online_stream_store import OUTPUT_CSV, OnlineStreamStore
+from kernreg.protocols.online_regression.config import OnlineAlgorithm, OnlineRegressionConfig
+from kernreg.protocols.online_regression.icub_arm_sim import (
+    LABEL,
+    OUTPUT_GROUPS,
+    ArmModel,
+    robot_modules,
+    simulate,
+)
+from kernreg.protocols.online_regression.preflight import check_memory
 from kernreg.solvers.online import HoldoutSelection, get_online_spec, windowed_rmse
 from kernreg.solvers.online.base import OnlineRegressor
-from kernreg.switches import check_environment
 
-__all__ = ["TrainedState", "online_trials", "prepare", "run_online_stream", "run_part",
-           "select_params"]
+__all__ = ["LazyState", "TrainedState", "online_trials", "prepare", "run_part", "select_params",
+           "start", "trial"]
 
+#: A trial's record (:data:`~kernreg.results.trial_store.Record`): ``attrs`` (the trial, the
+#: config hash, the part's rows, every label's name and selected hyperparameters, the window,
+#: the CAD model's RMSE, the planes and their trajectories' facts, the data's label, seconds
+#: per label) and, per label, ``{"force", "torque"}``: the windowed RMSE after each sample.
 Trial = dict[str, Any]
 
 
@@ -57,7 +63,7 @@ class TrainedState:
     label's estimator trained on the training plane and its parameters, the facts a trial
     records."""
 
-    cfg: OnlineStreamConfig
+    cfg: OnlineRegressionConfig
     Z_test: np.ndarray
     y_test: np.ndarray
     trained: dict[str, OnlineRegressor]
@@ -93,15 +99,19 @@ def select_params(algo: OnlineAlgorithm, holdout: HoldoutSelection,
     return {**algo.params, **spec.select(candidates, holdout, algo.params)}
 
 
-def prepare(cfg: OnlineStreamConfig, model: ArmModel | None = None) -> TrainedState:
-    """Simulate the planes, standardize, select every label's parameters on the training
-    plane and train its estimator on it (steps 1–3 of the protocol).
+def prepare(cfg: OnlineRegressionConfig, model: ArmModel | None = None) -> TrainedState:
+    """Check the memory budget, then simulate the planes, standardize, select every label's
+    parameters on the training plane and train its estimator on it (steps 1–3 of the
+    protocol).
 
     Raises
     ------
+    BudgetError
+        The estimated peak memory exceeds ``budget.memory_gb`` (:mod:`.preflight`).
     DataError
         The robot extra (idyntree, icub-models) is missing.
     """
+    check_memory(cfg)  # before the simulation allocates anything
     p = cfg.protocol
     model, _, planes = simulate(cfg.simulation["n_samples"], cfg.simulation["seed"], model)
     train, test = planes[p["train_plane"]], planes[p["test_plane"]]
@@ -130,7 +140,7 @@ def prepare(cfg: OnlineStreamConfig, model: ArmModel | None = None) -> TrainedSt
 
 def run_part(state: TrainedState, part: int) -> Trial:
     """Trial ``part``: every trained estimator (a copy) runs that part of the test plane
-    test-then-update; its record (:mod:`kernreg.results.online_stream_store`)."""
+    test-then-update; its record (:data:`Trial`)."""
     cfg = state.cfg
     n, window = cfg.part_length, cfg.protocol["window"]
     rows = slice(part * n, (part + 1) * n)
@@ -143,15 +153,15 @@ def run_part(state: TrainedState, part: int) -> Trial:
         "trajectories": state.trajectories, "data": LABEL, "seconds": {}}}
     y = state.y_test[rows]
     for label, estimator in state.trained.items():
-        start = time.perf_counter()
+        begin = time.perf_counter()
         prediction = copy.deepcopy(estimator).predict_update(state.Z_test[rows], y)
-        record["attrs"]["seconds"][label] = time.perf_counter() - start
+        record["attrs"]["seconds"][label] = time.perf_counter() - begin
         record[label] = {g: windowed_rmse(prediction[:, a:b] - y[:, a:b], window)
                          for g, ((a, b), _) in OUTPUT_GROUPS.items()}
     return record
 
 
-def online_trials(cfg: OnlineStreamConfig, parts: Sequence[int] | None = None,
+def online_trials(cfg: OnlineRegressionConfig, parts: Sequence[int] | None = None,
                   progress: bool = False) -> Iterator[Trial]:
     """The records of ``parts`` (default: the first ``protocol.trials``), computed without a
     run folder (what ``reproduce/thesis_ch8/thesis_fig8_4.py`` runs), with the config's BLAS
@@ -168,55 +178,39 @@ def online_trials(cfg: OnlineStreamConfig, parts: Sequence[int] | None = None,
             yield run_part(state, part)
 
 
-def _packages() -> dict[str, str]:
-    """Versions of the packages the simulation runs on."""
-    out = {}
-    for name in ("idyntree", "icub-models"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+class LazyState:
+    """The :class:`TrainedState` of ``cfg``, computed (:func:`prepare`) when a trial first
+    asks for it: the run loop prepares before it knows which trials are finished, and the
+    simulation and training cost minutes."""
+
+    def __init__(self, cfg: OnlineRegressionConfig) -> None:
+        self.cfg = cfg
+        self._state: TrainedState | None = None
+
+    @property
+    def state(self) -> TrainedState:
+        if self._state is None:
+            self._state = prepare(self.cfg)
+        return self._state
 
 
-def run_online_stream(cfg: OnlineStreamConfig, out: str | Path, *, resume: bool = False,
-                      force: bool = False, progress: bool = True,
-                      report: Callable[[list[Trial], Path], None] | None = None
-                      ) -> list[Trial]:
-    """Run every trial (part) of ``cfg`` not finished yet under ``out/<name>``; return all
-    finished ones, in order.
-
-    The robot extra is checked before anything is written; the run holds its folder's lock
-    throughout; each part's file is written atomically when it ends. ``curves.csv`` (the tidy
-    curves of the finished parts) is written at the end, and ``report(trials, run_dir)``, when
-    given, writes the run's table and figure with the lock still held.
+def start(cfg: OnlineRegressionConfig) -> LazyState:
+    """The protocol's ``prepare`` (:class:`~kernreg.experiment.protocol.ProtocolSpec`): check
+    the budget and the robot extra — cheap, before the run folder is written — and defer the
+    rest to the first trial.
 
     Raises
     ------
+    BudgetError
+        The estimated peak memory exceeds ``budget.memory_gb``.
     DataError
         The robot extra (idyntree, icub-models) is missing: ``pip install 'kernreg[robot]'``.
-    ConfigError, ResultsError
-        The folder holds other results (see
-        :meth:`~kernreg.results.stream_store.StreamStore.open`).
     """
-    check_environment()
+    check_memory(cfg)
     robot_modules()
-    store = OnlineStreamStore(Path(out) / cfg.name)
-    trials = cfg.protocol["trials"]
-    with store.lock(), threadpool_limits(limits=cfg.budget["blas_threads"]):
-        manifest = {"experiment": cfg.name, "config": cfg.as_dict(),
-                    "config_hash": cfg.config_hash(),
-                    "config_file": str(cfg.path) if cfg.path else "",
-                    "source": {"name": "icub_arm_sim", "label": LABEL,
-                               "packages": _packages()},
-                    "environment": environment()}
-        store.open(manifest, resume=resume, force=force)
-        todo = [t for t in range(trials) if not store.completed(t)]
-        for record in online_trials(cfg, todo, progress):
-            store.save_trial(record["attrs"]["trial"], record)
-        done = [t for t in store.load_trials() if t["attrs"]["trial"] < trials]
-        write_text(store.run_dir / OUTPUT_CSV, pd.DataFrame(curve_rows(done)).to_csv(
-            index=False), advice="make the run folder writable", root=store.run_dir)
-        if report is not None:
-            report(done, store.run_dir)
-    return done
+    return LazyState(cfg)
+
+
+def trial(cfg: OnlineRegressionConfig, prepared: LazyState, k: int) -> Trial:
+    """The protocol's ``trial``: part ``k`` of the test plane (:func:`run_part`)."""
+    return run_part(prepared.state, k)

@@ -1,10 +1,9 @@
-"""Configs of the streaming regression protocol (thesis Section 8.3, Figure 8.4): YAML →
-schema → defaults.
+"""Configs of the online regression protocol (thesis Section 8.3, Figure 8.4): schema, defaults,
+the validated config and its smoke size.
 
-Told apart from the other configs by ``protocol: {kind: online_regression}``
-(:func:`kernreg.config.streaming.stream_kind`); ``kernreg stream`` runs it. Its data are the
-generated source :mod:`kernreg.datasets.icub_arm_sim` — a SIMULATION on the iCub's published
-URDF standing in for the thesis's private recordings — with the keys:
+Told apart from the other configs by ``protocol: {kind: online_regression}``. Its data are the
+generated source :mod:`~kernreg.protocols.online_regression.icub_arm_sim` — a SIMULATION on the
+iCub's published URDF standing in for the thesis's private recordings — with the keys:
 
 * ``simulation``: ``n_samples`` per plane, ``seed`` (every draw of the simulated robot);
 * ``protocol``: ``train_plane`` (learned sample by sample), ``test_plane`` (split into
@@ -15,7 +14,9 @@ URDF standing in for the thesis's private recordings — with the keys:
   fitted, the rest scoring) over the grids ``sigmas``, ``lambdas``, ``lambdas_p``;
 * ``algorithms``: entries ``{name, label, ...params}`` of the online estimator registry
   (:mod:`kernreg.solvers.online.registry`); a parameter an entry leaves out is selected when
-  the spec selects it, else takes its default (``seed``: the simulation's).
+  the spec selects it, else takes its default (``seed``: the simulation's);
+* ``budget``: ``blas_threads`` (1 by default: the numbers should not depend on the machine's
+  cores), ``memory_gb`` (the preflight's bound, :mod:`.preflight`).
 
 Every problem is reported at once, naming its key, as :class:`~kernreg.errors.ConfigError`
 (exit status 2 on the command line).
@@ -26,33 +27,37 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kernreg.config.loader import (
+    DEFAULT_BUDGET,
     MAX_LIST,
     MAX_TRIALS,
     experiment_name,
     non_finite_problems,
     raise_problems,
-    read_yaml,
     schema_problems,
 )
-from kernreg.config.smoke import smoke_config
-from kernreg.datasets.icub_arm_sim import PLANES
 from kernreg.errors import ConfigError
+from kernreg.protocols.online_regression.icub_arm_sim import PLANES
 from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 from kernreg.solvers.online import get_online_spec, online_names
 
-__all__ = ["KIND", "OnlineAlgorithm", "OnlineStreamConfig", "load_online_stream_config",
-           "parse_online_stream_config"]
+__all__ = ["KIND", "SMOKE_COMPONENTS", "SMOKE_SIZES", "OnlineAlgorithm",
+           "OnlineRegressionConfig", "load", "smoke"]
 
 #: ``protocol.kind`` of these configs.
 KIND = "online_regression"
 #: Simulated samples per plane at most (the CLIK integrates 10 steps per sample).
 MAX_SAMPLES = 1_000_000
+#: Smoke size (``reproduce/thesis_ch8/thesis_fig8_4.py --smoke`` has always run it): simulated
+#: samples per plane, parts of the test plane (and trials: a trial is a part), samples of the
+#: RMSE window; and the most random features of an estimator. The selection grids stay whole
+#: (cheap at that size).
+SMOKE_SIZES = {"n_samples": 300, "n_parts": 3, "window": 10}
+SMOKE_COMPONENTS = 40
 #: A label names a group of the trial files and a column of the CSV.
 _LABEL = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.+-]*$",
           "description": "letters, digits and _ . + - (it names a group of the trial files and "
@@ -64,6 +69,9 @@ _PROTOCOL = {"train_plane": "xy", "test_plane": "xz", "n_parts": 10, "window": 3
 _SELECTION = {"train_fraction": 0.9, "sigmas": [1.0, 2.0, 4.0, 8.0, 16.0],
               "lambdas": [1e-7, 1e-5, 1e-3, 1e-1, 1e1],
               "lambdas_p": [1e-6, 1e-4, 1e-2, 1.0, 1e2]}
+#: ``budget.blas_threads`` is 1 unless set: the small-λ recursions' last digits depend on how
+#: a product is split between threads.
+_BUDGET = {"blas_threads": 1, "memory_gb": DEFAULT_BUDGET["memory_gb"]}
 #: Record keys a label may not take (the trial file's own).
 _RESERVED_LABELS = ("attrs",)
 
@@ -100,7 +108,7 @@ def _schema() -> dict[str, Any]:
                                      "properties": {"name": {"enum": online_names()},
                                                     "label": _LABEL}}},
             "budget": {"type": "object", "additionalProperties": False,
-                       "properties": {"blas_threads": POSITIVE_INT}},
+                       "properties": {"blas_threads": POSITIVE_INT, "memory_gb": POSITIVE}},
         },
     }
 
@@ -121,7 +129,7 @@ class OnlineAlgorithm:
 
 
 @dataclass(frozen=True)
-class OnlineStreamConfig:
+class OnlineRegressionConfig:
     """A validated online regression config with every default filled in."""
 
     name: str
@@ -132,6 +140,11 @@ class OnlineStreamConfig:
     budget: dict[str, Any]
     description: str = ""
     path: Path | None = field(default=None, compare=False)
+
+    @property
+    def trials(self) -> int:
+        """How many of the parts the run holds (trial ``k`` is part ``k``)."""
+        return self.protocol["trials"]
 
     @property
     def part_length(self) -> int:
@@ -147,7 +160,7 @@ class OnlineStreamConfig:
 
     def config_hash(self) -> str:
         """sha256 of what decides a trial's numbers (not the name, description, how many of
-        the parts run, nor the BLAS threads)."""
+        the parts run, nor the budget)."""
         payload = self.as_dict()
         for key in ("name", "description", "budget"):
             payload.pop(key)
@@ -221,38 +234,26 @@ def _protocol_problems(simulation: dict[str, Any], protocol: dict[str, Any],
     return problems
 
 
-def parse_online_stream_config(data: Any, path: Path, overrides: dict[str, Any] | None = None,
-                               smoke: bool = False) -> OnlineStreamConfig:
-    """Validate a parsed mapping and fill in the defaults.
+def load(data: Any, path: Path) -> OnlineRegressionConfig:
+    """Validate a parsed mapping (the command line's settings and sizes already applied) and
+    fill in the defaults.
 
     Parameters
     ----------
     data : dict
-        The parsed YAML.
+        The parsed YAML (not modified).
     path : Path
         Its file (named in the messages; its stem is the default name).
-    overrides : dict, optional
-        The command line's ``trials`` (→ ``protocol.trials``) and ``seed`` (→
-        ``simulation.seed``); None values are ignored. Merged after the smoke size.
-    smoke : bool
-        At smoke size (:func:`kernreg.config.smoke.smoke_config`).
 
     Raises
     ------
     ConfigError
         Every problem at once, each naming its key.
     """
+    path = Path(path)
     raise_problems(path, non_finite_problems(data))
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config must be a mapping of keys to values")
-    data = smoke_config(data) if smoke else copy.deepcopy(data)
-    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    if "trials" in overrides and isinstance(data.get("protocol"), dict):
-        data["protocol"]["trials"] = overrides["trials"]
-    if "seed" in overrides:
-        simulation = data.setdefault("simulation", {})
-        if isinstance(simulation, dict):
-            simulation["seed"] = overrides["seed"]
     problems = schema_problems(data, _schema(), [])
     name = experiment_name(data, path, problems)
     problems += _entry_problems(data.get("algorithms"))
@@ -266,22 +267,42 @@ def parse_online_stream_config(data: Any, path: Path, overrides: dict[str, Any] 
     raise_problems(path, problems)
     for key in ("sigmas", "lambdas", "lambdas_p"):  # 8 and 8.0: one grid, one hash
         selection[key] = [float(v) for v in selection[key]]
-    algorithms = _algorithms(data["algorithms"], simulation["seed"])
-    return OnlineStreamConfig(name=name, simulation=simulation, protocol=protocol,
-                              selection=selection, algorithms=algorithms,
-                              budget={"blas_threads": 1, **data.get("budget", {})},
-                              description=data.get("description", ""), path=path)
+    budget = {**_BUDGET, **data.get("budget", {})}
+    budget["memory_gb"] = float(budget["memory_gb"])
+    return OnlineRegressionConfig(name=name, simulation=simulation, protocol=protocol,
+                                  selection=selection,
+                                  algorithms=_algorithms(data["algorithms"], simulation["seed"]),
+                                  budget=budget, description=data.get("description", ""),
+                                  path=path)
 
 
-def load_online_stream_config(path: str | os.PathLike[str],
-                              overrides: dict[str, Any] | None = None,
-                              smoke: bool = False) -> OnlineStreamConfig:
-    """Read and validate an online regression config file (``smoke``: at smoke size).
+def _capped(value: Any, cap: int) -> Any:
+    return min(value, cap) if isinstance(value, int) and not isinstance(value, bool) else value
 
-    Raises
-    ------
-    ConfigError
-        Unreadable YAML, or a key that is unknown, out of range or inconsistent.
-    """
-    path = Path(path)
-    return parse_online_stream_config(read_yaml(path), path, overrides, smoke)
+
+def smoke(data: Any) -> Any:
+    """``data`` (a parsed config mapping, not modified) at smoke size: :data:`SMOKE_SIZES` and
+    at most :data:`SMOKE_COMPONENTS` random features, every estimator and grid kept. Values of
+    the wrong type are left for :func:`load` to name."""
+    data = copy.deepcopy(data)
+    if not isinstance(data, dict) or not isinstance(data.get("protocol"), dict):
+        return data
+    simulation = data.setdefault("simulation", {})
+    if isinstance(simulation, dict):
+        simulation["n_samples"] = _capped(simulation.get("n_samples", SMOKE_SIZES["n_samples"]),
+                                          SMOKE_SIZES["n_samples"])
+    protocol = data["protocol"]
+    for key in ("n_parts", "window"):
+        protocol[key] = _capped(protocol.get(key, SMOKE_SIZES[key]), SMOKE_SIZES[key])
+    if "trials" in protocol:
+        protocol["trials"] = _capped(protocol["trials"], SMOKE_SIZES["n_parts"])
+    algorithms = data.get("algorithms")
+    for algo in algorithms if isinstance(algorithms, list) else []:
+        try:
+            spec = get_online_spec(algo["name"])
+        except (TypeError, KeyError, ValueError, AttributeError):
+            continue  # load names it
+        if "n_components" in spec.schema:
+            algo["n_components"] = _capped(algo.get("n_components", SMOKE_COMPONENTS),
+                                           SMOKE_COMPONENTS)
+    return data

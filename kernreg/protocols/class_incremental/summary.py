@@ -1,37 +1,37 @@
-"""Thesis Chapter 7 from stored streaming trials: Table 7.1, Figure 7.3; and Figure 7.1 from
-the closed-form Bayes rule of two Gaussian classes.
+"""The summary of a class-incremental stream's finished trials: thesis Table 7.1 (ours beside
+the thesis's) and the Figure 7.3 panel.
 
-Everything here reads what a run stored (:class:`~kernreg.results.stream_store.StreamStore`)
-or computes a formula; nothing is re-fitted.
+Everything here reads what a run stored (its trial records and normalised config); nothing is
+re-fitted.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.resources import files
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from kernreg.atomic import atomic_path
+from kernreg.protocols.class_incremental.config import lambda_grid
+from kernreg.protocols.class_incremental.methods import get_method, method_names
 
-__all__ = ["TABLE_ROWS", "bayes_scores", "plot_bayes_boundaries", "plot_stream_accuracy",
-           "render_table7", "summarize", "thesis_table7"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["TABLE_ROWS", "figures", "render_table7", "summarize", "table", "thesis_table7"]
 
 #: The n_imb rows of Table 7.1.
 TABLE_ROWS = (1, 5, 10, 50, 100, 500)
-METHOD_TITLES = {"N": "incremental RLSC (N)", "RB": "rebalanced batch RLS (RB)",
-                 "RC": "Algorithm 7.1, recoding (RC)"}
 _NOT_HERE = ("iCubWorld28 (n_bal = 700) and RGB-D (n_bal = 500): NA — their CaffeNet fc7 "
              "features are not obtainable here (no copy in the offline mirror, no network).")
+
+
+def _methods(trials: Sequence[dict[str, Any]]) -> list[str]:
+    """The registered methods the trials recorded, in registration order."""
+    return [m for m in method_names() if m in trials[0]]
 
 
 def summarize(trials: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -43,8 +43,7 @@ def summarize(trials: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """
     rows = []
     record_at = trials[0]["record_at"]
-    methods = [k for k in ("N", "RB", "RC") if k in trials[0]]
-    for method in methods:
+    for method in _methods(trials):
         for metric in ("total", "imbalanced", "balanced", "lambda", "alpha"):
             values = np.stack([t[method][metric] for t in trials])
             scale = 100.0 if metric in ("total", "imbalanced", "balanced") else 1.0
@@ -76,7 +75,7 @@ def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "",
     ``notes``: lines on the run's settings, shown under the table."""
     summary = summarize(trials)
     paper = thesis_table7()
-    methods = [m for m in ("N", "RB", "RC") if m in trials[0]]
+    methods = _methods(trials)
     lines = [f"# {title or 'Thesis Table 7.1 (MNIST rows)'}", "",
              f"Test accuracy (%), mean ± std over {len(trials)} trials, ours / thesis. "
              "Total = all 10 digits (200 test examples each); Imbalanced = the streamed digit.",
@@ -119,77 +118,45 @@ def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "",
     return "\n".join(lines) + "\n"
 
 
-def _save(fig: plt.Figure, path: str | Path) -> Path:
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=130, bbox_inches="tight")
-    plt.close(fig)
-    return path
+def table(config: Mapping[str, Any], trials: Sequence[dict[str, Any]]) -> str:
+    """Table 7.1 of the finished trials of the run of ``config`` (its normalised config), with
+    the protocol and the grids beneath."""
+    p, model = config["protocol"], config["model"]
+    features, lambdas = model["features"], lambda_grid(model)
+    notes = [f"n_bal = {p['n_bal']}, n_test = {p['n_test']} per class, every "
+             f"{p['holdout_every']}th draw held out for validation; a class counts in the "
+             f"validation accuracy once it has {p['validation_min_examples']} training examples",
+             f"λ grid: {lambdas.size} values in [{lambdas[0]:g}, {lambdas[-1]:g}]; "
+             f"α grid: {', '.join(f'{a:g}' for a in model['alphas'])}; inputs: "
+             + (features["kind"] if features["kind"] == "linear" else
+                f"{features['kind']} features, size {features['size']}, σ = {features['sigma']:g}")]
+    return render_table7(trials, title=f"{config['name']}: thesis Table 7.1 (MNIST rows)",
+                         notes=notes)
 
 
-def plot_stream_accuracy(trials: Sequence[dict[str, Any]], path: str | Path,
-                         *, title: str = "MNIST") -> Path:
-    """Figure 7.3's panel: mean test accuracy (± std band) against n_imb of incremental RLSC
-    (red) and Algorithm 7.1 (blue), on the imbalanced class (top) and the balanced ones
-    (bottom); RB (grey, dashed) for reference."""
+def figures(config: Mapping[str, Any], trials: Sequence[dict[str, Any]]) -> dict[str, Figure]:
+    """Figure 7.3's panel (``fig7_3.png``): mean test accuracy (± std band) against n_imb of
+    every method, on the imbalanced class (top) and the balanced ones (bottom)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only
+    import matplotlib.pyplot as plt
+
     summary = summarize(trials)
     fig, axes = plt.subplots(2, 1, figsize=(5.0, 6.4), sharex=True)
-    styles = {"N": ("tab:red", "-", "RLSC (N)"), "RC": ("tab:blue", "-", "Alg. 7.1 (RC)"),
-              "RB": ("0.45", "--", "RB (batch, rebalanced)")}
     for ax, metric, label in ((axes[0], "imbalanced", "imbalanced class"),
                               (axes[1], "balanced", "balanced classes")):
-        for method, (color, style, name) in styles.items():
+        for method in _methods(trials):
+            spec = get_method(method)
             rows = summary[(summary.method == method) & (summary.metric == metric)]
-            if rows.empty:
-                continue
             x, mean, std = rows.n_imb.to_numpy(), rows["mean"].to_numpy(), rows["std"].to_numpy()
-            ax.plot(x, mean, style, color=color, marker="o", ms=3, label=name)
-            ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.15, lw=0)
+            ax.plot(x, mean, spec.line, color=spec.colour, marker="o", ms=3, label=spec.legend)
+            ax.fill_between(x, mean - std, mean + std, color=spec.colour, alpha=0.15, lw=0)
         ax.set_xscale("log")
         ax.set_ylabel(f"test accuracy, {label} (%)")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_title(f"{title}: {len(trials)} trials")
+    axes[0].set_title(f"{config['dataset']['name'].upper()}: {len(trials)} trials")
     axes[0].legend(loc="upper left", fontsize=8)
     axes[1].set_xlabel("n_imb (training examples of the new class)")
-    return _save(fig, path)
-
-
-def bayes_scores(points: np.ndarray, gamma: float, *, rebalanced: bool,
-                 mu=((-1.0, 0.0), (1.0, 0.0)), sigma=(1.0, 0.3)) -> np.ndarray:
-    """``log(w(1)ρ(1|x)) − log(w(−1)ρ(−1|x))`` for isotropic Gaussians ``ρ(x|y)`` in 2-D
-    (the Bayes rule (7.2) assigns class 1 where it is positive; rebalanced: ``w(y) = 1/ρ(y)``,
-    (7.7)–(7.8), which removes the priors). ``mu``/``sigma``: class 1 first, then class −1."""
-    points = np.asarray(points, dtype=np.float64)
-    logs = []
-    for m, s in zip(mu, sigma, strict=True):
-        sq = np.sum((points - np.asarray(m)) ** 2, axis=-1)
-        logs.append(-sq / (2 * s**2) - 2 * np.log(s))  # 2-D: normalizer 1/(2π s²)
-    score = logs[0] - logs[1]
-    return score if rebalanced else score + np.log(gamma) - np.log1p(-gamma)
-
-
-def plot_bayes_boundaries(path: str | Path, gammas: Sequence[float] = (0.5, 0.6, 0.7, 0.8, 0.9)
-                          ) -> Path:
-    """Figure 7.1: for each γ = ρ(y = 1), the density ``γρ(x|1) + (1 − γ)ρ(x|−1)`` with the
-    standard (white dashed) and rebalanced (black dashed) Bayes boundaries."""
-    xs, ys = np.linspace(-4.5, 3.0, 400), np.linspace(-3.5, 3.5, 360)
-    grid = np.stack(np.meshgrid(xs, ys), axis=-1)
-    fig, axes = plt.subplots(1, len(gammas), figsize=(3.0 * len(gammas), 3.2), sharey=True)
-    for ax, gamma in zip(np.atleast_1d(axes), gammas, strict=True):
-        dens = 0.0
-        for (m, s), w in zip((((-1.0, 0.0), 1.0), ((1.0, 0.0), 0.3)), (gamma, 1 - gamma),
-                             strict=True):
-            sq = np.sum((grid - np.asarray(m)) ** 2, axis=-1)
-            dens = dens + w * np.exp(-sq / (2 * s**2)) / (2 * np.pi * s**2)
-        ax.imshow(dens, extent=(xs[0], xs[-1], ys[0], ys[-1]), origin="lower", cmap="viridis",
-                  aspect="auto", vmax=np.quantile(dens, 0.995))
-        ax.contour(xs, ys, bayes_scores(grid, gamma, rebalanced=False), levels=[0.0],
-                   colors="white", linestyles="dashed", linewidths=1.6)
-        ax.contour(xs, ys, bayes_scores(grid, gamma, rebalanced=True), levels=[0.0],
-                   colors="black", linestyles="dashed", linewidths=1.6)
-        ax.set_title(f"γ = {gamma:g}")
-        ax.set_xlabel("x₁")
-    np.atleast_1d(axes)[0].set_ylabel("x₂")
-    fig.suptitle("Bayes boundaries: standard (white) vs rebalanced (black); "
-                 "μ₁ = (−1, 0), σ₁ = 1; μ₋₁ = (1, 0), σ₋₁ = 0.3", fontsize=9, y=1.03)
-    return _save(fig, path)
+    fig.tight_layout()
+    return {"fig7_3.png": fig}

@@ -1,30 +1,38 @@
-"""Thesis Figure 8.4 from stored streaming regression trials (``protocol: {kind:
-online_regression}``): the tidy curves, the summary table and the figure.
+"""Thesis Figure 8.4 from finished online regression trials: the summary table, the figure and
+the tidy curves.
 
-Everything here reads what a run stored
-(:class:`~kernreg.results.online_stream_store.OnlineStreamStore`); nothing is re-fitted. The
-data are a SIMULATION on the iCub's published URDF standing in for the thesis's private
-recordings, and every table and figure says so. matplotlib is imported only to draw.
+Everything here reads the trials' records and the run's normalised config (a manifest's
+``config``: ``kernreg table RUN`` and ``kernreg plot RUN`` rebuild the outputs from a run
+folder); nothing is re-fitted. The data are a SIMULATION on the iCub's published URDF standing
+in for the thesis's private recordings, and every table and figure says so. matplotlib is
+imported only to draw.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
-from kernreg.atomic import atomic_path
-from kernreg.datasets.icub_arm_sim import LABEL, OUTPUT_GROUPS
+from kernreg.protocols.online_regression.icub_arm_sim import LABEL, OUTPUT_GROUPS
 from kernreg.results.numbers import format_number
 
-__all__ = ["COLOURS", "curve_rows", "curves", "plot_online_stream", "render_summary",
-           "selected_text", "summary_ranges"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
+__all__ = ["COLOURS", "CSV_FILE", "FIGURE_FILE", "TABLE_FILE", "curve_rows", "curves",
+           "draw", "figures", "files", "notes", "render_summary", "selected_text",
+           "summary_ranges", "table"]
+
+#: The files a run writes into its folder.
+TABLE_FILE, FIGURE_FILE, CSV_FILE = "summary.md", "fig8_4.png", "curves.csv"
 #: The thesis's colours of its three estimators; other labels take matplotlib's cycle.
 COLOURS = {"SP": "tab:blue", "NP": "tab:red", "P": "tab:green"}
 _SYMBOLS = {"lam": "λ", "lam_p": "λ_P", "sigma": "σ", "n_components": "D", "seed": "seed"}
+#: The longest title that fits one line of the figure (a run's name before it takes two).
+_TITLE_CHARS = 105
 
 Trial = dict[str, Any]
 
@@ -102,7 +110,28 @@ def render_summary(trials: Sequence[Trial], *, title: str = "", notes: Sequence[
     return "\n".join(lines)
 
 
-def plot_online_stream(trials: Sequence[Trial], path: str | Path, *, title: str = "") -> Path:
+def notes(config: Mapping[str, Any]) -> list[str]:
+    """The protocol and the grids of a normalised config, under the summary table."""
+    p, s, sim = config["protocol"], config["selection"], config["simulation"]
+    grids = ", ".join(f"{key} {{{', '.join(f'{v:g}' for v in s[key])}}}"
+                      for key in ("sigmas", "lambdas", "lambdas_p"))
+    part_length = sim["n_samples"] // p["n_parts"]
+    return [f"Protocol: {sim['n_samples']} simulated samples per plane (seed {sim['seed']}); "
+            f"every estimator learns {p['train_plane'].upper()} sample by sample, then each "
+            f"of the {p['n_parts']} sequential parts of {p['test_plane'].upper()} "
+            f"({part_length} samples) runs test-then-update from that state; RMSE over a "
+            f"trailing {p['window']}-sample window.",
+            f"Selection on {p['train_plane'].upper()} alone (batch ridge on its first "
+            f"{100 * s['train_fraction']:g} %, scored on the rest): {grids}."]
+
+
+def table(config: Mapping[str, Any], records: Sequence[Trial]) -> str:
+    """The run's summary table (``summary.md``): :func:`render_summary` with :func:`notes`."""
+    return render_summary(records, title=f"{config['name']}: thesis Figure 8.4",
+                          notes=notes(config))
+
+
+def draw(trials: Sequence[Trial], *, title: str = "") -> Figure:
     """Figure 8.4's two log-scale panels: force and torque windowed RMSE against the part's
     samples, each label's mean with a ± std band over the parts, the CAD model dashed."""
     import matplotlib  # here: the module's tables and curves load without it
@@ -133,13 +162,24 @@ def plot_online_stream(trials: Sequence[Trial], path: str | Path, *, title: str 
     planes = trials[0]["attrs"]["planes"]
     axes[0].legend(ncol=4, fontsize=8)
     axes[1].set_xlabel(f"samples of the {planes['test'].upper()} part (10 Hz)")
-    fig.suptitle((title or "Thesis Fig. 8.4") + " — " + LABEL, fontsize=9)
+    heading = (title or "Thesis Fig. 8.4") + " — " + LABEL
+    two_lines = len(heading) > _TITLE_CHARS
+    if two_lines:  # else both ends are cut off
+        heading = (title or "Thesis Fig. 8.4") + "\n" + LABEL
+    fig.suptitle(heading, fontsize=9)
     fig.text(0.01, 0.005, f"mean ± std over {len(trials)} parts of {planes['test'].upper()} "
              f"after training on {planes['train'].upper()}; {window}-sample window;\n"
              f"{selected_text(trials)}", fontsize=7)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=120)
-    plt.close(fig)
-    return path
+    fig.tight_layout(rect=(0, 0.05, 1, 0.94 if two_lines else 0.96))
+    return fig
+
+
+def figures(config: Mapping[str, Any], records: Sequence[Trial]) -> dict[str, Figure]:
+    """The run's figure: ``{"fig8_4.png": Figure 8.4}`` (:func:`draw`)."""
+    return {FIGURE_FILE: draw(records, title=f"{config['name']}: thesis Fig. 8.4")}
+
+
+def files(config: Mapping[str, Any], records: Sequence[Trial]) -> dict[str, str]:
+    """The run's data file: ``{"curves.csv": the tidy curves}`` (:func:`curve_rows`, at full
+    precision)."""
+    return {CSV_FILE: pd.DataFrame(curve_rows(records)).to_csv(index=False)}

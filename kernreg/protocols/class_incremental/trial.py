@@ -1,55 +1,45 @@
-"""The streaming protocol of thesis Section 7.6 (Table 7.1, Figure 7.3), resumable per trial.
+"""One trial of the class-incremental stream (thesis Section 7.6: Table 7.1, Figure 7.3).
 
 One trial: draw the imbalanced class (or take the configured one); for each of the other
 T − 1 classes draw ``n_bal·i/(i−1)`` training examples and hold out every ``i``-th (``i = 6``:
 1000 to train, 200 to validate); draw ``n_test`` test examples of every class; fit the
 incremental RLSC on the balanced classes; then stream examples of the new class one at a
 time (every ``i``-th held out for validation as well) and, when ``n_imb`` training examples
-of it have been seen for ``n_imb`` in ``record_at``, select λ (and α) on the validation
-examples of the well-represented classes and record the test accuracies of
-
-* **N** — incremental RLSC (λ selected, no recoding),
-* **RC** — Algorithm 7.1 (the same model recoded by ``Γ^α``, α and λ selected),
-* **RB** — the rebalanced batch RLS (7.22), refit from scratch on everything seen so far.
-
-N and RC share one model (recoding only rescales the score columns), so a trial streams once.
-The accuracies are the multiclass task's measures (:mod:`kernreg.losses`); the kernel extension
-runs the same linear model on fixed features (:func:`input_map`).
+of it have been seen for ``n_imb`` in ``record_at``, let every configured method
+(:mod:`.methods`) select its parameters on the validation examples of the well-represented
+classes and record its test accuracies. The methods share one incremental model, so a trial
+streams once. The accuracies are the multiclass task's measures (:mod:`kernreg.losses`); the
+kernel extension runs the same linear model on fixed features (:func:`input_map`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
-from tqdm import tqdm
 
-from kernreg.config.streaming import StreamConfig
-from kernreg.datasets import load_dataset
-from kernreg.experiment.resources import environment
-from kernreg.experiment.stream_preflight import check_stream, n_draws
+from kernreg.datasets import Dataset, load_dataset
 from kernreg.features import make_feature_map
 from kernreg.kernels import active_path, make_kernel
 from kernreg.losses import class_key, get_measure, get_task
-from kernreg.results.stream_store import StreamStore
+from kernreg.protocols.class_incremental.config import ClassIncrementalConfig
+from kernreg.protocols.class_incremental.methods import Checkpoint, get_method
+from kernreg.protocols.class_incremental.preflight import n_draws
 from kernreg.solvers.blocks.nystrom import nystrom_setup
-from kernreg.solvers.blocks.rlsc import (
-    IncrementalRLSC,
-    RebalancedRLS,
-    select_lambda,
-    select_recoding,
-)
-from kernreg.switches import check_environment
+from kernreg.solvers.blocks.rlsc import IncrementalRLSC
 
-__all__ = ["draw_trial", "input_map", "run_stream", "stream_seed", "stream_trial"]
+__all__ = ["draw_trial", "input_map", "prepare", "stream_seed", "stream_trial"]
 
 #: The ridge ``εI`` added to ``K_mm`` of the Nyström features (keeps the factor defined when
 #: centers nearly coincide).
 NYSTROM_EPSILON = 1e-10
+
+
+def prepare(cfg: ClassIncrementalConfig) -> Dataset:
+    """The dataset every trial draws its rows from."""
+    return load_dataset(cfg.dataset)
 
 
 def _every_ith(n: int, i: int) -> np.ndarray:
@@ -120,9 +110,12 @@ def input_map(features: dict[str, Any], X_fit: np.ndarray, random_state: int
     return lambda X: fmap.transform(X) * fmap.scale
 
 
-def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
+def stream_trial(cfg: ClassIncrementalConfig, X_train: np.ndarray, y_train: np.ndarray,
                  X_test: np.ndarray, y_test: np.ndarray, trial: int) -> dict[str, Any]:
-    """Run trial ``trial`` of ``cfg``; its record (:mod:`kernreg.results.stream_store`)."""
+    """Run trial ``trial`` of ``cfg``; its record: ``record_at``, ``update_seconds`` (each
+    update of the shared model), per method the test accuracies (``total``, ``imbalanced``,
+    ``balanced``, ``per_class``) and the selected ``lambda`` and ``alpha`` at each
+    checkpoint, and ``method_seconds``: each method's own work at each checkpoint."""
     p = cfg.protocol
     seed = stream_seed(p, trial)
     rng = np.random.default_rng(seed)
@@ -147,7 +140,8 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
     out: dict[str, dict[str, list[Any]]] = {
         m: {"total": [], "imbalanced": [], "balanced": [], "per_class": [], "lambda": [],
             "alpha": []} for m in cfg.methods}
-    rb_seconds, update_seconds = [], []
+    seconds: dict[str, list[float]] = {m: [] for m in cfg.methods}
+    update_seconds = []
     seen_X, seen_y, val_X, val_y = [X_fit], [y_fit], [X_val], [y_val]
     n_imb = 0
 
@@ -191,21 +185,12 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
         well = model.classes_[model.class_counts_ >= p["validation_min_examples"]]
         mask = np.isin(yv, well)
         W0 = model.coef(0.0)
-        s_val, s_te = scores(W0, Xv), scores(W0, X_te)
-        if "N" in out:
-            lam, _ = select_lambda(s_val, y_col, mask)
-            record("N", s_te[lam], lam, 0.0)
-        if "RC" in out:
-            gamma = model.recoding(1.0)
-            alpha, lam, _ = select_recoding(s_val, gamma, alphas, y_col, mask)
-            record("RC", s_te[lam] * gamma**alpha, lam, alpha)
-        if "RB" in out:
-            start = time.perf_counter()
-            rb = RebalancedRLS(lambdas).fit(np.concatenate(seen_X), np.concatenate(seen_y),
-                                            classes=model.classes_)
-            rb_seconds.append(time.perf_counter() - start)
-            lam, _ = select_lambda(rb.decision_function(Xv), y_col, mask)
-            record("RB", rb.decision_function(X_te)[lam], lam, 1.0)
+        point = Checkpoint(model, lambdas, alphas, scores(W0, Xv), scores(W0, X_te), y_col,
+                           mask, Xv, X_te, np.concatenate(seen_X), np.concatenate(seen_y))
+        for method in cfg.methods:
+            decision = get_method(method).decide(point)
+            record(method, decision.test_scores, decision.lam, decision.alpha)
+            seconds[method].append(decision.seconds)
     result: dict[str, Any] = {
         "attrs": {"trial": trial, "config_hash": cfg.config_hash(), "seed": seed,
                   "kernel_path": active_path(), "imbalanced_class": imb,
@@ -213,39 +198,10 @@ def stream_trial(cfg: StreamConfig, X_train: np.ndarray, y_train: np.ndarray,
                   "n_validation_balanced": int(X_val.shape[0])},
         "record_at": np.asarray(record_at),
         "update_seconds": np.asarray(update_seconds),
-        "rb_fit_seconds": np.asarray(rb_seconds),
+        "method_seconds": {m: np.asarray(v) for m, v in seconds.items()},
     }
     for method, entry in out.items():
         result[method] = {k: np.asarray(v, dtype=np.float64) for k, v in entry.items()}
     return result
 
 
-def run_stream(cfg: StreamConfig, out: str | Path, *, resume: bool = False, force: bool = False,
-               progress: bool = True,
-               report: Callable[[list[dict[str, Any]], Path], None] | None = None
-               ) -> list[dict[str, Any]]:
-    """Run every trial of ``cfg`` not finished yet under ``out/<name>``; return all trials.
-
-    The run holds its folder's lock throughout (a second command on the folder is refused);
-    the data, sizes and memory are checked before the first write. ``report(trials,
-    run_dir)``, when given, writes the run's table and figure with the lock still held.
-    """
-    check_environment()
-    store = StreamStore(Path(out) / cfg.name)
-    with store.lock(), threadpool_limits(limits=cfg.budget["blas_threads"]):
-        ds = load_dataset(cfg.dataset)
-        check_stream(cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test)
-        manifest = {"experiment": cfg.name, "config": cfg.as_dict(),
-                    "config_hash": cfg.config_hash(),
-                    "config_file": str(cfg.path) if cfg.path else "",
-                    "dataset": cfg.dataset, "dataset_sha256": ds.sha256,
-                    "environment": environment()}
-        store.open(manifest, resume=resume, force=force)
-        todo = [t for t in range(cfg.protocol["trials"]) if not store.completed(t)]
-        for trial in tqdm(todo, desc=cfg.name, unit="trial", disable=not progress, leave=False):
-            store.save_trial(trial, stream_trial(cfg, ds.X_train, ds.y_train, ds.X_test,
-                                                 ds.y_test, trial))
-        done = [t for t in store.load_trials() if t["attrs"]["trial"] < cfg.protocol["trials"]]
-        if report is not None:
-            report(done, store.run_dir)
-    return done

@@ -1,6 +1,6 @@
 """Simulated stand-in for the thesis's Chapter 8 recordings, on the iCub's published URDF: the
-generated source of the streaming regression protocol (``kernreg stream``, ``protocol: {kind:
-online_regression}``; docs/thesis_ch8.md).
+generated source of the online regression protocol (``protocol: {kind: online_regression}``;
+docs/thesis_ch8.md).
 
 SIMULATION, NOT THE THESIS'S DATA. The thesis learns the wrench measured by the six-axis
 force/torque (F/T) sensor of the iCub's right upper arm from the positions, velocities and

@@ -1,5 +1,5 @@
-"""Preflight of a streaming run (thesis Section 7.6): every size checked against the data and
-the memory budget before anything is written.
+"""Preflight of a class-incremental stream (thesis Section 7.6): every size checked against the
+data and the memory budget before anything is written.
 
 A trial draws, for every balanced class, the rows of ``n_bal`` training examples with every
 ``holdout_every``-th draw held out; the rows of the largest ``record_at`` of the streamed
@@ -12,15 +12,19 @@ the arrays a trial holds at once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kernreg.config.streaming import StreamConfig
+from kernreg.backend import MemoryBudget
+from kernreg.datasets import Dataset
 from kernreg.errors import ConfigError
 from kernreg.experiment.preflight import BudgetError, Estimate
 
-__all__ = ["check_stream", "n_draws", "stream_memory"]
+if TYPE_CHECKING:
+    from kernreg.protocols.class_incremental.config import ClassIncrementalConfig
+
+__all__ = ["check_stream", "n_draws", "preflight", "stream_memory"]
 
 _F64 = 8
 
@@ -34,7 +38,8 @@ def n_draws(n_train: int, every: int) -> int:
     return n
 
 
-def _size_problems(cfg: StreamConfig, y_train: np.ndarray, y_test: np.ndarray) -> list[str]:
+def _size_problems(cfg: ClassIncrementalConfig, y_train: np.ndarray, y_test: np.ndarray
+                   ) -> list[str]:
     p = cfg.protocol
     every, n_bal, n_imb = p["holdout_every"], p["n_bal"], max(p["record_at"])
     classes, train_counts = np.unique(y_train, return_counts=True)
@@ -75,7 +80,7 @@ def _size_problems(cfg: StreamConfig, y_train: np.ndarray, y_test: np.ndarray) -
     return problems
 
 
-def stream_memory(cfg: StreamConfig, n_classes: int, d: int, data_bytes: int) -> Estimate:
+def stream_memory(cfg: ClassIncrementalConfig, n_classes: int, d: int, data_bytes: int) -> Estimate:
     """Estimated peak bytes of one trial of ``cfg`` on ``n_classes`` classes of ``d`` inputs.
 
     Counted at once: the loaded data; the trial's rows, raw and mapped; the feature map; the
@@ -107,7 +112,7 @@ def stream_memory(cfg: StreamConfig, n_classes: int, d: int, data_bytes: int) ->
     return Estimate(cfg.name, sum(parts.values()), parts)
 
 
-def check_stream(cfg: StreamConfig, X_train: Any, y_train: np.ndarray, X_test: Any,
+def check_stream(cfg: ClassIncrementalConfig, X_train: Any, y_train: np.ndarray, X_test: Any,
                  y_test: np.ndarray) -> Estimate:
     """Refuse, before anything is written, a stream the data or the memory budget cannot hold.
 
@@ -116,7 +121,8 @@ def check_stream(cfg: StreamConfig, X_train: Any, y_train: np.ndarray, X_test: A
     ConfigError
         A size exceeds what the data have, naming the key, its value and the bound.
     BudgetError
-        The estimated peak memory of a trial exceeds ``budget.memory_gb``.
+        The estimated peak memory of a trial exceeds ``budget.memory_gb`` (capped by this
+        machine's memory: :class:`~kernreg.backend.MemoryBudget`).
     """
     problems = _size_problems(cfg, y_train, y_test)
     if problems:
@@ -124,10 +130,15 @@ def check_stream(cfg: StreamConfig, X_train: Any, y_train: np.ndarray, X_test: A
         raise ConfigError(where + "cannot run on these data:\n  " + "\n  ".join(problems))
     data_bytes = int(getattr(X_train, "nbytes", 0) + getattr(X_test, "nbytes", 0))
     est = stream_memory(cfg, np.unique(y_train).size, X_train.shape[1], data_bytes)
-    budget = cfg.budget["memory_gb"] * 2**30
-    if est.peak_bytes > budget:
+    memory = MemoryBudget.of(cfg.budget["memory_gb"])
+    if est.peak_bytes > memory.host:
         raise BudgetError(
-            f"{cfg.name}: estimated peak memory exceeds the budget of "
-            f"{cfg.budget['memory_gb']:g} GiB (budget.memory_gb):\n  {est.describe()}\n"
-            "Nothing was run. Raise the budget only if the machine has the memory.")
+            f"{cfg.name}: estimated peak memory exceeds the budget of {memory.describe()}:\n"
+            f"  {est.describe()}\nNothing was run. Raise budget.memory_gb only if the machine "
+            "has the memory.")
     return est
+
+
+def preflight(cfg: ClassIncrementalConfig, data: Dataset) -> Estimate:
+    """:func:`check_stream` on the dataset of the run."""
+    return check_stream(cfg, data.X_train, data.y_train, data.X_test, data.y_test)
