@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 
 import yaml
+
+from kernreg.registry import Registry
 
 __all__ = ["ARTIFACTS", "SOURCES", "Artifact", "executable", "get_artifact", "load_artifacts",
            "register"]
@@ -107,25 +110,15 @@ def executable(word: str) -> str:
     return sys.executable if word == "python" else str(Path(sys.executable).with_name(word))
 
 
-#: Every registered artifact by name, in registration order.
-ARTIFACTS: dict[str, Artifact] = {}
-
-
-def register(artifact: Artifact) -> Artifact:
-    """Add ``artifact`` to :data:`ARTIFACTS` (a name is registered once)."""
-    if artifact.name in ARTIFACTS:
-        raise ValueError(f"artifact {artifact.name!r} is registered twice")
-    ARTIFACTS[artifact.name] = artifact
-    return artifact
-
-
-def get_artifact(name: str) -> Artifact:
-    """The artifact ``name`` (``-`` and ``_`` alike); ``KeyError`` lists the names."""
-    key = name.replace("-", "_")
-    for artifact in ARTIFACTS.values():
-        if artifact.name.replace("-", "_") == key:
-            return artifact
-    raise KeyError(f"no artifact {name!r}; the artifacts are: {', '.join(ARTIFACTS)}")
+# ``-`` and ``_`` alike: the Makefile's targets spell the names with ``-``
+_ARTIFACTS: Registry[Artifact] = Registry("artifact", lambda artifact: artifact.name, KeyError,
+                                          fold=lambda name: name.replace("-", "_"))
+#: Every registered artifact by name, in registration order (a live, read-only view of the
+#: registry).
+ARTIFACTS: Mapping[str, Artifact] = _ARTIFACTS.as_mapping()
+#: Add an artifact to :data:`ARTIFACTS` (a name once); the artifact of a name (``-`` and ``_``
+#: alike; else a ``KeyError`` naming the registered ones).
+register, get_artifact = _ARTIFACTS.register, _ARTIFACTS.get
 
 
 def load_artifacts(package: str) -> list[Artifact]:

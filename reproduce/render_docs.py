@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from kernreg.errors import KernregError
-from reproduce.docs_tables import DOC_TABLES, render_docs
+from reproduce.docs_tables import CODE_TABLES, DOC_TABLES, render_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,8 +31,9 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="list the docs tables and sources")
     args = parser.parse_args()
     if args.list:
-        for table in DOC_TABLES.values():
-            print(f"{table.name:20s} {', '.join(table.sources):28s} {table.description}")
+        for table in [*DOC_TABLES.values(), *CODE_TABLES.values()]:
+            sources = ", ".join(table.sources) or "(the code's registry)"
+            print(f"{table.name:20s} {sources:28s} {table.description}")
         return 0
     try:
         changed = render_docs(args.root, args.results, check=args.check)

@@ -6,7 +6,8 @@ estimator class grows past ~150 lines.
 Floors, bottom to top (docs/architecture.md):
 
 0. base: ``kernreg`` itself, ``errors``, ``atomic``, ``_validation``, ``switches``,
-   ``progress``, ``registry`` (the registry type), ``paper`` (data)
+   ``progress``, ``registry`` (the registry type), ``grid`` (a config's grids), ``paper``
+   (data)
 1. ``datasets``    registry, files, preprocessing, cache
 2. ``kernels``     kernel registry, blocked kernel evaluation;
    ``features``    feature-map registry, explicit random features (may import ``kernels``);
@@ -37,7 +38,7 @@ PACKAGE = REPO / "kernreg"
 FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0, "kernreg.progress": 0,
-    "kernreg.registry": 0,
+    "kernreg.registry": 0, "kernreg.grid": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3, "kernreg.theory": 3,

@@ -103,7 +103,8 @@ BAD_CONFIGS = {
     "unknown stopping rule": (GOOD.replace("max_iter: 20", "stopping: {rule: patience}"),
                               "algorithms[1].stopping.rule: 'patience' is not allowed"),
     "bad lambda grid": (GOOD.replace("logspace: [1e-9, 1e-1, 5]", "logspace: [1e-9, 5]"),
-                        "algorithms[0].lambdas: {'logspace': [1e-09, 5]} is not valid"),
+                        "algorithms[0].lambdas.logspace: [1e-09, 5] is too short "
+                        "(algorithms[0].lambdas takes"),
     "decreasing logspace": (GOOD.replace("[1e-9, 1e-1, 5]", "[1e-1, 1e-9, 5]"),
                             "algorithms[0].lambdas.logspace: low (0.1) must be smaller"),
     "m too large": (GOOD.replace("m: 50, max_iter", "m: 900, max_iter"),

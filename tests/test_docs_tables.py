@@ -23,6 +23,7 @@ from kernreg.errors import ResultsError
 from reproduce.bench.record import parse_assignments, record_row
 from reproduce.docs_tables import (
     BLOCK,
+    CODE_TABLES,
     DOC_TABLES,
     blocks,
     doc_files,
@@ -49,13 +50,11 @@ NOT_MEASURED = {
     "| thesis finding (Fig. 8.4) | the simulation (the table above) |":
         "thesis_ch8.md: the thesis's qualitative findings beside the rendered table's",
     "| limit | value |": "usage.md: the config loader's limits (constants, checked below)",
-    "| dataset | train / test / d | source used offline | preprocessing |":
-        "datasets.md: the registry's sizes, sources and preprocessing",
     "| what | the paper's text | the authors' code (used by `configs/table2.yaml`) "
     "| kernreg option |": "protocol.md: the protocol as read from the papers and the code",
     "| dataset | σ | λ | script (Enitor commit, date) |":
         "protocol.md: the authors' hyperparameters, read from their scripts",
-    "| piece | where |": "incremental_classification.md: what is implemented, and in which files",
+    "| piece | where |": "thesis_ch7.md: what is implemented, and in which files",
     "| piece | where | tested by |": "theory.md: what is implemented, in which files, tested how",
 }
 
@@ -81,7 +80,7 @@ def _copy_tree(tmp_path: Path) -> Path:
         if path.is_file():
             shutil.copy(path, root / "results" / path.name)
     (root / "results" / "figures").mkdir()
-    for path in (RESULTS / "figures").glob("*.json"):  # the figures' data (docs/theory.md)
+    for path in (RESULTS / "figures").glob("*.json"):  # the figures' data (docs/bach.md, …)
         shutil.copy(path, root / "results" / "figures" / path.name)
     return root
 
@@ -93,14 +92,16 @@ def test_docs_tables_equal_what_their_results_render(path):
         rendered = render_block(name, RESULTS, path.name)
         assert body == rendered, (
             f"{path.name}: table {name!r} differs from what "
-            f"{', '.join(DOC_TABLES[name].sources)} renders; run `make docs`\n"
+            f"{', '.join({**DOC_TABLES, **CODE_TABLES}[name].sources) or 'the code'} renders; "
+            "run `make docs`\n"
             f"--- in the file:\n{body}--- rendered:\n{rendered}")
     assert render_text(text, RESULTS, path.name) == text
 
 
 def test_every_docs_table_is_used_and_every_source_is_committed():
     used = {name for path in doc_files(REPO) for name, _ in blocks(path.read_text("utf-8"))}
-    assert used == set(DOC_TABLES), "a docs table no file shows, or a block of no table"
+    assert used == set(DOC_TABLES) | set(CODE_TABLES), \
+        "a docs table no file shows, or a block of no table"
     tracked = subprocess.run(["git", "ls-files", "results"], cwd=REPO, capture_output=True,
                              text=True).stdout.split()
     if tracked:  # inside a git checkout: the sources must be committed, not just present
@@ -139,7 +140,7 @@ def test_a_changed_result_changes_the_docs(tmp_path):
     table2 = root / "results" / "table2.md"
     table2.write_text(table2.read_text().replace("**0.9178±0.0002**", "**0.9012±0.0002**"))
     changed = render_docs(root)
-    assert {p.name for p in changed} == {"README.md", "speed.md", "reproduction.md"}
+    assert {p.name for p in changed} == {"README.md", "speed.md", "nytro.md"}
     readme = (root / "README.md").read_text()
     assert re.search(r"\| Ijcnn1 NYTRO, float64[^|]* \| 17\.3 \| 80\.9 \|", readme)
     assert "0.9012 / 0.918" in readme
@@ -324,14 +325,12 @@ def test_usage_limits_table_matches_the_loader() -> None:
                 "values once aliases are expanded": loader.MAX_NODES,
                 "items of one list or mapping": loader.MAX_LIST,
                 "points of a grid (`logspace`, `linspace`, `m: {range: …}`)": loader.MAX_LIST,
-                "`protocol.trials` (and `--trials`), of a hold-out or a streaming config":
-                    loader.MAX_TRIALS,
-                "points of a streaming config's λ grid (`{min, max, num}`)": loader.MAX_LIST}
+                "`protocol.trials` (and `--trials`), of any protocol": loader.MAX_TRIALS}
     assert {key: documented.get(key) for key in expected} == expected
 
 
 def test_table7_tables_read_their_results_files(tmp_path: Path) -> None:
-    """The thesis Table 7.1 renderers take the cells as ``kernreg stream`` wrote them; the
+    """The thesis Table 7.1 renderers take the cells as a stream's run wrote them; the
     kernel table refuses a linear baseline over other trials; the update-time table reads the
     benchmark's rows."""
     kernel = DOC_TABLES["thesis_table7_nystrom"].render
@@ -385,9 +384,10 @@ def test_the_bench_exp_rate_and_noisy_host_columns_leave_the_docs_unchanged(tmp_
 
 
 def test_theory_tables_read_their_figures_json(tmp_path: Path) -> None:
-    """docs/theory.md's tables follow the JSON the figure scripts write: a changed rank moves
-    its ratios, a setting without a run is listed as not measured with Theorem 11's exponents,
-    a damaged file is named, a deterministic sampler shows one number."""
+    """The theory figures' tables (docs/bach.md, thesis_ch5.md, beyond.md) follow the JSON the
+    figure scripts write: a changed rank moves its ratios, a setting without a run is listed as
+    not measured with Theorem 11's exponents, a damaged file is named, a deterministic sampler
+    shows one number."""
     import json
 
     fig3 = tmp_path / "bach_fig3.json"
@@ -434,7 +434,7 @@ def test_theory_tables_read_their_figures_json(tmp_path: Path) -> None:
 
 
 def test_nytro_fig1_datasets_table_reads_the_advice_comparison(tmp_path: Path) -> None:
-    """docs/theory.md's Table 2 datasets on NYTRO Figure 1 come from results/advise_table2.md:
+    """docs/nytro.md's Table 2 datasets on NYTRO Figure 1 come from results/advise_table2.md:
     the map's verdicts there (at our SNR and at the paper's λ*) and the paper's winners."""
     source = tmp_path / "advise_table2.md"
     text = (RESULTS / "advise_table2.md").read_text()
@@ -453,3 +453,47 @@ def test_nytro_fig1_datasets_table_reads_the_advice_comparison(tmp_path: Path) -
     source.write_text(text.replace("paper's λ* (SNR)", "paper λ"))
     with pytest.raises(ResultsError, match="advise_table2.md: no column"):
         DOC_TABLES["nytro_fig1_datasets"].render(source)
+
+
+#: Words of the project's own bookkeeping: the docs, configs, package and README say what is
+#: true now, for a user; history goes to CHANGELOG.md.
+_BOOKKEEPING = re.compile(r"\bissues? ?#?[0-9]+|\bsessions?\b|\bthe issue'?s\b|\bwork items?\b",
+                          re.IGNORECASE)
+
+
+def test_no_text_for_users_speaks_of_work_items() -> None:
+    files = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")),
+             *sorted((REPO / "configs").glob("*.yaml")), *sorted((REPO / "kernreg").rglob("*.py"))]
+    found = [f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+             for path in files
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if _BOOKKEEPING.search(line)]
+    assert found == [], "\n".join(found)
+
+
+def test_datasets_table_lists_every_registered_dataset() -> None:
+    """docs/datasets.md's block is rendered from the dataset registry (no results file): every
+    registered dataset has its row, with its sizes and whether the offline mirror holds it."""
+    from kernreg.datasets import dataset_names, get_spec
+
+    assert CODE_TABLES["datasets"].sources == () and "datasets" not in DOC_TABLES
+    body = dict(blocks((REPO / "docs" / "datasets.md").read_text(encoding="utf-8")))["datasets"]
+    rows = {split_row(line)[0].split("`")[1]: split_row(line) for line in body.splitlines()
+            if line.startswith("| `") and ": " in split_row(line)[0]}
+    assert set(rows) == set(dataset_names()) and len(rows) >= 13
+    for name, row in rows.items():
+        spec = get_spec(name)
+        assert row[2] == f"{spec.n_train} / {spec.n_test}" and row[3] == str(spec.d)
+    assert rows["adult"][-1].startswith("yes") and rows["yearprediction"][-1].startswith("no")
+    assert rows["ct_slices"][-1].startswith("no")
+
+
+def test_the_mirror_list_of_the_datasets_table_is_the_mirror(mirror: Path) -> None:
+    """The files the datasets table counts as mirrored are the registry's mirror paths that
+    the offline mirror holds."""
+    from kernreg.datasets import dataset_names, get_spec
+    from reproduce.docs_tables.dataset_tables import MIRROR_FILES
+
+    held = {path for name in dataset_names() for source in get_spec(name).sources
+            for rf in source.files for path in rf.mirror_paths if (mirror / path).is_file()}
+    assert held == MIRROR_FILES

@@ -206,3 +206,23 @@ def test_the_registry_refuses_twice_and_suggests() -> None:
                                        smoke=_smoke, prepare=lambda cfg: None,
                                        preflight=_preflight, trial=_trial, table=_table,
                                        figures=_figures, figure_files=()))
+
+
+def test_the_registry_folds_names_and_finds_aliases() -> None:
+    # a dataset-like registry: case-insensitive names, each part with its aliases
+    registry: Registry[tuple[str, tuple[str, ...]]] = Registry(
+        "part", lambda item: item[0], KeyError, fold=str.lower,
+        aliases_of=lambda item: item[1])
+    adult = registry.register(("Adult", ("a9a",)))
+    assert registry.get("ADULT") is adult and registry.get("A9A") is adult and "a9a" in registry
+    assert registry.names() == ["Adult"] and list(registry) == [adult]
+    assert dict(registry.as_mapping()) == {"adult": adult}
+    with pytest.raises(ValueError, match="part 'A9a' is registered twice"):
+        registry.register(("other", ("A9a",)))
+    with pytest.raises(KeyError, match=r"unknown part 'adulte' \(did you mean Adult\?\)"):
+        registry.get("adulte")
+    registry.unregister("a9a")  # by an alias: the part and all its names go
+    assert "adult" not in registry and "a9a" not in registry and len(registry) == 0
+    with pytest.raises(KeyError):
+        registry.unregister("adult")
+    registry.unregister("adult", missing_ok=True)

@@ -120,7 +120,7 @@ def test_registry_refuses_bad_entries() -> None:
     assert get_artifact("thesis-table7") is get_artifact("thesis_table7")
     with pytest.raises(ValueError, match="render_from must index its steps"):
         Artifact("x", "bench", "", (("python", "x.py"),), (), render_from=1)
-    with pytest.raises(KeyError, match="no artifact 'nope'"):
+    with pytest.raises(KeyError, match="unknown artifact 'nope'"):
         get_artifact("nope")
 
 
@@ -223,3 +223,13 @@ def test_smoke_run_writes_exactly_the_declared_outputs(name: str, tmp_path: Path
 def _tree_state(folder: Path) -> set[tuple[str, int, int]]:
     return {(str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*")
             if p.is_file()}
+
+
+def test_a_listing_into_a_closed_pipe_ends_quietly() -> None:
+    """``python -m reproduce list | head -1``: the reader stops early; no traceback."""
+    listing = subprocess.Popen([sys.executable, "-m", "reproduce", "list"], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert listing.stdout is not None
+    listing.stdout.close()  # as `head -1` does once it has its line: the listing writes after
+    _, err = listing.communicate(timeout=60)
+    assert listing.returncode == 0 and b"Traceback" not in err, err.decode()

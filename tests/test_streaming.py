@@ -413,8 +413,8 @@ def test_a_streamed_record_equals_an_uninterrupted_one(toy_stream, tmp_path: Pat
     ({"model": {"features": {"kind": "nystrom", "size": 10**6, "sigma": 1.0}}},
      "model.features.size: 1000000 Nyström centres exceed the 75"),
     ({"model": {"lambdas": {"min": 1e-3, "max": 1e3, "num": 100_000}}},
-     "model.lambdas: {'max': 1000.0, 'min': 0.001, 'num': 100000} is not valid; expected a list "
-     "of positive numbers, or {min, max, num} with 0 < min <= max and num at most 10000"),
+     "model.lambdas.num: must be <= 10000, got 100000 (model.lambdas takes a λ grid: a list, "
+     "{logspace: [low, high, count]}"),
     ({"model": {"features": {"kind": "rff", "size": 10**9, "sigma": 1.0}}},
      "estimated peak memory exceeds the budget of 20 GiB"),
     ({"model": {"features": {"kind": "rff", "size": 2000, "sigma": 1.0},

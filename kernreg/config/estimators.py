@@ -6,6 +6,7 @@ from typing import Any
 
 from kernreg.backend import Device, MemoryBudget
 from kernreg.config.experiment import Algorithm, Experiment
+from kernreg.grid import is_grid
 from kernreg.solvers import KernelEstimator, algorithm_names, get_algorithm
 from kernreg.solvers.blocks.sigma_search import SigmaSearch
 
@@ -42,7 +43,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
         "random_state": random_state,
         "max_memory": memory.host,
     }
-    if exp.kernel.get("sigma") is not None and not is_sigma_grid(exp.kernel["sigma"]):
+    if exp.kernel.get("sigma") is not None and not is_grid(exp.kernel["sigma"]):
         kwargs["sigma"] = exp.kernel["sigma"]
     if "lambdas" in params:
         params.pop("lambdas")
@@ -80,11 +81,6 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
     return {k: v for k, v in kwargs.items() if k in accepted}
 
 
-def is_sigma_grid(sigma: Any) -> bool:
-    """Whether a config's ``kernel.sigma`` is a grid to select from (a list or a logspace)."""
-    return isinstance(sigma, dict | list)
-
-
 def make_estimator(algo: Algorithm, exp: Experiment, random_state: int,
                    device: Device | None = None, memory: MemoryBudget | None = None
                    ) -> KernelEstimator | SigmaSearch:
@@ -94,6 +90,6 @@ def make_estimator(algo: Algorithm, exp: Experiment, random_state: int,
     estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state, device,
                                                             memory))
     sigma = exp.kernel.get("sigma")
-    if is_sigma_grid(sigma):
+    if is_grid(sigma):
         return SigmaSearch(estimator, sigma)
     return estimator

@@ -28,6 +28,7 @@ from kernreg.config.smoke import smoke_config
 from kernreg.config.task import check_task
 from kernreg.datasets import DatasetSpec, get_spec, paper_default
 from kernreg.errors import ConfigError, DataError
+from kernreg.grid import is_grid
 from kernreg.kernels import get_kernel_spec, kernel_names
 from kernreg.losses import default_task
 from kernreg.solvers import AlgorithmSpec, algorithm_names, get_algorithm_spec
@@ -209,9 +210,35 @@ def _explain(error: jsonschema.ValidationError, prefix: list[Any]) -> str:
         sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=",
                 "exclusiveMaximum": "<"}[error.validator]
         return f"{where}: must be {sign} {error.validator_value}, got {value!r}"
+    if error.validator == "oneOf":
+        inner = _branch_errors(error)
+        if inner:  # the value has the shape of one form: what is wrong inside it
+            allowed = f" ({where} takes {schema['description']})" if "description" in schema \
+                else ""
+            return _explain(inner[0], prefix) + allowed
     if error.validator in ("oneOf", "pattern") and "description" in schema:
         return f"{where}: {value!r} is not valid; expected {schema['description']}"
     return f"{where}: {error.message}"
+
+
+def _branch_errors(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """The errors of the one ``oneOf`` branch whose shape the value has (a list for the list
+    form, a mapping with a form's keys for that form); none when no branch, or several, fit."""
+    value = error.instance
+
+    def fits(branch: dict[str, Any]) -> bool:
+        kind = branch.get("type")
+        if isinstance(value, list):
+            return kind == "array"
+        if isinstance(value, dict):
+            return kind == "object" and set(branch.get("required", ())) <= set(value) \
+                and bool(branch.get("required"))
+        return False
+
+    shaped = [i for i, branch in enumerate(error.validator_value) if fits(branch)]
+    if len(shaped) != 1:
+        return []
+    return [e for e in error.context or () if e.relative_schema_path[0] == shaped[0]]
 
 
 #: JSON Schema's "integer" admits 0.0 and 2.0; a seed, a count or an m written as a float
@@ -294,7 +321,7 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
     kernel = data.get("kernel", {})
     if isinstance(kernel, dict) and kernel.get("name", DEFAULT_KERNEL) in kernel_names():
         schema = get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).config_schema()
-        if isinstance(kernel.get("sigma"), dict | list):  # a σ grid: its own schema
+        if is_grid(kernel.get("sigma")):  # a σ grid: its own schema
             problems += _sigma_grid_problems(kernel["sigma"])
             if "sigma" not in get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).parameters:
                 problems.append(f"kernel.sigma: the {kernel.get('name')} kernel has no σ to "
@@ -628,7 +655,7 @@ def _sigma_grid_problems(grid: Any) -> list[str]:
 def _sigma_problems(sigma: Any, low: float, high: float, dtype: str) -> list[str]:
     """σ, or every σ of a grid, inside the range a kernel of ``dtype`` can evaluate; a
     logspace from a low end below its high end."""
-    if sigma is None or (isinstance(sigma, dict | list) and _sigma_grid_problems(sigma)):
+    if sigma is None or (is_grid(sigma) and _sigma_grid_problems(sigma)):
         return []  # no σ, or a malformed grid (reported on its own)
     if isinstance(sigma, dict):
         start, stop, _ = sigma["logspace"]

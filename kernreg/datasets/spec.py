@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kernreg.errors import DataError
+from kernreg.registry import Registry
 
 #: A block of rows: features (n, d) and raw targets/labels (n,).
 Part = tuple[np.ndarray, np.ndarray]
@@ -161,43 +162,14 @@ class DatasetSpec:
     version: int = 1
 
 
-_REGISTRY: dict[str, DatasetSpec] = {}
-_ALIASES: dict[str, str] = {}
-
-
-def register(spec: DatasetSpec) -> DatasetSpec:
-    """Add ``spec`` to the registry (names and aliases are case-insensitive and unique)."""
-    keys = [spec.name, *spec.aliases]
-    for key in keys:
-        k = key.lower()
-        if k in _ALIASES:
-            raise ValueError(f"dataset name or alias {key!r} is registered twice")
-    _REGISTRY[spec.name] = spec
-    for key in keys:
-        _ALIASES[key.lower()] = spec.name
-    return spec
-
-
-def unregister(name: str) -> None:
-    """Remove a dataset and its aliases (used by tests that register generated datasets)."""
-    spec = _REGISTRY.pop(name)
-    for key in (spec.name, *spec.aliases):
-        _ALIASES.pop(key.lower(), None)
-
-
-def get_spec(name: str) -> DatasetSpec:
-    """Look a dataset up by name or alias.
-
-    Raises
-    ------
-    DataError
-        If the name is unknown; the message lists the registered names.
-    """
-    try:
-        return _REGISTRY[_ALIASES[name.lower()]]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise DataError(f"unknown dataset {name!r}; registered datasets: {known}") from None
+_DATASETS: Registry[DatasetSpec] = Registry("dataset", lambda spec: spec.name, DataError,
+                                             fold=str.lower,
+                                             aliases_of=lambda spec: spec.aliases)
+#: Add a dataset (names and aliases case-insensitive and unique); remove one and its aliases
+#: (a test's generated dataset); look one up by name or alias (else a ``DataError`` naming
+#: the registered ones); the registered names, in registration order.
+register, unregister, get_spec, dataset_names = (_DATASETS.register, _DATASETS.unregister,
+                                                 _DATASETS.get, _DATASETS.names)
 
 
 def paper_default(spec: DatasetSpec, param: str, key: str, problems: list[str]) -> Any:
@@ -208,8 +180,3 @@ def paper_default(spec: DatasetSpec, param: str, key: str, problems: list[str]) 
     if value is None:
         problems.append(f"{key}: required, dataset {spec.name} has no paper default")
     return value
-
-
-def dataset_names() -> list[str]:
-    """Registered dataset names, in registration order."""
-    return list(_REGISTRY)

@@ -22,10 +22,10 @@ import scipy.sparse as sp
 from kernreg.backend import CPU, MEMORY_FRACTION, Device, MemoryBudget, in_gib
 from kernreg.config import Algorithm, Experiment, expand_m, takes_device
 from kernreg.errors import ConfigError, KernregError
-from kernreg.kernels import make_kernel
+from kernreg.grid import grid_values, is_grid
+from kernreg.kernels import get_kernel_spec, make_kernel
 from kernreg.solvers import MemoryProblem, get_algorithm_spec
 from kernreg.solvers.blocks.holdout import centers_problem
-from kernreg.solvers.blocks.sigma_search import sigma_grid
 
 _F64 = 8
 
@@ -171,9 +171,9 @@ def check_numerics(exp: Experiment, algorithms: tuple[Algorithm, ...], X_train: 
             if problem:
                 problems.append(f"{algo.label}: m = {problem}")
     sigma = exp.kernel.get("sigma")
-    if sigma is not None and not np.isscalar(sigma):  # a grid: its smallest σ overflows first
-        sigma = float(sigma_grid(sigma).min())
-    if sigma is not None and exp.kernel["name"] != "linear":
+    if is_grid(sigma):  # its smallest σ overflows first
+        sigma = float(grid_values(sigma).min())
+    if sigma is not None and "sigma" in get_kernel_spec(exp.kernel["name"]).parameters:
         r2 = max(_max_row_norm_sq(X_train), _max_row_norm_sq(X_test))
         largest = float(np.finfo(exp.dataset["dtype"]).max) / 16
         # Gaussian: x/σ² and ‖x‖²/(2σ²) in the data's dtype; Laplacian: ‖x − y‖/σ ≤ 2R/σ

@@ -20,23 +20,14 @@ from typing import Any
 
 from kernreg.features.base import FeatureMap
 from kernreg.kernels import Kernel, get_kernel_spec, kernel_names
+from kernreg.registry import Registry
 
-__all__ = [
-    "FeatureMapSpec",
-    "feature_map_names",
-    "feature_map_problem",
-    "feature_maps_for",
-    "get_feature_map_spec",
-    "make_feature_map",
-    "make_feature_map_for",
-    "register",
-    "serves",
-    "split_features",
-    "unregister",
-]
+__all__ = ["FeatureMapSpec", "feature_map_names", "feature_map_problem", "feature_maps_for",
+           "get_feature_map_spec", "make_feature_map", "make_feature_map_for", "register",
+           "serves", "split_features", "unregister"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_SPECS: dict[str, FeatureMapSpec] = {}
+_FEATURE_MAPS: Registry[FeatureMapSpec] = Registry("feature map", lambda spec: spec.name)
 
 
 @dataclass(frozen=True)
@@ -105,23 +96,21 @@ class FeatureMapSpec:
 def register(spec: FeatureMapSpec) -> FeatureMapSpec:
     """Add ``spec`` to the registry (a name may be registered once; its kernel must be
     registered)."""
-    if spec.name in _SPECS:
-        raise ValueError(f"feature map {spec.name!r} is already registered")
     if spec.kernel not in kernel_names():
         raise ValueError(f"feature map {spec.name!r}: kernel must be one of "
                          f"{sorted(kernel_names())}, got {spec.kernel!r}")
-    _SPECS[spec.name] = spec
-    return spec
+    return _FEATURE_MAPS.register(spec)
 
 
 def unregister(name: str) -> None:
-    """Remove a feature map (tests' toys; a plugin unloading)."""
-    _SPECS.pop(name, None)
+    """Remove a feature map (tests' toys; a plugin unloading); nothing if it is not
+    registered."""
+    _FEATURE_MAPS.unregister(name, missing_ok=True)
 
 
-def feature_map_names() -> list[str]:
-    """Registered feature-map names, in registration order."""
-    return list(_SPECS)
+#: The registered names, in registration order; the spec of a registered map (else a
+#: ``ValueError`` naming the registered ones).
+feature_map_names, get_feature_map_spec = _FEATURE_MAPS.names, _FEATURE_MAPS.get
 
 
 def serves(name: str, kernel: str) -> bool:
@@ -134,7 +123,7 @@ def serves(name: str, kernel: str) -> bool:
 
 def feature_maps_for(kernel: str) -> list[str]:
     """Names of the registered maps that approximate ``kernel`` (:func:`serves`)."""
-    return [name for name in _SPECS if serves(name, kernel)]
+    return [name for name in feature_map_names() if serves(name, kernel)]
 
 
 def split_features(features: Any) -> tuple[str, dict[str, Any]]:
@@ -160,9 +149,9 @@ def split_features(features: Any) -> tuple[str, dict[str, Any]]:
         where = "features.name"
     else:
         name, params, where = features, {}, "features"
-    if not isinstance(name, str) or name not in _SPECS:
+    if name not in _FEATURE_MAPS:
         raise ValueError(f"{where} must be one of {feature_map_names()}, got {name!r}")
-    spec = _SPECS[name]
+    spec = _FEATURE_MAPS.get(name)
     own = [p for p in spec.parameters if p not in spec.kernel_parameters]
     for key in params:
         if key in spec.kernel_parameters:
@@ -184,7 +173,7 @@ def feature_map_problem(features: Any, kernel: str) -> str | None:
         return str(exc)
     if serves(name, kernel):
         return None
-    approximated = _SPECS[name].kernel
+    approximated = _FEATURE_MAPS.get(name).kernel
     return (f"features: {name!r} approximates the {approximated} kernel, not {kernel}; "
             f"feature maps of the {kernel} kernel: {feature_maps_for(kernel) or 'none'}")
 
@@ -214,7 +203,7 @@ def make_feature_map_for(features: Any, kernel: Kernel, n_features: int, *,
         a parameter is refused.
     """
     name, params = split_features(features)
-    spec = _SPECS[name]
+    spec = _FEATURE_MAPS.get(name)
     if not isinstance(kernel, get_kernel_spec(spec.kernel).kernel):
         raise ValueError(f"features: {name!r} approximates the {spec.kernel} kernel, not "
                          f"{getattr(kernel, 'name', type(kernel).__name__)}")
@@ -224,19 +213,6 @@ def make_feature_map_for(features: Any, kernel: Kernel, n_features: int, *,
                                 **params)
     except ValueError as exc:
         raise ValueError(f"features ({name}): {exc}") from None
-
-
-def get_feature_map_spec(name: Any) -> FeatureMapSpec:
-    """The spec of a registered feature map.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is not registered (the message lists the registered names).
-    """
-    if not isinstance(name, str) or name not in _SPECS:
-        raise ValueError(f"feature map must be one of {sorted(_SPECS)}, got {name!r}")
-    return _SPECS[name]
 
 
 def make_feature_map(name: str, n_features: int, *, random_state: Any = None,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernreg.kernels.base import DEFAULT_MEMORY_BUDGET, Kernel
+from kernreg.registry import Registry
 
 __all__ = [
     "KERNELS",
@@ -36,7 +37,7 @@ __all__ = [
 POSITIVE: dict[str, Any] = {"type": "number", "exclusiveMinimum": 0}
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_SPECS: dict[str, KernelSpec] = {}
+_KERNELS: Registry[KernelSpec] = Registry("kernel", lambda spec: spec.name)
 
 
 @dataclass(frozen=True)
@@ -97,35 +98,14 @@ class KernelSpec:
         }
 
 
-def register(spec: KernelSpec) -> KernelSpec:
-    """Add ``spec`` to the registry (a name may be registered once)."""
-    if spec.name in _SPECS:
-        raise ValueError(f"kernel {spec.name!r} is already registered")
-    _SPECS[spec.name] = spec
-    return spec
+#: Add a kernel (a name once); the spec of a registered kernel (else a ``ValueError`` naming
+#: the registered ones); the registered names, in registration order.
+register, get_kernel_spec, kernel_names = _KERNELS.register, _KERNELS.get, _KERNELS.names
 
 
 def unregister(name: str) -> None:
-    """Remove a kernel (tests' toys; a plugin unloading)."""
-    _SPECS.pop(name, None)
-
-
-def kernel_names() -> list[str]:
-    """Registered kernel names, in registration order."""
-    return list(_SPECS)
-
-
-def get_kernel_spec(name: Any) -> KernelSpec:
-    """The spec of a registered kernel.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is not registered (the message lists the registered names).
-    """
-    if not isinstance(name, str) or name not in _SPECS:
-        raise ValueError(f"kernel must be one of {sorted(_SPECS)}, got {name!r}")
-    return _SPECS[name]
+    """Remove a kernel (tests' toys; a plugin unloading); nothing if it is not registered."""
+    _KERNELS.unregister(name, missing_ok=True)
 
 
 def make_kernel(
@@ -178,13 +158,13 @@ class _KernelClasses(Mapping[str, type[Kernel]]):
     """Read-only, live view ``name → class`` of the registry (the former ``KERNELS`` dict)."""
 
     def __getitem__(self, name: str) -> type[Kernel]:
-        return _SPECS[name].kernel
+        return _KERNELS.as_mapping()[name].kernel
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(_SPECS))
+        return iter(_KERNELS.names())
 
     def __len__(self) -> int:
-        return len(_SPECS)
+        return len(_KERNELS)
 
     def __repr__(self) -> str:
         return f"KERNELS({ {k: v.__name__ for k, v in self.items()} })"

@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from kernreg.registry import Registry
+
 __all__ = ["Loss", "get_loss", "loss_names", "register_loss", "unregister_loss"]
 
 
@@ -65,35 +67,12 @@ class Loss(ABC):
         return self.derivative(y, f)
 
 
-_LOSSES: dict[str, Loss] = {}
-
-
-def register_loss(loss: Loss) -> Loss:
-    """Add ``loss`` (names are unique)."""
-    if loss.name in _LOSSES:
-        raise ValueError(f"loss {loss.name!r} is registered twice")
-    _LOSSES[loss.name] = loss
-    return loss
-
-
-def unregister_loss(name: str) -> None:
-    """Remove a loss (used by tests that register a toy one)."""
-    del _LOSSES[name]
-
-
-def get_loss(name: str) -> Loss:
-    """The loss registered as ``name``.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is unknown; the message lists the registered names.
-    """
-    if name not in _LOSSES:
-        raise ValueError(f"loss must be one of {loss_names()}, got {name!r}")
-    return _LOSSES[name]
+_LOSSES: Registry[Loss] = Registry("loss", lambda loss: loss.name)
+#: Add a loss (a name once); remove one (a test's toy); the loss registered as a name (else a
+#: ``ValueError`` naming the registered ones).
+register_loss, unregister_loss, get_loss = _LOSSES.register, _LOSSES.unregister, _LOSSES.get
 
 
 def loss_names() -> list[str]:
     """Registered loss names, sorted."""
-    return sorted(_LOSSES)
+    return sorted(_LOSSES.names())

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kernreg.losses.loss import get_loss
+from kernreg.registry import Registry
 
 __all__ = ["Measure", "get_measure", "measure_names", "register_measure", "unregister_measure"]
 
@@ -123,38 +124,16 @@ def _per_class_accuracy(task: Task, y: Any, f: Any, coding: Any) -> dict[str, fl
             else float("nan") for c in task.classes(coding)}
 
 
-_MEASURES: dict[str, Measure] = {}
-
-
-def register_measure(measure: Measure) -> Measure:
-    """Add ``measure`` (names are unique)."""
-    if measure.name in _MEASURES:
-        raise ValueError(f"measure {measure.name!r} is registered twice")
-    _MEASURES[measure.name] = measure
-    return measure
-
-
-def unregister_measure(name: str) -> None:
-    """Remove a measure (used by tests that register a toy one)."""
-    del _MEASURES[name]
-
-
-def get_measure(name: str) -> Measure:
-    """The measure registered as ``name``.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is unknown; the message lists the registered names.
-    """
-    if name not in _MEASURES:
-        raise ValueError(f"measure must be one of {measure_names()}, got {name!r}")
-    return _MEASURES[name]
+_MEASURES: Registry[Measure] = Registry("measure", lambda measure: measure.name)
+#: Add a measure (a name once); remove one (a test's toy); the measure registered as a name
+#: (else a ``ValueError`` naming the registered ones).
+register_measure, unregister_measure, get_measure = (_MEASURES.register, _MEASURES.unregister,
+                                                     _MEASURES.get)
 
 
 def measure_names() -> list[str]:
     """Registered measure names, sorted."""
-    return sorted(_MEASURES)
+    return sorted(_MEASURES.names())
 
 
 for _m in (

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kernreg.losses.measures import get_measure
+from kernreg.registry import Registry
 
 __all__ = ["Task", "default_task", "get_task", "register_task", "task_names",
            "unregister_task"]
@@ -75,43 +76,27 @@ class Task(ABC):
         return out
 
 
-_TASKS: dict[str, Task] = {}
+_TASKS: Registry[Task] = Registry("task", lambda task: task.name)
 
 
 def register_task(task: Task) -> Task:
     """Add ``task`` (names are unique; its measures must be registered)."""
-    if task.name in _TASKS:
-        raise ValueError(f"task {task.name!r} is registered twice")
     for name in (*task.measures, task.default_measure):
         get_measure(name)
     if task.default_measure not in task.measures:
         raise ValueError(f"task {task.name!r}: default measure {task.default_measure!r} is not "
                          f"one of its measures {task.measures}")
-    _TASKS[task.name] = task
-    return task
+    return _TASKS.register(task)
 
 
-def unregister_task(name: str) -> None:
-    """Remove a task (used by tests that register a toy one)."""
-    del _TASKS[name]
-
-
-def get_task(name: str) -> Task:
-    """The task registered as ``name``.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is unknown; the message lists the registered names.
-    """
-    if name not in _TASKS:
-        raise ValueError(f"task must be one of {task_names()}, got {name!r}")
-    return _TASKS[name]
+#: Remove a task (a test's toy); the task registered as a name (else a ``ValueError`` naming
+#: the registered ones).
+unregister_task, get_task = _TASKS.unregister, _TASKS.get
 
 
 def task_names() -> list[str]:
     """Registered task names, sorted."""
-    return sorted(_TASKS)
+    return sorted(_TASKS.names())
 
 
 def default_task(dataset_task: str) -> Task:
@@ -122,7 +107,7 @@ def default_task(dataset_task: str) -> Task:
     ValueError
         If no registered task is the default of that kind.
     """
-    for task in _TASKS.values():
+    for task in _TASKS:
         if dataset_task in task.default_for:
             return task
     raise ValueError(f"no registered task is the default of {dataset_task!r} datasets")

@@ -27,7 +27,7 @@ from kernreg.losses import get_measure
 __all__ = ["COLUMN_TITLES", "TOLERANCE", "PaperCell", "build_paper_cells", "read_paper_cells"]
 
 #: A measured cell further than this (relative, in the paper's unit) from the published one is
-#: flagged (issue 26: 5% of the RMSE).
+#: flagged (5% of the RMSE).
 TOLERANCE = 0.05
 
 #: Titles of the column labels of LiM Table 1 / thesis Table 5.1 (thesis order first).

@@ -37,6 +37,7 @@ import pandas as pd
 from kernreg.atomic import atomic_path, check_inside, write_hdf5
 from kernreg.config import algorithm_hashes, results_relevant
 from kernreg.errors import ConfigError, ResultsError
+from kernreg.grid import is_grid
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
 from kernreg.results.run_folder import UNREADABLE, RunFolder, manifest_hashes
 
@@ -282,8 +283,8 @@ class RunStore(RunFolder):
             "experiment": manifest["experiment"],
             "dataset": manifest["dataset"],
             # a σ grid's rows carry their selected σ (tidy_row)
-            "sigma": config["kernel"].get("sigma") if not isinstance(
-                config["kernel"].get("sigma"), dict | list) else np.nan,
+            "sigma": config["kernel"].get("sigma") if not is_grid(
+                config["kernel"].get("sigma")) else np.nan,
             "kernel": config["kernel"]["name"],
             "config_hash": manifest["config_hash"],
             "dataset_sha256": manifest["dataset_sha256"],

@@ -13,7 +13,7 @@ are package data (:mod:`kernreg.paper`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -26,6 +26,7 @@ from kernreg.config import load_experiment, raise_problems, read_yaml, schema_pr
 from kernreg.datasets import get_spec
 from kernreg.errors import DataError
 from kernreg.losses import get_measure, get_task, measure_names
+from kernreg.registry import Registry
 from kernreg.results.published_cells import (
     COLUMN_TITLES,
     PaperCell,
@@ -233,8 +234,8 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
 
 def gemm_note(results: pd.DataFrame) -> str:
     """The host's measured GEMM rate over the runs of a table (the yardstick of its times);
-    per dataset too when the rates differ by more than 20% (runs of different sessions or
-    hosts side by side)."""
+    per dataset too when the rates differ by more than 20% (runs made at different times or on
+    different hosts, side by side)."""
     timed = results.dropna(subset=["gemm_gflops"])
     g = timed["gemm_gflops"].astype(float)
     text = (f"Host GEMM rate while timing (float64 1024² product, the runs' BLAS threads): "
@@ -620,8 +621,8 @@ def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
     return render_frame(summary_table(c.results, c.measures or None), fmt)
 
 
-#: The tables by name, in the order ``kernreg table --help`` lists them.
-TABLES: dict[str, TableKind] = {t.name: t for t in (
+_TABLES: Registry[TableKind] = Registry("table", lambda kind: kind.name, KeyError)
+for _kind in (
     TableKind("table2", "NYTRO Table 2: time / RMSE / the selected λ* or t* per dataset and "
                         "algorithm", _table2),
     TableKind("table1", "NYTRO Table 1: the datasets (sizes, d, task, σ, m)", _table1),
@@ -635,13 +636,18 @@ TABLES: dict[str, TableKind] = {t.name: t for t in (
     TableKind("lim_fig1_points", "the point values of LiM Figure 1's text: ours beside the "
               "paper's, one row per cell", _lim_fig1_points),
     TableKind("summary", "one row per dataset and label: any runs side by side", _summary),
-)}
+):
+    _TABLES.register(_kind)
+
+#: The tables by name, in the order ``kernreg table --help`` lists them (a live, read-only
+#: view of the registry).
+TABLES: Mapping[str, TableKind] = _TABLES.as_mapping()
 
 
 def render_table(name: str, collected: Collected, fmt: str = "md",
                  compare_paper: bool = False) -> str:
     """Table ``name`` (one of :data:`TABLES`) of the collected results as text."""
-    return TABLES[name].render(collected, fmt, compare_paper)
+    return _TABLES.get(name).render(collected, fmt, compare_paper)
 
 
 # ----------------------------------------------------------------------------- table configs

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kernreg.registry import Registry
 from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID, NAME_AND_LABEL
 from kernreg.solvers.blocks.stopping import StoppingRule
 
@@ -144,42 +145,27 @@ class AlgorithmSpec:
         return out
 
 
-_REGISTRY: dict[str, AlgorithmSpec] = {}
+#: Algorithm names are case-insensitive (``--algorithm NYTRO``).
+_ALGORITHMS: Registry[AlgorithmSpec] = Registry("algorithm", lambda spec: spec.name,
+                                                fold=str.lower)
 
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
-    """Add ``spec`` (names are unique)."""
-    if spec.name in _REGISTRY:
-        raise ValueError(f"algorithm {spec.name!r} is registered twice")
+    """Add ``spec`` (names are unique; defaults only for keys of its schema)."""
     unknown = set(spec.config_defaults) - set(spec.schema)
     if unknown:
         raise ValueError(f"{spec.name}: defaults for keys outside its schema: {sorted(unknown)}")
-    _REGISTRY[spec.name] = spec
-    return spec
+    return _ALGORITHMS.register(spec)
 
 
-def unregister(name: str) -> None:
-    """Remove an algorithm (used by tests that register a toy one)."""
-    del _REGISTRY[name]
-
-
-def get_algorithm_spec(name: str) -> AlgorithmSpec:
-    """The spec registered as ``name``.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is unknown; the message lists the registered names.
-    """
-    key = name.lower() if isinstance(name, str) else name
-    if key not in _REGISTRY:
-        raise ValueError(f"algorithm must be one of {sorted(_REGISTRY)}, got {name!r}")
-    return _REGISTRY[key]
+#: Remove an algorithm (a test's toy); the spec registered as a name, in any case (else a
+#: ``ValueError`` naming the registered ones).
+unregister, get_algorithm_spec = _ALGORITHMS.unregister, _ALGORITHMS.get
 
 
 def algorithm_specs() -> list[AlgorithmSpec]:
     """Registered specs in table order (``order``, then registration)."""
-    return sorted(_REGISTRY.values(), key=lambda spec: spec.order)
+    return sorted(_ALGORITHMS, key=lambda spec: spec.order)
 
 
 def algorithm_names() -> list[str]:
@@ -189,5 +175,4 @@ def algorithm_names() -> list[str]:
 
 def algorithm_title(name: str) -> str:
     """The table title of ``name`` (the name itself if it is not registered)."""
-    spec = _REGISTRY.get(name)
-    return spec.title if spec else name
+    return _ALGORITHMS.get(name).title if name in _ALGORITHMS else name

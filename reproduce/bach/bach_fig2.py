@@ -22,7 +22,7 @@ Model: periodic spline kernels ``μ_i = i^(−2β)``, ``β ∈ {1, 4, 8}``, sign
 
 Bach gives neither the noise nor the range of n: σ = ``--noise`` (default 0.1) and the n grids
 below; the script's JSON output records every number, and ``--noise 1`` reruns it at another
-noise level (docs/theory.md compares both).
+noise level (docs/bach.md compares both).
 
     python -m reproduce.bach.bach_fig2 -o results/figures/bach_fig2.png
 """

@@ -6,7 +6,7 @@ single-example ``partial_fit`` calls (one rank-one Cholesky update, O(d²)) and 
 ``W = A⁻¹bΓ^α`` after each (O(Td²)); and ``--repeats`` batch fits of RB (O(nd² + d³)). The
 medians, their ratios and the BLAS thread count are printed in one table, and each line is
 written to ``--csv`` (default results/bench_rlsc_update.csv, the source of the table in
-docs/incremental_classification.md: ``make docs``), replacing the row of the same data, n, λ
+docs/thesis_ch7.md: ``make docs``), replacing the row of the same data, n, λ
 and thread count. Timings on a shared machine are indicative only.
 
     python -m reproduce.bench.bench_rlsc_update --n 1000 2000 4000 8000 16000 32000

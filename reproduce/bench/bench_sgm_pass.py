@@ -10,7 +10,7 @@ trial 0's fit rows of a Table 6.2 full-row config; the kernel is stored or re-ev
 config's memory budget decides. ``c = 1`` is SIGM's one column, ``c = 30`` SGM's 30 step-size
 guesses. Medians of ``--repeats``, wall seconds, BLAS threads and host GEMM printed beside,
 and written to ``--csv`` (default results/bench_sgm_pass.csv, replacing the rows of the same
-row and guesses: :func:`reproduce.bench.record.record_row`; rendered in docs/thesis_chapter6.md
+row and guesses: :func:`reproduce.bench.record.record_row`; rendered in docs/thesis_ch6.md
 by ``make docs``).
 
     python -m reproduce.bench.bench_sgm_pass --config configs/thesis_table6_adult.yaml --repeats 3

@@ -13,7 +13,7 @@ map), two winners:
   RMSE has not done the same job.
 
 Also the map's verdict at the paper's own λ* (its NKRLS λ of Table 2: SNR = 1/λ*) with our
-d_eff and d̃, the column docs/theory.md's NYTRO Figure 1 table is rendered from. Writes a
+d_eff and d̃, the column docs/nytro.md's NYTRO Figure 1 table is rendered from. Writes a
 Markdown table and the hit rates; a dataset without advice (not in the mirror) is NA and not
 counted.
 

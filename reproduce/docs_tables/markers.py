@@ -1,7 +1,8 @@
 """Marker blocks in README.md and docs/*.md, filled from results/ by their docs tables.
 
 A block ``<!-- kernreg:table NAME -->`` … ``<!-- /kernreg:table -->`` holds the Markdown that
-docs table NAME (:data:`~reproduce.docs_tables.registry.DOC_TABLES`) renders from its sources;
+docs table NAME (:data:`~reproduce.docs_tables.registry.DOC_TABLES`, or ``CODE_TABLES`` for one
+rendered from a registry of the code) renders from its sources;
 markers inside fenced code are examples, not blocks.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from kernreg.atomic import write_text
 from kernreg.errors import ResultsError
-from reproduce.docs_tables.registry import DOC_TABLES
+from reproduce.docs_tables.registry import CODE_TABLES, DOC_TABLES
 
 BLOCK = re.compile(r"(<!-- kernreg:table (?P<name>[\w.-]+) -->\n)(?P<body>.*?)"
                    r"(<!-- /kernreg:table -->)", re.S)
@@ -23,11 +24,11 @@ _CLOSE = "<!-- /kernreg:table -->"
 
 def render_block(name: str, results_dir: Path, where: str = "") -> str:
     """The Markdown of docs table ``name`` rendered from ``results_dir``."""
-    table = DOC_TABLES.get(name)
+    table = DOC_TABLES.get(name) or CODE_TABLES.get(name)
     at = f"{where}: " if where else ""
     if table is None:
         raise ResultsError(f"{at}marker block names unknown docs table {name!r} (known: "
-                           f"{', '.join(sorted(DOC_TABLES))})")
+                           f"{', '.join(sorted([*DOC_TABLES, *CODE_TABLES]))})")
     paths = [Path(results_dir) / s for s in table.sources]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:

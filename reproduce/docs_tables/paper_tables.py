@@ -97,7 +97,7 @@ def render_table2_summary(table2: Path) -> str:
 
 
 def render_table2_cells(table2: Path) -> str:
-    """docs/reproduction.md: every measured cell, time / RMSE / λ* or t*, ours / the paper's."""
+    """docs/nytro.md: every measured cell, time / RMSE / λ* or t*, ours / the paper's."""
     datasets, algorithms, cells, notes = _table2_cells(table2)
     trials: dict[tuple[str, str], str] = {}
     for note in notes:  # "Adult m=1000, KOLS: 1 trial (most cells: 5)"
@@ -134,7 +134,7 @@ def _spaced_pm(text: str) -> str:
 
 
 def render_lim_table1(path: Path) -> str:
-    """docs/reproduction.md: a LiM Table 1 results file, NA reasons in the row."""
+    """docs/lim.md: a LiM Table 1 results file, NA reasons in the row."""
     header, rows = md_table(path)
     col = {name: column(header, name, path) for name in
            ("dataset", "n_fit", "trials", "m* (median)", "λ* (median)", "time (s)",
@@ -187,7 +187,7 @@ def _t7_mean(cell: str, side: int = 0) -> str:
 
 
 def render_thesis_table7(path: Path) -> str:
-    """docs/incremental_classification.md: Table 7.1 (MNIST rows), ours / thesis."""
+    """docs/thesis_ch7.md: Table 7.1 (MNIST rows), ours / thesis."""
     header, rows = md_table(path)
     for name in ("n_imb", *_T7_COLUMNS):
         column(header, name, path)
@@ -196,7 +196,7 @@ def render_thesis_table7(path: Path) -> str:
 
 
 def render_thesis_table7_rc(path: Path) -> str:
-    """docs/incremental_classification.md: RC's means of a Table 7.1 variant beside the
+    """docs/thesis_ch7.md: RC's means of a Table 7.1 variant beside the
     thesis's, with the median α selected."""
     cells = _t7_rows(path)
     header, rows = md_table(path, 1)  # the selected parameters
@@ -214,7 +214,7 @@ def render_thesis_table7_rc(path: Path) -> str:
 
 
 def render_thesis_table7_kernel(kernel: Path, linear: Path) -> str:
-    """docs/incremental_classification.md: Table 7.1's means on Nyström features, the linear
+    """docs/thesis_ch7.md: Table 7.1's means on Nyström features, the linear
     model on the same trials in brackets (the rows both files have)."""
     ours, base = _t7_rows(kernel), _t7_rows(linear)
     if _t7_trials(kernel) != _t7_trials(linear):
@@ -232,7 +232,7 @@ _T7_DIGIT_CELLS = (("N", 500), ("RB", 50), ("RB", 100), ("RB", 500), ("RC", 100)
 
 
 def render_thesis_table7_per_digit(path: Path) -> str:
-    """docs/incremental_classification.md: Table 7.1's imbalanced accuracy with each digit as
+    """docs/thesis_ch7.md: Table 7.1's imbalanced accuracy with each digit as
     the new class (results/thesis_table7_per_digit.csv), the thesis's row under them, and each
     digit's RMS distance to the thesis over every imbalanced cell of the table."""
     from kernreg.protocols.class_incremental.summary import thesis_table7
@@ -275,7 +275,7 @@ def render_thesis_table7_per_digit(path: Path) -> str:
 
 
 def render_thesis_table7_rb_weights(path: Path) -> str:
-    """docs/incremental_classification.md: RB's imbalanced and total accuracy with the weights
+    """docs/thesis_ch7.md: RB's imbalanced and total accuracy with the weights
     ``(n/n_y)^β`` (results/thesis_table7_rb_weights.csv), pooled over every new digit, the
     thesis's RB under them."""
     from kernreg.protocols.class_incremental.summary import thesis_table7
@@ -314,7 +314,7 @@ def render_thesis_table7_rb_weights(path: Path) -> str:
 
 
 def render_with_notes(path: Path) -> str:
-    """docs/reproduction.md: a results table as `kernreg table` wrote it, with the notes under
+    """docs/lim.md: a results table as `kernreg table` wrote it, with the notes under
     it (each flagged cell's measured reason, each NA cell's)."""
     md_table(path)  # a damaged source is named
     return path.read_text(encoding="utf-8").strip() + "\n"
@@ -325,30 +325,30 @@ register_doc_table(DocTable(
     "README: NYTRO Table 2, RMSE and λ*/t* of NKRLS, NYTRO, ES against the paper"))
 register_doc_table(DocTable(
     "table2_cells", ("table2.md",), render_table2_cells,
-    "docs/reproduction.md: every measured NYTRO Table 2 cell against the paper"))
+    "docs/nytro.md: every measured NYTRO Table 2 cell against the paper"))
 register_doc_table(DocTable(
     "lim_table1", ("lim_table1.md",), render_lim_table1,
-    "docs/reproduction.md: LiM Table 1 as the authors' code ran it"))
+    "docs/lim.md: LiM Table 1 as the authors' code ran it"))
 register_doc_table(DocTable(
     "lim_table1_selected", ("lim_table1_selected.md",), render_lim_table1,
-    "docs/reproduction.md: LiM Table 1, the paper's reading (selected (λ, m))"))
+    "docs/lim.md: LiM Table 1, the paper's reading (selected (λ, m))"))
 register_doc_table(DocTable(
     "thesis_table7", ("thesis_table7.md",), render_thesis_table7,
-    "docs/incremental_classification.md: thesis Table 7.1, MNIST rows, ours / thesis"))
+    "docs/thesis_ch7.md: thesis Table 7.1, MNIST rows, ours / thesis"))
 register_doc_table(DocTable(
     "thesis_table7_threshold10", ("thesis_table7_threshold10.md",), render_thesis_table7_rc,
-    "docs/incremental_classification.md: RC with the threshold-10 selection, median α"))
+    "docs/thesis_ch7.md: RC with the threshold-10 selection, median α"))
 register_doc_table(DocTable(
     "thesis_table7_per_digit", ("thesis_table7_per_digit.csv",), render_thesis_table7_per_digit,
-    "docs/incremental_classification.md: Table 7.1's imbalanced accuracy per new digit"))
+    "docs/thesis_ch7.md: Table 7.1's imbalanced accuracy per new digit"))
 register_doc_table(DocTable(
     "thesis_table7_rb_weights", ("thesis_table7_rb_weights.csv",),
     render_thesis_table7_rb_weights,
-    "docs/incremental_classification.md: RB with partial rebalancing weights (n/n_y)^β"))
+    "docs/thesis_ch7.md: RB with partial rebalancing weights (n/n_y)^β"))
 register_doc_table(DocTable(
     "thesis_table7_nystrom", ("thesis_table7_nystrom.md", "thesis_table7_trials3.md"),
     render_thesis_table7_kernel,
-    "docs/incremental_classification.md: Table 7.1 on Nyström features, linear in brackets"))
+    "docs/thesis_ch7.md: Table 7.1 on Nyström features, linear in brackets"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,24 +356,24 @@ register_doc_table(DocTable(
 
 
 def render_thesis_table6(path: Path) -> str:
-    """docs/thesis_chapter6.md: the rendered Table 6.2, ours beside the paper's."""
+    """docs/thesis_ch6.md: the rendered Table 6.2, ours beside the paper's."""
     md_table(path)  # refuses a damaged file, naming it
     return path.read_text(encoding="utf-8").rstrip("\n")
 
 
 register_doc_table(DocTable(
     "thesis_table6", ("thesis_table6.md",), render_thesis_table6,
-    "docs/thesis_chapter6.md: thesis Table 6.2 (SGM / SIGM / LIBSVM), ours beside the paper's"))
+    "docs/thesis_ch6.md: thesis Table 6.2 (SGM / SIGM / LIBSVM), ours beside the paper's"))
 register_doc_table(DocTable(
     "thesis_table6_full", ("thesis_table6_full.md",), render_thesis_table6,
-    "docs/thesis_chapter6.md: Table 6.2's full adult and ijcnn1 rows, the trials that ran"))
+    "docs/thesis_ch6.md: Table 6.2's full adult and ijcnn1 rows, the trials that ran"))
 register_doc_table(DocTable(
     "thesis_table6_adult_libsvm", ("thesis_table6_adult_libsvm.md",), render_thesis_table6,
-    "docs/thesis_chapter6.md: Table 6.2's adult LIBSVM cell at the protocol's 10 trials"))
+    "docs/thesis_ch6.md: Table 6.2's adult LIBSVM cell at the protocol's 10 trials"))
 
 
 def render_thesis_table6_costs(path: Path) -> str:
-    """docs/thesis_chapter6.md: the parts of a full-row trial measured where the whole trial
+    """docs/thesis_ch6.md: the parts of a full-row trial measured where the whole trial
     did not fit the session (LIBSVM per C, SIGM per epoch), wall and CPU seconds."""
     costs = read_csv(path)
     rows = []
@@ -391,16 +391,16 @@ def render_thesis_table6_costs(path: Path) -> str:
 
 register_doc_table(DocTable(
     "thesis_table6_full_costs", ("thesis_table6_full_costs.csv",), render_thesis_table6_costs,
-    "docs/thesis_chapter6.md: LIBSVM per C and SIGM per epoch on the full rows"))
+    "docs/thesis_ch6.md: LIBSVM per C and SIGM per epoch on the full rows"))
 register_doc_table(DocTable(
     "lim_table1_full", ("lim_table1_full.md",), render_with_notes,
-    "docs/reproduction.md: LiM Table 1 / thesis Table 5.1, every column, ours beside the paper"))
+    "docs/lim.md: LiM Table 1 / thesis Table 5.1, every column, ours beside the paper"))
 register_doc_table(DocTable(
     "lim_table1_sigma", ("lim_table1_sigma.md",), render_with_notes,
-    "docs/reproduction.md: the thesis's σ against the σ a hold-out picks (Incremental Nyström)"))
+    "docs/lim.md: the thesis's σ against the σ a hold-out picks (Incremental Nyström)"))
 register_doc_table(DocTable(
     "lim_fig1_points", ("lim_fig1_points.md",), render_with_notes,
-    "docs/reproduction.md: the point values of LiM Figure 1's text, ours beside the paper's"))
+    "docs/lim.md: the point values of LiM Figure 1's text, ours beside the paper's"))
 
 
 #: The sample ranges of thesis Figure 8.4's simulated stand-in that the docs summarise: the
@@ -488,7 +488,7 @@ def render_lim_fig1_m300(path: Path) -> str:
 
 register_doc_table(DocTable(
     "lim_fig1_m300", ("lim_fig1_m300.csv",), render_lim_fig1_m300,
-    "docs/reproduction.md: LiM Figure 1's breast-cancer m = 300 cell, one factor at a time"))
+    "docs/lim.md: LiM Figure 1's breast-cancer m = 300 cell, one factor at a time"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -502,23 +502,23 @@ def _adult_differences(path: Path, index: int) -> str:
 
 
 def render_adult_krls_lambda(path: Path) -> str:
-    """docs/reproduction.md: NKRLS (all of Adult) and exact KRLS (a subsample) validation RMSE at
+    """docs/nytro.md: NKRLS (all of Adult) and exact KRLS (a subsample) validation RMSE at
     the grid points around the paper's λ* and ours."""
     return _adult_differences(path, 0)
 
 
 def render_adult_nytro_tstar(path: Path) -> str:
-    """docs/reproduction.md: where the window-slope rule fires on Adult's NYTRO paths: trials
+    """docs/nytro.md: where the window-slope rule fires on Adult's NYTRO paths: trials
     0–4 and 0–19, θ ± 5%, the step over all or the fit rows."""
     return _adult_differences(path, 1)
 
 
 register_doc_table(DocTable(
     "adult_krls_lambda", ("adult_differences.md",), render_adult_krls_lambda,
-    "docs/reproduction.md: Adult's validation RMSE at the two adjacent λ* (ours, the paper's)"))
+    "docs/nytro.md: Adult's validation RMSE at the two adjacent λ* (ours, the paper's)"))
 register_doc_table(DocTable(
     "adult_nytro_tstar", ("adult_differences.md",), render_adult_nytro_tstar,
-    "docs/reproduction.md: Adult's NYTRO t* over 20 splits, θ ± 5%, the step's rows"))
+    "docs/nytro.md: Adult's NYTRO t* over 20 splits, θ ± 5%, the step's rows"))
 
 
 def render_lim_fig1_ranges(path: Path) -> str:
@@ -546,7 +546,7 @@ def render_lim_fig1_ranges(path: Path) -> str:
 
 register_doc_table(DocTable(
     "lim_fig1_ranges", ("lim_fig1_ranges.csv",), render_lim_fig1_ranges,
-    "docs/reproduction.md: LiM Figure 1, each heat map's colour range beside the paper's"))
+    "docs/lim.md: LiM Figure 1, each heat map's colour range beside the paper's"))
 
 
 def render_lim_fig1_costs(path: Path) -> str:
@@ -593,7 +593,7 @@ def render_lim_fig1_costs(path: Path) -> str:
 
 register_doc_table(DocTable(
     "lim_fig1_costs", ("lim_fig1_costs.csv",), render_lim_fig1_costs,
-    "docs/reproduction.md: LiM Figure 1's time and memory claims, the two cells side by side"))
+    "docs/lim.md: LiM Figure 1's time and memory claims, the two cells side by side"))
 
 
 def render_thesis_table6_ijcnn1_sigm(path: Path) -> str:
@@ -619,7 +619,7 @@ def render_thesis_table6_ijcnn1_sigm(path: Path) -> str:
 register_doc_table(DocTable(
     "thesis_table6_ijcnn1_sigm", ("thesis_table6_ijcnn1_sigm.csv",),
     render_thesis_table6_ijcnn1_sigm,
-    "docs/thesis_chapter6.md: ijcnn1 n = 1000 SIGM C, one factor of the set-up at a time"))
+    "docs/thesis_ch6.md: ijcnn1 n = 1000 SIGM C, one factor of the set-up at a time"))
 
 
 #: The λ columns of the cpuAct RF grid shown in the docs (the CSV holds 14).
@@ -671,8 +671,8 @@ def render_thesis_table5_1_rf(path: Path) -> str:
 
 register_doc_table(DocTable(
     "thesis_table5_1_rf", ("thesis_table5_1_rf.csv",), render_thesis_table5_1_rf,
-    "docs/reproduction.md: thesis Table 5.1 Incremental RF on cpuAct, test RMSE against D and λ"))
+    "docs/thesis_ch5.md: thesis Table 5.1 Incremental RF on cpuAct, test RMSE against D and λ"))
 register_doc_table(DocTable(
     "thesis_table5_1_rf_forest", ("thesis_table5_1_rf_forest.csv",), render_thesis_table5_1_rf,
-    "docs/reproduction.md: thesis Table 5.1 Incremental RF on Forest, test RMSE against D "
+    "docs/thesis_ch5.md: thesis Table 5.1 Incremental RF on Forest, test RMSE against D "
     "(up to 8192) and λ"))

@@ -170,7 +170,7 @@ def _rates_caption(bench: pd.DataFrame) -> str:
     return f"Host rates {'; '.join(rates)}; {'; '.join(parts)}:"
 
 
-# The issue's speed targets, checked against the bench rows: (dataset, algorithm, kind, value,
+# The speed targets, checked against the bench rows: (dataset, algorithm, kind, value,
 # text); kind "s": the median at most value seconds; "x": at least value times faster than
 # the paper; "f": the median at most value times the cell's floor. float64 where it was timed,
 # else float32 (the cell as the README shows it).
@@ -186,7 +186,7 @@ SPEED_TARGETS = (
 
 
 def render_speed_targets(bench_csv: Path) -> str:
-    """docs/speed.md: the issue's targets against the measured cells."""
+    """docs/speed.md: the speed targets against the measured cells."""
     bench = _bench(bench_csv)
     rows = []
     for ds, algo, kind, value, text in SPEED_TARGETS:
@@ -253,7 +253,7 @@ def render_bench_load(path: Path) -> str:
 
 
 def render_bench_rlsc_update(path: Path) -> str:
-    """docs/incremental_classification.md: the incremental RLSC's update time per example
+    """docs/thesis_ch7.md: the incremental RLSC's update time per example
     against n, beside RB's refit (MNIST rows, sorted by n)."""
     bench = read_csv(path)
     need = {"data", "n", "d", "lam", "threads", "updates", "repeats", "update_ms",
@@ -321,20 +321,20 @@ register_doc_table(DocTable(
     "docs/speed.md: float64 and float32 times, floors, strategies, RMSE"))
 register_doc_table(DocTable(
     "speed_targets", ("bench_table2.csv",), render_speed_targets,
-    "docs/speed.md: the issue's speed targets against the measured cells"))
+    "docs/speed.md: the speed targets against the measured cells"))
 register_doc_table(DocTable(
     "bench_load", ("bench_load.csv",), render_bench_load,
     "docs/speed.md: a fit beside competing processes, per BLAS thread setting"))
 register_doc_table(DocTable(
     "bench_rlsc_update", ("bench_rlsc_update.csv",), render_bench_rlsc_update,
-    "docs/incremental_classification.md: RLSC update time per example against n, beside RB"))
+    "docs/thesis_ch7.md: RLSC update time per example against n, beside RB"))
 register_doc_table(DocTable(
     "nkrls_precision", ("bench_nkrls_precision.csv",), render_nkrls_precision,
     "docs/solvers.md: NKRLS float64 against mixed precision (λ*, RMSE, CG steps, time ratio)"))
 
 
 def render_bench_sgm_pass(path: Path) -> str:
-    """docs/thesis_chapter6.md: one SGM/SIGM pass per step (rows copied, as before; rows in
+    """docs/thesis_ch6.md: one SGM/SIGM pass per step (rows copied, as before; rows in
     place) against the block-wise pass, per full Table 6.2 row and number of guesses."""
     bench = read_csv(path)
     need = {"row", "dtype", "stored", "guesses", "repeats", "per_step_copied_s",
@@ -364,4 +364,4 @@ def render_bench_sgm_pass(path: Path) -> str:
 
 register_doc_table(DocTable(
     "bench_sgm_pass", ("bench_sgm_pass.csv",), render_bench_sgm_pass,
-    "docs/thesis_chapter6.md: SGM/SIGM pass, per step against block-wise"))
+    "docs/thesis_ch6.md: SGM/SIGM pass, per step against block-wise"))

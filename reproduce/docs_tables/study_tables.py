@@ -93,7 +93,7 @@ def _mean_pm(text: str) -> str:
 
 
 def render_beyond(path: Path) -> str:
-    """docs/solvers.md: results/beyond.md grouped by dataset, one line per variant."""
+    """docs/beyond.md: results/beyond.md grouped by dataset, one line per variant."""
     header, rows = md_table(path)
     col = {name: column(header, name, path) for name in
            ("dataset", "label", "m", "trials", "time (s)", "test RMSE", "test error",
@@ -172,7 +172,7 @@ register_doc_table(DocTable(
     "docs/distributed.md: local against backend: dask"))
 register_doc_table(DocTable(
     "beyond", ("beyond.md",), render_beyond,
-    "docs/solvers.md: samplers, ν-method, PCG, random features side by side"))
+    "docs/beyond.md: samplers, ν-method, PCG, random features side by side"))
 register_doc_table(DocTable(
     "advise", ("advise_table2.md",), render_advise,
     "docs/solvers.md: the regime advisor against the measured winners"))

@@ -1,4 +1,5 @@
-"""docs/theory.md's measured tables: Bach 2013 Figures 2 and 3, thesis Figure 5.2, the samplers.
+"""The measured tables of the theory figures: Bach 2013 Figures 2 and 3 (docs/bach.md), thesis
+Figure 5.2 (docs/thesis_ch5.md), the samplers (docs/beyond.md), NYTRO Figure 1 (docs/nytro.md).
 
 The figures' tables read the JSON their scripts write next to the plots
 (``results/figures/*.json``: reproduce/bach/bach_fig2.py, bach_fig3.py, thesis_fig5_2.py); the
@@ -226,16 +227,16 @@ def render_nytro_fig1_datasets(path: Path) -> str:
 
 register_doc_table(DocTable(
     "bach_fig2_ratios", ("figures/bach_fig2.json", "figures/bach_fig2_sigma1.json"),
-    render_bach_fig2, "docs/theory.md: Bach 2013 Figure 2, sufficient rank over d and d_ave"))
+    render_bach_fig2, "docs/bach.md: Bach 2013 Figure 2, sufficient rank over d and d_ave"))
 register_doc_table(DocTable(
     "bach_fig3", ("figures/bach_fig3.json",), render_bach_fig3,
-    "docs/theory.md: Bach 2013 Figure 3, pumadyn"))
+    "docs/bach.md: Bach 2013 Figure 3, pumadyn"))
 register_doc_table(DocTable(
     "thesis_fig5_2", ("figures/thesis_fig5_2.json",), render_thesis_fig5_2,
-    "docs/theory.md: thesis Figure 5.2, measured slopes against Theorem 11"))
+    "docs/thesis_ch5.md: thesis Figure 5.2, measured slopes against Theorem 11"))
 register_doc_table(DocTable(
     "sampler_ranks", ("sampler_ranks.md",), render_sampler_ranks,
-    "docs/theory.md: the rank each center sampler needs"))
+    "docs/beyond.md: the rank each center sampler needs"))
 register_doc_table(DocTable(
     "nytro_fig1_datasets", ("advise_table2.md",), render_nytro_fig1_datasets,
-    "docs/theory.md: NYTRO Figure 1, the Table 2 datasets on the map (kernreg advise)"))
+    "docs/nytro.md: NYTRO Figure 1, the Table 2 datasets on the map (kernreg advise)"))

@@ -10,7 +10,7 @@ that its peak resident memory is its own: the model-selection time (``kernreg ru
 on the fit rows, the validation predictions and the refit where the config asks, kernel
 evaluations included) and the peak RSS during the fit beside the RSS before it (data loaded,
 the same cell run once at smoke size first).
-1 BLAS thread. One row per cell and trial in results/lim_fig1_costs.csv; docs/reproduction.md
+1 BLAS thread. One row per cell and trial in results/lim_fig1_costs.csv; docs/lim.md
 renders the ratios (reproduce/docs_tables/paper_tables.py, ``lim_fig1_costs``).
 
     python -m reproduce.lim.lim_fig1_costs

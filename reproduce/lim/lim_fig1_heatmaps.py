@@ -14,7 +14,7 @@ error, and the colour range of every panel beside the paper's.
     largest down (their loop order).
 ``ranges``  the colour range of each panel (min and max of the mean grid the heat map draws),
     each trial's selected (m*, λ*) and the test measure of the selected models, beside the
-    ticks of the paper's colour bars: ``<results>/lim_fig1_ranges.csv`` (docs/reproduction.md
+    ticks of the paper's colour bars: ``<results>/lim_fig1_ranges.csv`` (docs/lim.md
     renders it). It reads the kernreg runs of the panels (``--runs``, default the results
     folder: ``python -m reproduce.run_figures`` / ``kernreg run`` write them there) and
     recomputes the validation-error grid of ``val_error``.

@@ -20,7 +20,7 @@ the 80/20 splits and the center draws are the base's (where the rows are the sam
 ``trials_1000``     the base over 1000 trials: the spread of a 20-trial mean (50 disjoint blocks)
 
 Every trial's test error is written to results/lim_fig1_m300.csv (one row per variant and
-trial); docs/reproduction.md renders it (reproduce/docs_tables/paper_tables.py,
+trial); docs/lim.md renders it (reproduce/docs_tables/paper_tables.py,
 ``lim_fig1_m300``: mean ± std per variant beside the paper's 1.24%).
 
     python -m reproduce.lim.lim_fig1_m300

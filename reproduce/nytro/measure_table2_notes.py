@@ -1,4 +1,4 @@
-"""Measurements behind the notes of NYTRO Table 2 (configs/table2.yaml, docs/reproduction.md).
+"""Measurements behind the notes of NYTRO Table 2 (configs/table2.yaml, docs/nytro.md).
 
 Each subcommand fits trial 0's split of a Table 2 config and prints what the notes quote
 (``python -m reproduce.nytro.measure_table2_notes SUBCOMMAND``):

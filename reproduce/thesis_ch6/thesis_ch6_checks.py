@@ -1,4 +1,4 @@
-"""The measurements behind docs/thesis_chapter6.md's reasons for Table 6.2 cells more than 10%
+"""The measurements behind docs/thesis_ch6.md's reasons for Table 6.2 cells more than 10%
 from the paper: every number is a re-fit of the runner's trials (same config, trial seeds and
 splits through ``kernreg.experiment.trial_split``), with the one parameter named changed::
 

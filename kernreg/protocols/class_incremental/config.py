@@ -39,8 +39,8 @@ from kernreg.config.loader import (
 from kernreg.config.smoke import SMOKE_CENTERS, capped, fewer_points
 from kernreg.datasets import get_spec
 from kernreg.errors import ConfigError, DataError
+from kernreg.grid import POSITIVE, POSITIVE_INT, canonical_grid, grid_schema, grid_values
 from kernreg.protocols.class_incremental.methods import method_names
-from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 
 __all__ = ["KIND", "SMOKE_STREAM", "SMOKE_STREAMED", "ClassIncrementalConfig", "load", "smoke"]
 
@@ -51,16 +51,8 @@ KIND = "streaming"
 SMOKE_STREAM = {"n_bal": 36, "n_test": 10, "validation_min_examples": 36}
 SMOKE_STREAMED = 10
 
-_GRID = {
-    "description": f"a list of positive numbers, or {{min, max, num}} with 0 < min <= max and "
-                   f"num at most {MAX_LIST}",
-    "oneOf": [
-        {"type": "array", "minItems": 1, "items": POSITIVE},
-        {"type": "object", "additionalProperties": False, "required": ["min", "max", "num"],
-         "properties": {"min": POSITIVE, "max": POSITIVE,
-                        "num": {**POSITIVE_INT, "maximum": MAX_LIST}}},
-    ]
-}
+#: The λ grid: any grid form, and the earlier ``{min, max, num}`` (read as a logspace).
+_GRID = grid_schema(POSITIVE, max_points=MAX_LIST, legacy=True, what="a λ grid")
 
 
 def _schema() -> dict[str, Any]:
@@ -117,17 +109,23 @@ def _schema() -> dict[str, Any]:
 _PROTOCOL = {"trials": 10, "seed": 0, "n_bal": 1000, "n_test": 200,
              "record_at": [1, 5, 10, 50, 100, 500], "holdout_every": 6,
              "imbalanced_class": "random"}
-_MODEL = {"lambdas": {"min": 1e-3, "max": 1e5, "num": 9},
+_MODEL = {"lambdas": {"logspace": [1e-3, 1e5, 9]},
           "alphas": [round(0.1 * i, 1) for i in range(11)],
           "features": {"kind": "linear"}}
 
 
 def lambda_grid(model: dict[str, Any]) -> np.ndarray:
     """The λ grid of a normalised ``model`` section, increasing."""
-    grid = model["lambdas"]
-    if isinstance(grid, dict):
-        return np.logspace(np.log10(grid["min"]), np.log10(grid["max"]), grid["num"])
-    return np.sort(np.asarray(grid, dtype=np.float64))
+    return np.sort(grid_values(model["lambdas"]))
+
+
+def _hashed_grid(grid: Any) -> Any:
+    """The spelling of a λ grid the config hash was first computed on: a logspace as
+    ``{min, max, num}`` (so a run folder started before the one grid spelling resumes)."""
+    if isinstance(grid, dict) and set(grid) == {"logspace"}:
+        low, high, count = grid["logspace"]
+        return {"min": low, "max": high, "num": count}
+    return grid
 
 
 @dataclass(frozen=True)
@@ -165,6 +163,7 @@ class ClassIncrementalConfig:
             payload.pop(key)
         payload["protocol"].pop("trials")
         payload["budget"].pop("memory_gb", None)
+        payload["model"]["lambdas"] = _hashed_grid(payload["model"]["lambdas"])
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -191,9 +190,10 @@ def load(data: Any, path: Path) -> ClassIncrementalConfig:
                         "protocol needs class labels (a multiclass dataset such as mnist)")
     protocol = {**_PROTOCOL, **data["protocol"]}
     model = {**_MODEL, **data.get("model", {})}
-    grid = model["lambdas"]
-    if isinstance(grid, dict) and grid["min"] > grid["max"]:
-        problems.append(f"model.lambdas: min {grid['min']:g} exceeds max {grid['max']:g}")
+    model["lambdas"] = grid = canonical_grid(model["lambdas"], "model.lambdas")
+    if isinstance(grid, dict) and "logspace" in grid and grid["logspace"][0] > grid["logspace"][1]:
+        low, high, _ = grid["logspace"]
+        problems.append(f"model.lambdas: low {low:g} exceeds high {high:g}")
     if 0 not in model["alphas"]:
         problems.append("model.alphas: must contain 0 (the selection rule compares every α "
                         "with α = 0)")

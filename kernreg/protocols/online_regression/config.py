@@ -41,8 +41,8 @@ from kernreg.config.loader import (
     schema_problems,
 )
 from kernreg.errors import ConfigError
+from kernreg.grid import POSITIVE, POSITIVE_INT, grid_schema, grid_values
 from kernreg.protocols.online_regression.icub_arm_sim import PLANES
-from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 from kernreg.solvers.online import get_online_spec, online_names
 
 __all__ = ["KIND", "SMOKE_COMPONENTS", "SMOKE_SIZES", "OnlineAlgorithm",
@@ -62,7 +62,7 @@ SMOKE_COMPONENTS = 40
 _LABEL = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.+-]*$",
           "description": "letters, digits and _ . + - (it names a group of the trial files and "
                          "a value of the curves' estimator column)"}
-_GRID = {"type": "array", "minItems": 1, "maxItems": MAX_LIST, "items": POSITIVE}
+_GRID = grid_schema(POSITIVE, max_points=MAX_LIST, what="a selection grid")
 
 _SIMULATION = {"n_samples": 10_000, "seed": 0}
 _PROTOCOL = {"train_plane": "xy", "test_plane": "xz", "n_parts": 10, "window": 30}
@@ -265,8 +265,8 @@ def load(data: Any, path: Path) -> OnlineRegressionConfig:
         selection = {**copy.deepcopy(_SELECTION), **data.get("selection", {})}
         problems += _protocol_problems(simulation, protocol, selection)
     raise_problems(path, problems)
-    for key in ("sigmas", "lambdas", "lambdas_p"):  # 8 and 8.0: one grid, one hash
-        selection[key] = [float(v) for v in selection[key]]
+    for key in ("sigmas", "lambdas", "lambdas_p"):  # any spelling of one grid: one hash
+        selection[key] = [float(v) for v in grid_values(selection[key])]
     budget = {**_BUDGET, **data.get("budget", {})}
     budget["memory_gb"] = float(budget["memory_gb"])
     return OnlineRegressionConfig(name=name, simulation=simulation, protocol=protocol,

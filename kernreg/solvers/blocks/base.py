@@ -21,7 +21,7 @@ from kernreg._validation import (
     check_random_state,
 )
 from kernreg.backend import Device, get_device
-from kernreg.kernels import Kernel, make_kernel
+from kernreg.kernels import Kernel, get_kernel_spec, make_kernel
 from kernreg.solvers.blocks.centers import clamp_centers, get_sampler
 from kernreg.solvers.blocks.nystrom import NystromSetup, check_epsilon, nystrom_setup
 from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID
@@ -138,7 +138,8 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         return {f"factor_{k}": v for k, v in self.factor_info_.items()}
 
     def _make_kernel(self) -> Kernel:
-        sigma = self.sigma if self.kernel != "linear" else None
+        # a kernel without a bandwidth (linear) takes none, whatever the estimator holds
+        sigma = self.sigma if "sigma" in get_kernel_spec(self.kernel).parameters else None
         return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget,
                            device=estimator_device(self), **self._kernel_params())
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from kernreg.grid import POSITIVE, POSITIVE_INT, grid_schema, grid_values
 from kernreg.solvers.blocks.nystrom import PENALTIES
 
 __all__ = ["DEFAULT_LAMBDA_GRID", "LAMBDAS", "M_LEVELS", "M_SWEEP", "NAME_AND_LABEL", "NYSTROM",
@@ -18,8 +19,6 @@ __all__ = ["DEFAULT_LAMBDA_GRID", "LAMBDAS", "M_LEVELS", "M_SWEEP", "NAME_AND_LA
 #: The protocol's λ grid, ``(low, high, count)`` log-spaced: 100 values in [1e-15, 1].
 DEFAULT_LAMBDA_GRID = (1e-15, 1.0, 100)
 
-POSITIVE = {"type": "number", "exclusiveMinimum": 0}
-POSITIVE_INT = {"type": "integer", "minimum": 1}
 
 
 def triple(key: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
@@ -35,13 +34,7 @@ def triple(key: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str,
     }
 
 
-LAMBDAS = {
-    "description": "λ grid: a list of positive values, or {logspace: [low, high, count]}",
-    "oneOf": [
-        {"type": "array", "items": POSITIVE, "minItems": 1},
-        triple("logspace", POSITIVE, POSITIVE),
-    ],
-}
+LAMBDAS = grid_schema(POSITIVE, what="λ grid")
 
 #: Keys of every algorithm entry.
 NAME_AND_LABEL = {"name": {"type": "string"}, "label": {"type": "string", "minLength": 1}}
@@ -92,11 +85,8 @@ PATH_NYSTROM = {**NYSTROM, "penalty": {"enum": list(PENALTIES)}}
 
 
 def lambda_grid(spec: Any) -> np.ndarray:
-    """The λ values of a config's ``lambdas``: a list, or ``{logspace: [low, high, count]}``."""
-    if isinstance(spec, dict):
-        low, high, count = spec["logspace"]
-        return np.logspace(np.log10(low), np.log10(high), int(count))
-    return np.asarray(spec, dtype=np.float64)
+    """The λ values of a config's ``lambdas`` (any grid form: :func:`kernreg.grid.grid_values`)."""
+    return grid_values(spec)
 
 
 def level_values(spec: Any) -> list[int] | None:

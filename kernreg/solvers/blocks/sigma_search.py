@@ -24,17 +24,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from kernreg._validation import check_positive
+from kernreg.grid import grid_values
 from kernreg.solvers.blocks.base import KernelEstimator, Selection
 
 __all__ = ["SigmaSearch", "selected_validation_error", "sigma_grid"]
 
 
 def sigma_grid(value: Any) -> np.ndarray:
-    """The σ values of a config entry: a number, a list, or ``{logspace: [low, high, n]}``."""
-    if isinstance(value, dict):
-        low, high, count = value["logspace"]
-        return np.logspace(np.log10(low), np.log10(high), int(count))
-    return np.atleast_1d(np.asarray(value, dtype=np.float64))
+    """The σ values of a config entry: a number or a grid (:func:`kernreg.grid.grid_values`)."""
+    return grid_values(value)
 
 
 def selected_validation_error(selection: Selection) -> float:

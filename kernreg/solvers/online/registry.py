@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kernreg.registry import Registry
+
 if TYPE_CHECKING:
     from kernreg.solvers.online.base import OnlineRegressor
     from kernreg.solvers.online.selection import HoldoutSelection
@@ -94,43 +96,24 @@ class OnlineSpec:
                                **copy.deepcopy(self.schema)}}
 
 
-_SPECS: dict[str, OnlineSpec] = {}
-
-
-def register(spec: OnlineSpec) -> OnlineSpec:
-    """Add ``spec`` to the registry (its name must be new)."""
-    key = spec.name.lower()
-    if key in _SPECS:
-        raise ValueError(f"an online estimator named {spec.name!r} is already registered")
-    _SPECS[key] = spec
-    return spec
+_ONLINE: Registry[OnlineSpec] = Registry("online estimator", lambda spec: spec.name,
+                                         fold=str.lower)
+#: Add an estimator (its name new, in any case); the spec registered as a name, in any case
+#: (else a ``ValueError`` naming the registered ones).
+register, get_online_spec = _ONLINE.register, _ONLINE.get
 
 
 def unregister(name: str) -> None:
-    """Remove ``name`` from the registry (tests' toys)."""
-    _SPECS.pop(name.lower(), None)
+    """Remove ``name`` from the registry (tests' toys); nothing if it is not registered."""
+    _ONLINE.unregister(name, missing_ok=True)
 
 
 def online_specs() -> list[OnlineSpec]:
     """Every registered spec, in table order."""
-    return sorted(_SPECS.values(), key=lambda s: (s.order, s.name))
+    return sorted(_ONLINE, key=lambda s: (s.order, s.name))
 
 
 def online_names() -> list[str]:
     """The registered names, in table order."""
     return [s.name for s in online_specs()]
 
-
-def get_online_spec(name: str) -> OnlineSpec:
-    """The spec registered as ``name`` (case-insensitive).
-
-    Raises
-    ------
-    ValueError
-        ``name`` is unknown; the message lists the registered names.
-    """
-    try:
-        return _SPECS[name.lower()]
-    except KeyError:
-        raise ValueError(f"unknown online estimator {name!r}; registered: "
-                         f"{', '.join(online_names())}") from None
