@@ -41,7 +41,7 @@ install: $(BIN)/python
 	# PyTorch's CPU build first (device: torch in the tests): an unpinned torch pulls a CUDA
 	# build of several GB, which a machine without a GPU does not need
 	$(BIN)/python -m pip install torch==2.13.0
-	$(BIN)/python -m pip install -e '.[dev,dask,torch,jit,rdata,robot]'
+	$(BIN)/python -m pip install -e '.[dev,dask,torch,jit,parquet,rdata,robot]'
 
 test:
 	$(BIN)/python -m pytest -q

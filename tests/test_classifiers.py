@@ -21,7 +21,7 @@ CLASSIFIER_NAMES = ("sgm", "sigm", "sgm_rf", "libsvm")
 CASES = {
     "sgm": (OnePassSGM(random_state=0), {"eta": [0.1, 1.0]}),
     "sigm": (MultiPassSGM(max_iter=5, random_state=0), {"step_size": [0.05, 0.5]}),
-    "sgm_rf": (FeatureSGM(n_features=50, random_state=0), {"eta": [0.1, 1.0]}),
+    "sgm_rf": (FeatureSGM(n_components=50, random_state=0), {"eta": [0.1, 1.0]}),
     "libsvm": (LibSVM(), {"Cs": [[0.1], [10.0]]}),
 }
 

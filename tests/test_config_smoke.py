@@ -46,7 +46,7 @@ def test_every_config_validates_at_smoke_size(path: Path) -> None:
     full = load_experiment(path)
     assert {a.name for a in exp.algorithms} == {a.name for a in full.algorithms}
     for algo in exp.algorithms:
-        for key in ("m", "n_features"):
+        for key in ("m", "n_components"):
             if isinstance(algo.params.get(key), int):
                 assert algo.params[key] <= SMOKE_CENTERS
         if "max_iter" in algo.params:

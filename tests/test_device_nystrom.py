@@ -127,15 +127,15 @@ def test_pcg_path_on_device_equals_numpy(data, cg_runs, strategy: str,
 
 # ----------------------------------------------------------------------- random features
 def test_rff_path_on_device_equals_numpy(data) -> None:
-    host, dev = _pair(RandomFeaturesKRLS, data, sigma=0.8, n_features=120, random_state=5,
+    host, dev = _pair(RandomFeaturesKRLS, data, sigma=0.8, n_components=120, random_state=5,
                       lambdas=np.logspace(-8, 0, 9), d_values=[30, 60, 120], refit=True)
     _assert_same_path(host, dev, data[4])
-    assert dev.best_n_features_ == host.best_n_features_
+    assert dev.best_n_components_ == host.best_n_components_
     np.testing.assert_array_equal(dev.frequencies_, host.frequencies_)  # the host's draw
 
 
 def test_matern_fourier_features_run_on_device(data) -> None:
-    host, dev = _pair(RandomFeaturesKRLS, data, kernel="matern", sigma=0.8, n_features=80,
+    host, dev = _pair(RandomFeaturesKRLS, data, kernel="matern", sigma=0.8, n_components=80,
                       random_state=5, lambdas=np.logspace(-6, 0, 4), d_values=[40, 80],
                       features="rff_matern")
     _assert_same_path(host, dev, data[4])
@@ -159,7 +159,7 @@ def test_a_small_memory_budget_streams_the_same_results(data) -> None:
     for cls, kw in ((NystromKRLS, {"m": 80, "lambdas": np.logspace(-10, 0, 11)}),
                     (NystromPCG, {"m": 80, "lambdas": np.logspace(-3, -1, 3), "max_iter": 8,
                                   "strategy": "blocked", "sigma": 0.3}),
-                    (RandomFeaturesKRLS, {"n_features": 80, "d_values": [40, 80],
+                    (RandomFeaturesKRLS, {"n_components": 80, "d_values": [40, 80],
                                           "lambdas": np.logspace(-8, 0, 5)})):
         kw = {"sigma": 0.8, "random_state": 3, **kw}
         host = cls(**kw).fit(*data[:4])

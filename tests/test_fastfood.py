@@ -215,7 +215,7 @@ def test_registry_round_trip() -> None:
     built = make_feature_map("fastfood", 10, sigma=2.0)
     assert built.variant == "hadamard"  # the registered default
     assert repr(make_feature_map("fastfood_matern", 4, sigma=1.0, nu=0.5)).startswith(
-        "FastfoodMatern(nu=0.5, sigma=1.0, variant='hadamard', n_features=4")
+        "FastfoodMatern(nu=0.5, sigma=1.0, variant='hadamard', n_components=4")
     with pytest.raises(ValueError, match=r"variant must be one of \['hadamard', 'fft'\]"):
         make_feature_map("fastfood", 10, sigma=1.0, variant="dct")
     with pytest.raises(ValueError, match="nu"):

@@ -52,7 +52,7 @@ def test_rff_gives_the_rf_algorithms_features(sparse: bool, seed: Any) -> None:
     def state() -> Any:
         return np.random.default_rng(99) if seed == "generator" else seed
 
-    est = get_algorithm("rf")(n_features=D, sigma=sigma, random_state=state(), lam=1e-3,
+    est = get_algorithm("rf")(n_components=D, sigma=sigma, random_state=state(), lam=1e-3,
                               memory_budget=budget).fit(X, y)
     fmap = make_feature_map("rff", D, sigma=sigma, random_state=state()).draw(6)
     assert np.array_equal(est.frequencies_, fmap.frequencies_)
@@ -132,7 +132,7 @@ def test_prefix_consistency(toy: FeatureMapSpec, name: str, seed: Any) -> None:
         # the features: to the rounding of the product, whose BLAS path depends on D
         np.testing.assert_allclose(U[:, :D], small.transform(X), rtol=0, atol=1e-14)
         np.testing.assert_array_equal(prefix.transform(X), small.transform(X))
-    assert full.prefix(17).n_features == 17 and full.n_features == 50
+    assert full.prefix(17).n_components == 17 and full.n_components == 50
 
 
 # ------------------------------------------------------------- registry
@@ -147,7 +147,7 @@ def test_registry_round_trip(toy: FeatureMapSpec) -> None:
     built = make_feature_map(toy.name, 5, random_state=1)
     assert isinstance(built, LaplacianFourierFeatures) and built.sigma == 1.0  # its default
     assert repr(make_feature_map("rff", 5, sigma=2.0)).startswith(
-        "RandomFourierFeatures(sigma=2.0, n_features=5")
+        "RandomFourierFeatures(sigma=2.0, n_components=5")
     unregister(toy.name)
     assert toy.name not in feature_map_names() and feature_maps_for("laplacian") == []
     with pytest.raises(ValueError, match="unknown feature map 'toy_laplace_rff'"):
@@ -169,7 +169,7 @@ def test_registration_and_parameters_are_checked() -> None:
         make_feature_map("rff", 5, gamma=1.0)
     with pytest.raises(ValueError, match="sigma"):
         make_feature_map("rff", 5, sigma=0.0)
-    with pytest.raises(ValueError, match="n_features"):
+    with pytest.raises(ValueError, match="n_components"):
         make_feature_map("rff", 0, sigma=1.0)
     with pytest.raises(ValueError, match=r"parameters \['sigma'\] are required"):
         make_feature_map("rff", 5)  # the kernel's σ, never a silent 1.0

@@ -97,7 +97,7 @@ FIG53 = """
 name: small_fig53
 dataset: {name: breast_cancer}
 algorithms:
-  - {name: rf, n_features: 60, d_values: [10, 30, 60], lambdas: [1.0e-2]}
+  - {name: rf, n_components: 60, d_values: [10, 30, 60], lambdas: [1.0e-2]}
   - {name: inkrls, m: 60, m_values: [10, 30, 60], lambdas: [1.0e-2]}
 protocol: {trials: 2, record_test_path: true}
 budget: {blas_threads: 1}

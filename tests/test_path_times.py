@@ -104,7 +104,7 @@ def test_a_pcg_walk_is_timed_in_its_own_order_largest_lambda_first(data) -> None
     lambda: IncrementalNystromKRLS(m=30, lambdas=LAMBDAS, m_values=[10, 20, 30]),
     lambda: IncrementalNystromKRLS(m=30, lambdas=LAMBDAS, m_values=[10, 20, 30],
                                    update="rank_one"),
-    lambda: RandomFeaturesKRLS(n_features=30, lambdas=LAMBDAS, d_values=[10, 20, 30])])
+    lambda: RandomFeaturesKRLS(n_components=30, lambdas=LAMBDAS, d_values=[10, 20, 30])])
 def test_a_path_over_levels_is_timed_level_by_level(make, data) -> None:
     seconds = _fitted(make(), data)["seconds"]
     assert seconds.shape == (LAMBDAS.size, 3)

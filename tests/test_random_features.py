@@ -28,7 +28,7 @@ def test_approaches_krls_as_features_grow(problem) -> None:
     ref = KRLS(sigma=SIGMA, lam=1e-3).fit(X, y).predict(X_test)
 
     def gap(D: int) -> float:
-        preds = [RandomFeaturesKRLS(sigma=SIGMA, n_features=D, lam=1e-3, random_state=s)
+        preds = [RandomFeaturesKRLS(sigma=SIGMA, n_components=D, lam=1e-3, random_state=s)
                  .fit(X, y).predict(X_test) for s in range(3)]
         return float(np.mean([np.linalg.norm(p - ref) / np.linalg.norm(ref) for p in preds]))
 
@@ -39,27 +39,27 @@ def test_approaches_krls_as_features_grow(problem) -> None:
 
 def test_features_are_prefix_consistent(problem) -> None:
     X, y, _, _ = problem
-    big = RandomFeaturesKRLS(sigma=SIGMA, n_features=100, random_state=5).fit(X, y)
-    small = RandomFeaturesKRLS(sigma=SIGMA, n_features=40, random_state=5).fit(X, y)
+    big = RandomFeaturesKRLS(sigma=SIGMA, n_components=100, random_state=5).fit(X, y)
+    small = RandomFeaturesKRLS(sigma=SIGMA, n_components=40, random_state=5).fit(X, y)
     np.testing.assert_array_equal(big.frequencies_[:40], small.frequencies_)
     np.testing.assert_array_equal(big.phases_[:40], small.phases_)
-    assert big.feature_map_.n_features == 100 and small.feature_map_.n_features == 40
+    assert big.feature_map_.n_components == 100 and small.feature_map_.n_components == 40
 
 
 def test_every_path_point_equals_a_direct_fit(problem) -> None:
     X, y, X_val, y_val = problem
     lambdas, levels = np.logspace(-7, -1, 4), [20, 60, 150]
-    est = RandomFeaturesKRLS(sigma=SIGMA, n_features=150, lambdas=lambdas, d_values=levels,
+    est = RandomFeaturesKRLS(sigma=SIGMA, n_components=150, lambdas=lambdas, d_values=levels,
                              random_state=1).fit(X, y, X_val, y_val)
     assert est.path_["val_rmse"].shape == (4, 3)
     for k, level in enumerate(levels):
         for j, lam in enumerate(lambdas):
-            one = RandomFeaturesKRLS(sigma=SIGMA, n_features=level, lam=lam,
+            one = RandomFeaturesKRLS(sigma=SIGMA, n_components=level, lam=lam,
                                      random_state=1).fit(X, y)
             assert rmse(y_val, one.predict(X_val)) == pytest.approx(
                 est.path_["val_rmse"][j, k], rel=1e-8)
     j, k = np.unravel_index(np.argmin(est.path_["val_rmse"]), (4, 3))
-    assert (est.best_lambda_, est.best_n_features_) == (lambdas[j], levels[k])
+    assert (est.best_lambda_, est.best_n_components_) == (lambdas[j], levels[k])
     assert rmse(y_val, est.predict(X_val)) == pytest.approx(est.path_["val_rmse"][j, k],
                                                              rel=1e-10)
 
@@ -68,7 +68,7 @@ def test_registry_and_config(tmp_path: Path) -> None:
     assert get_algorithm("rf") is RandomFeaturesKRLS
     config = tmp_path / "rf.yaml"
     config.write_text("dataset: {name: cpusmall, n_train: 500}\nalgorithms:\n"
-                      "  - {name: rf, n_features: 200, d_values: {linspace: [50, 200, 4]}}\n")
+                      "  - {name: rf, n_components: 200, d_values: {linspace: [50, 200, 4]}}\n")
     assert load_experiment(config).algorithms[0].m_levels("d_values") == [50, 100, 150, 200]
     config.write_text("dataset: {name: cpusmall, n_train: 500}\nkernel: {name: laplacian, "
                       "sigma: 1}\nalgorithms:\n  - {name: rf}\n")

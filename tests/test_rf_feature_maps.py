@@ -55,16 +55,16 @@ def test_every_level_of_the_path_equals_a_refit_with_that_many_features(
     problem, kernel: str, features: Any
 ) -> None:
     X, y, X_val, y_val = problem
-    path = _rf(kernel, features, n_features=D, d_values=LEVELS, lambdas=LAMBDAS).fit(
+    path = _rf(kernel, features, n_components=D, d_values=LEVELS, lambdas=LAMBDAS).fit(
         X, y, X_val, y_val)
     assert path.path_["val_rmse"].shape == (LAMBDAS.size, len(LEVELS))
     for k, level in enumerate(LEVELS):  # 33: an odd level splits a Fastfood cos/sin pair
         for j, lam in enumerate(LAMBDAS):
-            one = _rf(kernel, features, n_features=level, lam=lam).fit(X, y)
+            one = _rf(kernel, features, n_components=level, lam=lam).fit(X, y)
             # the path's coefficient at (λ, D'): a path restricted to that one point
-            point = _rf(kernel, features, n_features=D, d_values=[level],
+            point = _rf(kernel, features, n_components=D, d_values=[level],
                         lambdas=[lam]).fit(X, y, X_val, y_val)
-            assert point.best_n_features_ == one.feature_map_.n_features == level
+            assert point.best_n_components_ == one.feature_map_.n_components == level
             np.testing.assert_allclose(point.feature_map_.transform(X_val),
                                        one.feature_map_.transform(X_val), rtol=0, atol=1e-12)
             np.testing.assert_allclose(point.coef_, one.coef_, rtol=1e-7,
@@ -75,25 +75,25 @@ def test_every_level_of_the_path_equals_a_refit_with_that_many_features(
 
 def test_the_path_selects_the_best_pair_and_predicts_with_it(problem) -> None:
     X, y, X_val, y_val = problem
-    est = _rf("gaussian", {"name": "fastfood", "variant": "fft"}, n_features=D,
+    est = _rf("gaussian", {"name": "fastfood", "variant": "fft"}, n_components=D,
               d_values=LEVELS, lambdas=LAMBDAS).fit(X, y, X_val, y_val)
     j, k = np.unravel_index(np.argmin(est.path_["val_rmse"]), est.path_["val_rmse"].shape)
-    assert (est.best_lambda_, est.best_n_features_) == (LAMBDAS[j], LEVELS[k])
+    assert (est.best_lambda_, est.best_n_components_) == (LAMBDAS[j], LEVELS[k])
     assert rmse(y_val, est.predict(X_val)) == pytest.approx(est.path_["val_rmse"][j, k],
                                                              rel=1e-10)
 
 
 def test_map_parameters_come_from_the_entry_and_the_kernel(problem) -> None:
     X, y, _, _ = problem
-    fft = _rf("gaussian", {"name": "fastfood", "variant": "fft"}, n_features=20).fit(X, y)
+    fft = _rf("gaussian", {"name": "fastfood", "variant": "fft"}, n_components=20).fit(X, y)
     assert fft.feature_map_.variant == "fft" and fft.feature_map_.sigma == 0.8
-    assert _rf("gaussian", "fastfood", n_features=20).fit(X, y).feature_map_.variant \
+    assert _rf("gaussian", "fastfood", n_components=20).fit(X, y).feature_map_.variant \
         == "hadamard"
     for kernel, nu in (("matern12", 0.5), ("matern32", 1.5), ("matern52", 2.5)):
-        fmap = _rf(kernel, "fastfood_matern", n_features=20).fit(X, y).feature_map_
+        fmap = _rf(kernel, "fastfood_matern", n_components=20).fit(X, y).feature_map_
         assert (fmap.nu, fmap.sigma, fmap.variant) == (nu, 0.8, "hadamard")
         assert serves("fastfood_matern", kernel) and serves("rff_matern", kernel)
-    fmap = _rf("matern32", {"name": "fastfood_matern", "variant": "fft"}, n_features=20) \
+    fmap = _rf("matern32", {"name": "fastfood_matern", "variant": "fft"}, n_components=20) \
         .fit(X, y).feature_map_
     assert (fmap.nu, fmap.variant) == (1.5, "fft")
     assert feature_maps_for("gaussian") == ["rff", "fastfood"]
@@ -123,7 +123,7 @@ def test_map_parameters_come_from_the_entry_and_the_kernel(problem) -> None:
 def test_the_estimator_refuses_bad_features_naming_the_key(kernel: str, features: Any,
                                                           message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        _rf(kernel, features, n_features=8).fit(np.zeros((6, 3)), np.zeros(6))
+        _rf(kernel, features, n_components=8).fit(np.zeros((6, 3)), np.zeros(6))
 
 
 CONFIG = """\
@@ -131,7 +131,7 @@ name: rf_maps
 dataset: {{name: breast_cancer, n_train: 120, n_test: 60}}
 kernel: {{name: {kernel}, sigma: 2.0}}
 algorithms:
-  - {{name: rf, n_features: 40, d_values: [20, 40], features: {features},
+  - {{name: rf, n_components: 40, d_values: [20, 40], features: {features},
      lambdas: {{logspace: [1e-6, 1e-1, 4]}}}}
 protocol: {{trials: 1}}
 budget: {{blas_threads: 1}}

@@ -220,15 +220,15 @@ def test_input_maps_give_the_nystrom_and_gaussian_kernels() -> None:
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 3))
     kernel = GaussianKernel(sigma=1.5)
-    nys = input_map({"kind": "nystrom", "size": 30, "sigma": 1.5}, X, 0)
+    nys = input_map({"kind": "nystrom", "m": 30, "sigma": 1.5}, X, 0)
     F = nys(X)  # all rows are centers: φ(x)ᵀφ(x') = k(x, x') on them
     np.testing.assert_allclose(F @ F.T, kernel(X), atol=1e-6)
     Z = rng.standard_normal((4, 3))
-    sub = input_map({"kind": "nystrom", "size": 10, "sigma": 1.5}, X, 1)
+    sub = input_map({"kind": "nystrom", "m": 10, "sigma": 1.5}, X, 1)
     C = X[np.random.default_rng(1).choice(30, 10, replace=False)]  # the uniform sampler's
     ref = kernel(Z, C) @ np.linalg.solve(kernel(C), kernel(C, Z))
     np.testing.assert_allclose(sub(Z) @ sub(Z).T, ref, atol=1e-6)
-    rff = input_map({"kind": "rff", "size": 40000, "sigma": 1.5}, X, 2)
+    rff = input_map({"kind": "rff", "n_components": 40000, "sigma": 1.5}, X, 2)
     G = rff(X[:5]) @ rff(X[:5]).T
     np.testing.assert_allclose(G, kernel(X[:5]), atol=0.03)  # Monte Carlo, D = 40000
     assert input_map({"kind": "linear"}, X, 0) is None

@@ -303,13 +303,13 @@ def test_sgm_on_random_features_selects_and_predicts_with_its_features() -> None
 
     X, y = _data(80)
     Xv, yv = _data(40, seed=1)
-    est = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
+    est = FeatureSGM(n_components=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
     Z = est.feature_map_.transform(Xv) * est.feature_map_.scale
     f = Z @ est.coef_
     np.testing.assert_allclose(est.decision_function(Xv), f)
     np.testing.assert_array_equal(est.predict(Xv), np.where(f > 0, 1.0, -1.0))
     assert est.path_["val_rmse"].min() == pytest.approx(np.maximum(0, 1 - yv * f).mean())
-    again = FeatureSGM(n_features=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
+    again = FeatureSGM(n_components=200, etas=[0.05, 0.5], random_state=0).fit(X, y, Xv, yv)
     np.testing.assert_array_equal(again.coef_, est.coef_)
 
 

@@ -1,7 +1,7 @@
 """scikit-learn's conformance suite (``check_estimator``) on every registered estimator.
 
 Every algorithm of the registry is checked with its defaults (but the random-feature count:
-``n_features = FEW_FEATURES``, see below); the Nyström ones
+``n_components = FEW_FEATURES``, see below); the Nyström ones
 (``takes_centers``) also with ``m = SMALL_M = 5``. With the default ``m = 100`` most of
 scikit-learn's small data sets (1 to 200 rows) clamp ``m`` to ``n`` (see
 :func:`kernreg.solvers.blocks.centers.clamp_centers`), so every training point is a center;
@@ -26,7 +26,7 @@ CENTER_SPECS = [spec for spec in algorithm_specs() if spec.takes_centers]
 #: ``m`` of the second instance of each Nyström estimator: below ``n`` on nearly all of
 #: scikit-learn's check data, so the checks see the ``m < n`` path, not only the clamp.
 SMALL_M = 5
-#: ``n_features`` of the random-feature estimators: the default 1000 makes each fit a
+#: ``n_components`` of the random-feature estimators: the default 1000 makes each fit a
 #: 1000 × 1000 eigendecomposition on the checks' 40-row data (62 s of the suite for the two
 #: sparse-input checks alone); 200 features still exceed every check's rows.
 FEW_FEATURES = 200
@@ -47,7 +47,7 @@ SMALL_M_FAILURES = {
 
 
 def _estimators() -> list[KernelEstimator]:
-    out = [spec.estimator(**({"n_features": FEW_FEATURES} if "n_features" in
+    out = [spec.estimator(**({"n_components": FEW_FEATURES} if "n_components" in
                              spec.estimator().get_params() else {}))
            for spec in algorithm_specs()]
     out += [spec.estimator(m=SMALL_M) for spec in CENTER_SPECS]

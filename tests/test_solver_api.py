@@ -50,7 +50,7 @@ def _small(cls, **kw):
         params["m"] = 20
         params["random_state"] = 0
     if cls is RandomFeaturesKRLS:
-        params["n_features"] = 20
+        params["n_components"] = 20
         params["random_state"] = 0
     if cls in (KernelLandweber, Nytro):
         params["max_iter"] = 30

@@ -180,11 +180,36 @@ def test_a_trial_is_determined_by_its_seed(toy_stream) -> None:
     assert "2 trials" in text
 
 
-@pytest.mark.parametrize("kind", ["nystrom", "rff"])
-def test_a_trial_on_kernel_features(toy_stream, kind: str) -> None:
+def test_a_run_begun_with_the_earlier_size_key_resumes_and_renders(toy_stream, tmp_path: Path,
+                                                                  capsys) -> None:
+    """A run folder whose manifest says ``features: {kind: nystrom, size: M}`` (the spelling
+    before ``m``) resumes under the new spelling, its trial kept, and its table names m."""
+    _, config = toy_stream
+    path = tmp_path / "nystrom.yaml"
+    path.write_text(yaml.safe_dump({**config, "model": {
+        **config["model"], "features": {"kind": "nystrom", "m": 12, "sigma": 1.0}}}))
+    out = tmp_path / "results"
+    main(["run", str(path), "--out", str(out), "--no-progress", "--trials", "1"])
+    run = out / "toy_stream"
+    manifest = json.loads((run / "manifest.json").read_text())
+    features = manifest["config"]["model"]["features"]
+    assert features == {"kind": "nystrom", "m": 12, "sigma": 1.0}
+    features["size"] = features.pop("m")
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    main(["table", str(run)])
+    assert "inputs: nystrom features, m = 12, σ = 1" in capsys.readouterr().out
+    stamp = (run / "trials" / "t000.h5").stat().st_mtime_ns
+    main(["run", str(path), "--out", str(out), "--no-progress", "--resume"])
+    assert (run / "trials" / "t000.h5").stat().st_mtime_ns == stamp
+    assert len(list((run / "trials").glob("t*.h5"))) == 2
+
+
+@pytest.mark.parametrize(("kind", "size"), [("nystrom", "m"), ("rff", "n_components")])
+def test_a_trial_on_kernel_features(toy_stream, kind: str, size: str) -> None:
     path, _ = toy_stream
     cfg = load_config(path)
-    cfg.model["features"] = {"kind": kind, "size": 20, "sigma": 1.0}
+    cfg.model["features"] = {"kind": kind, size: 20, "sigma": 1.0}
     ds = load_dataset("toy_digits")
     args = (cfg, ds.X_train, ds.y_train, ds.X_test, ds.y_test, 0)
     a, b = stream_trial(*args), stream_trial(*args)
@@ -196,7 +221,9 @@ def test_a_trial_on_kernel_features(toy_stream, kind: str) -> None:
 @pytest.mark.parametrize(("change", "message"), [
     ({"protocol": {"kind": "streaming", "n_bal": 0}}, "protocol.n_bal"),
     ({"model": {"alphas": [0.5, 1.0]}}, "model.alphas: must contain 0"),
-    ({"model": {"features": {"kind": "nystrom"}}}, "model.features.size: required"),
+    ({"model": {"features": {"kind": "nystrom"}}}, "model.features.m: required"),
+    ({"model": {"features": {"kind": "rff", "m": 10, "sigma": 1.0}}},
+     "model.features.n_components: required"),
     ({"protocol": {"kind": "streaming", "imbalanced_class": 11}}, "protocol.imbalanced_class"),
     ({"dataset": {"name": "cpusmall"}}, "needs class labels"),
     ({"methods": ["N", "XX"]}, "methods"),
@@ -410,14 +437,14 @@ def test_a_streamed_record_equals_an_uninterrupted_one(toy_stream, tmp_path: Pat
     ({"protocol": {"imbalanced_class": 2, "record_at": [1, 100]}}, "class 2 has 60"),
     ({"protocol": {"holdout_every": 10**9}}, "protocol.holdout_every: 1000000000 leaves no"),
     ({"protocol": {"validation_min_examples": 26}}, "protocol.validation_min_examples: 26"),
-    ({"model": {"features": {"kind": "nystrom", "size": 10**6, "sigma": 1.0}}},
-     "model.features.size: 1000000 Nyström centres exceed the 75"),
+    ({"model": {"features": {"kind": "nystrom", "m": 10**6, "sigma": 1.0}}},
+     "model.features.m: 1000000 Nyström centres exceed the 75"),
     ({"model": {"lambdas": {"min": 1e-3, "max": 1e3, "num": 100_000}}},
      "model.lambdas.num: must be <= 10000, got 100000 (model.lambdas takes a λ grid: a list, "
      "{logspace: [low, high, count]}"),
-    ({"model": {"features": {"kind": "rff", "size": 10**9, "sigma": 1.0}}},
+    ({"model": {"features": {"kind": "rff", "n_components": 10**9, "sigma": 1.0}}},
      "estimated peak memory exceeds the budget of 20 GiB"),
-    ({"model": {"features": {"kind": "rff", "size": 2000, "sigma": 1.0},
+    ({"model": {"features": {"kind": "rff", "n_components": 2000, "sigma": 1.0},
                 "lambdas": {"min": 1e-3, "max": 1e3, "num": 10_000}}},
      "factors (one D×D per λ) 298.02 GiB"),
     ({"budget": {"memory_gb": 1e-6}},

@@ -24,7 +24,7 @@ def _data(seed: int = 0) -> tuple[np.ndarray, ...]:
 
 
 @pytest.mark.parametrize("name, size, levels", [("inkrls", "m", "m_values"),
-                                                 ("rf", "n_features", "d_values")])
+                                                 ("rf", "n_components", "d_values")])
 def test_path_outputs_equal_independent_fits_at_every_point(name: str, size: str,
                                                             levels: str) -> None:
     X, y, X_val, y_val, X_eval = _data()
@@ -154,7 +154,7 @@ def test_sigm_stopped_early_records_the_epochs_it_scored_and_selects_the_same() 
 
 
 @pytest.mark.parametrize("name, extra", [("sgm", {}), ("sgm", {"passes": 3}),
-                                         ("sgm_rf", {"n_features": 50})])
+                                         ("sgm_rf", {"n_components": 50})])
 def test_sgm_guess_outputs_are_the_single_guess_fits(name: str, extra: dict) -> None:
     X, y, X_val, y_val, X_eval, _ = _binary(2)
     cls = get_algorithm(name)

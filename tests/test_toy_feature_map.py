@@ -53,7 +53,7 @@ name: toy_feature_map_run
 dataset: {name: breast_cancer}
 kernel: {name: laplacian}
 algorithms:
-  - {name: rf, features: toy_laplace_rff, n_features: 60, d_values: [20, 40, 60],
+  - {name: rf, features: toy_laplace_rff, n_components: 60, d_values: [20, 40, 60],
      lambdas: {logspace: [1e-6, 1e-1, 6]}}
   - {name: nkrls, m: 20, lambdas: {logspace: [1e-6, 1e-1, 6]}}
 protocol: {trials: 2}
@@ -94,23 +94,23 @@ def test_the_estimator_fits_with_it_like_with_rff(toys: None) -> None:
     X, X_val = rng.normal(size=(150, 4)), rng.normal(size=(60, 4))
     w = rng.normal(size=4)
     y, y_val = X @ w + 0.1 * rng.normal(size=150), X_val @ w
-    est = RandomFeaturesKRLS(sigma=2.0, n_features=80, d_values=[20, 80], lambdas=[1e-6, 1e-3],
+    est = RandomFeaturesKRLS(sigma=2.0, n_components=80, d_values=[20, 80], lambdas=[1e-6, 1e-3],
                              random_state=3).fit(X, y, X_val, y_val)
-    assert est.frequencies_.shape == (est.best_n_features_, 4)
+    assert est.frequencies_.shape == (est.best_n_components_, 4)
     est.set_params(kernel="laplacian", features="toy_laplace_rff").fit(X, y, X_val, y_val)
     fmap = est.feature_map_
     assert isinstance(fmap, LaplacianFourierFeatures) and fmap.sigma == 2.0  # the kernel's σ
-    assert fmap.n_features == est.best_n_features_ == est.coef_.size
+    assert fmap.n_components == est.best_n_components_ == est.coef_.size
     assert not hasattr(est, "frequencies_")  # rff's aliases only for rff
     np.testing.assert_array_equal(est.predict(X_val), fmap.transform(X_val) @ est.coef_)
     one = RandomFeaturesKRLS(kernel="laplacian", features="toy_laplace_rff", sigma=2.0,
-                             n_features=est.best_n_features_, lam=est.best_lambda_,
+                             n_components=est.best_n_components_, lam=est.best_lambda_,
                              random_state=3).fit(X, y)
     np.testing.assert_array_equal(one.feature_map_.W_, fmap.W_)  # the path's prefix
     assert rmse(y_val, one.predict(X_val)) == pytest.approx(rmse(y_val, est.predict(X_val)),
                                                             rel=1e-8)
     # a map without σ; on a linear target, linear features fit it almost exactly
-    lin = RandomFeaturesKRLS(kernel="linear", features="toy_projections", n_features=40,
+    lin = RandomFeaturesKRLS(kernel="linear", features="toy_projections", n_components=40,
                              lam=1e-10, random_state=0).fit(X, y)
     assert isinstance(lin.feature_map_, GaussianProjections)
     assert rmse(y_val, lin.predict(X_val)) < 0.05

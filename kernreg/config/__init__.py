@@ -9,9 +9,11 @@ from kernreg.config.estimators import (
 )
 from kernreg.config.experiment import (
     HOLDOUT,
+    LEGACY_KEYS,
     Algorithm,
     Experiment,
     algorithm_hashes,
+    current_keys,
     expand_m,
     protocol_kind,
     results_relevant,
@@ -28,9 +30,11 @@ from kernreg.config.task import experiment_task
 
 __all__ = [
     "HOLDOUT",
+    "LEGACY_KEYS",
     "Algorithm",
     "Experiment",
     "algorithm_hashes",
+    "current_keys",
     "device_algorithms",
     "estimator_params",
     "expand_m",

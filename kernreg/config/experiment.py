@@ -14,12 +14,18 @@ import numpy as np
 
 from kernreg.solvers.blocks.params import lambda_grid, level_values
 
-__all__ = ["HOLDOUT", "Algorithm", "Experiment", "algorithm_hashes", "expand_m", "protocol_kind",
-           "results_relevant"]
+__all__ = ["HOLDOUT", "LEGACY_KEYS", "Algorithm", "Experiment", "algorithm_hashes", "current_keys",
+           "expand_m", "protocol_kind", "results_relevant"]
 
 #: ``protocol.kind`` of the core's configs, and the kind of a config that names none: the
 #: seeded hold-out selection of every algorithm.
 HOLDOUT = "holdout"
+
+#: Keys of an algorithm entry renamed since configs were first hashed, ``{current: earlier}``.
+#: A config hash is computed on the earlier spelling, so a run folder started before the
+#: rename resumes; the loader reads the earlier key as the current one (with a note), and
+#: :func:`current_keys` reads a stored manifest's entries either way.
+LEGACY_KEYS = {"n_components": "n_features"}
 
 
 def protocol_kind(data: Any) -> str:
@@ -112,18 +118,35 @@ class Experiment:
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+def current_keys(entry: dict[str, Any]) -> dict[str, Any]:
+    """An algorithm entry (of a config or a stored manifest) with every earlier key of
+    :data:`LEGACY_KEYS` under its current name."""
+    earlier = {old: new for new, old in LEGACY_KEYS.items()}
+    return {earlier.get(key, key): value for key, value in entry.items()}
+
+
+def _hashed_keys(entry: dict[str, Any]) -> dict[str, Any]:
+    """An algorithm entry in the spelling its hash was first computed on (:data:`LEGACY_KEYS`:
+    ``n_components`` as ``n_features``)."""
+    return {LEGACY_KEYS.get(key, key): value for key, value in entry.items()}
+
+
 def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
     """A normalised config without what cannot change any trial's numbers: the name, the
     memory budgets (``memory_gb``, ``gpu_memory_gb``) and block size, the number of trials
     (trial k depends only on the seed and k, so a run can be extended with more trials), where
     trials run (a trial is the same computation on a Dask worker) and on which device with
     which float32 products (``device``, ``tf32``: the same numbers up to rounding; each trial
-    records its device). BLAS threads may change rounding and stay."""
+    records its device). BLAS threads may change rounding and stay. Keys renamed since are
+    hashed in their earlier spelling (:data:`LEGACY_KEYS`), so a stored manifest of either
+    spelling compares equal."""
     payload = copy.deepcopy(config)
     for key in ("name", "execution", "device", "tf32"):
         payload.pop(key, None)
     payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
     payload.get("protocol", {}).pop("trials", None)
+    if isinstance(payload.get("algorithms"), list):
+        payload["algorithms"] = [_hashed_keys(entry) for entry in payload["algorithms"]]
     return payload
 
 

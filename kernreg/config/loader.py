@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import logging
 import math
 import os
 import re
@@ -21,7 +22,14 @@ import yaml
 
 from kernreg.atomic import path_component
 from kernreg.config.estimators import make_estimator
-from kernreg.config.experiment import HOLDOUT, Algorithm, Experiment, expand_m, protocol_kind
+from kernreg.config.experiment import (
+    HOLDOUT,
+    LEGACY_KEYS,
+    Algorithm,
+    Experiment,
+    expand_m,
+    protocol_kind,
+)
 from kernreg.config.schema import experiment_schema
 from kernreg.config.settings import apply_settings
 from kernreg.config.smoke import smoke_config
@@ -35,6 +43,8 @@ from kernreg.solvers import AlgorithmSpec, algorithm_names, get_algorithm_spec
 from kernreg.solvers.blocks.holdout import centers_problem, fit_rows
 from kernreg.solvers.blocks.params import level_values
 from kernreg.solvers.blocks.stopping import StoppingRule, default_selection
+
+log = logging.getLogger("kernreg.config")
 
 #: Limits of a config file (docs/usage.md): a real config is a few KB; past these a file is
 #: refused before it can take seconds or gigabytes (PyYAML parses ~0.3 MB/s).
@@ -308,6 +318,7 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
     if kind != HOLDOUT:
         raise ConfigError(f"{path}: protocol.kind: {kind!r} is not the hold-out protocol; "
                           f"`kernreg run {path}` runs any registered protocol")
+    data, problems = _current_spelling(data, path)
     data = smoke_config(data, _test_rows(data)) if smoke else copy.deepcopy(data)
     for section, values in (overrides or {}).items():
         if not isinstance(values, dict):  # a top-level value (device)
@@ -317,7 +328,7 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
         if isinstance(data[section], dict):
             data[section].update(values)
     raise_problems(path, non_finite_problems(data))  # before the schema's own, vaguer words
-    problems = schema_problems(data, experiment_schema(), [])
+    problems += schema_problems(data, experiment_schema(), [])
     kernel = data.get("kernel", {})
     if isinstance(kernel, dict) and kernel.get("name", DEFAULT_KERNEL) in kernel_names():
         schema = get_kernel_spec(kernel.get("name", DEFAULT_KERNEL)).config_schema()
@@ -336,6 +347,35 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
     raise_problems(path, problems)
     exp = _with_defaults(data, path, problems)
     return replace(exp, smoke=True) if smoke else exp
+
+
+def _current_spelling(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
+    """``data`` with each algorithm entry's earlier keys (:data:`LEGACY_KEYS`, e.g.
+    ``n_features``) under their current names where its algorithm takes them, each with a
+    deprecation note; an entry giving both spellings is a problem. ``data`` is not
+    modified."""
+    algorithms = data.get("algorithms") if isinstance(data, dict) else None
+    if not isinstance(algorithms, list):
+        return data, []
+    problems: list[str] = []
+    entries = []
+    for i, entry in enumerate(algorithms):
+        takes = get_algorithm_spec(entry["name"]).schema if isinstance(entry, dict) and \
+            entry.get("name") in algorithm_names() else {}
+        for new, old in LEGACY_KEYS.items():
+            if new not in takes or old not in entry:
+                continue
+            entry = dict(entry)
+            value = entry.pop(old)
+            if new in entry:
+                problems.append(f"algorithms[{i}]: {old} and {new} are one parameter (its "
+                                f"earlier and current name); give {new} only")
+                continue
+            log.warning("%s: algorithms[%d].%s is read as %s; write it so (the old spelling "
+                        "will be refused in a later version)", path, i, old, new)
+            entry[new] = value
+        entries.append(entry)
+    return {**data, "algorithms": entries}, problems
 
 
 #: σ kept away from the ends of the float range: the kernels compute σ², 1/σ² and x/σ².

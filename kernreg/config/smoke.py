@@ -4,7 +4,7 @@
 --smoke``), so the result is checked like any config and its run
 folder's config (and hash) says what ran. It keeps every algorithm, kernel and rule of the
 file and shrinks only what sets the cost: the rows (:data:`SMOKE_ROWS` training,
-:data:`SMOKE_TEST_ROWS` test), one trial, the subset sizes (``m``, ``n_features`` and their
+:data:`SMOKE_TEST_ROWS` test), one trial, the subset sizes (``m``, ``n_components`` and their
 levels, scaled together so that a level stays below its algorithm's size), the iterations and
 passes, and every grid (λ, σ, α) to at most :data:`SMOKE_GRID_POINTS` points. Its numbers mean
 nothing; its tables and figures have the full run's layout.
@@ -36,7 +36,8 @@ SMOKE_PASSES = 2
 SMOKE_GRID_POINTS = 3
 
 #: Keys holding a subset size or its levels (an int, a list or a grid); scaled together.
-_SIZE_KEYS = ("m", "n_features", "m_values", "d_values")
+#: ``n_features`` is the earlier name of ``n_components`` (the loader reads it so).
+_SIZE_KEYS = ("m", "n_components", "n_features", "m_values", "d_values")
 #: Keys holding a grid of values that are not sizes.
 _GRID_KEYS = ("lambdas", "alphas", "sigma")
 #: Iteration caps by key.

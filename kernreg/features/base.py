@@ -52,7 +52,7 @@ class FeatureMap(ABC):
 
     Parameters
     ----------
-    n_features : int
+    n_components : int
         Number of features ``D``.
     random_state : None, int or numpy.random.Generator
         Seed of the draw. An int (or None's fresh entropy, once drawn) fixes the features; a
@@ -65,7 +65,7 @@ class FeatureMap(ABC):
 
     Notes
     -----
-    Subclasses take their own parameters as keyword arguments after ``n_features`` and
+    Subclasses take their own parameters as keyword arguments after ``n_components`` and
     implement :meth:`_draw` (draw the parameters, feature by feature, so that the draw is
     prefix-consistent), :meth:`_features` (the unscaled features of a row block) and
     :meth:`_prefix` (keep the parameters of the first features); a map that runs on a device
@@ -75,22 +75,22 @@ class FeatureMap(ABC):
     #: Where :meth:`gram`, :meth:`matvec` and :meth:`column_rmse` compute (:meth:`to`).
     device: Device = CPU
 
-    def __init__(self, n_features: int, *, random_state: Any = None):
-        self.n_features = check_int(n_features, "n_features", minimum=1)
+    def __init__(self, n_components: int, *, random_state: Any = None):
+        self.n_components = check_int(n_components, "n_components", minimum=1)
         self.random_state = random_state
 
     # ----------------------------------------------------------------- subclass interface
     @abstractmethod
     def _draw(self, d: int, rng: np.random.Generator) -> None:
-        """Draw the parameters of ``n_features`` features for inputs of dimension ``d``."""
+        """Draw the parameters of ``n_components`` features for inputs of dimension ``d``."""
 
     @abstractmethod
     def _features(self, Xb: Data) -> np.ndarray:
         """The unscaled features of the rows ``Xb`` (float64, shape ``(rows, D)``)."""
 
     @abstractmethod
-    def _prefix(self, n_features: int) -> None:
-        """Keep only the parameters of the first ``n_features`` features."""
+    def _prefix(self, n_components: int) -> None:
+        """Keep only the parameters of the first ``n_components`` features."""
 
     def _device_params(self) -> tuple[np.ndarray, ...]:
         """The drawn parameters :meth:`_features_xp` takes, as float64 host arrays (sent to the
@@ -118,17 +118,17 @@ class FeatureMap(ABC):
     @property
     def scale(self) -> float:
         """``1/√D``: ``scale · transform(X)`` are features ``Z`` with ``ZZᵀ ≈ K``."""
-        return 1.0 / np.sqrt(self.n_features)
+        return 1.0 / np.sqrt(self.n_components)
 
-    def prefix(self, n_features: int) -> FeatureMap:
-        """A copy keeping the first ``n_features`` features (equal to a map of that many
+    def prefix(self, n_components: int) -> FeatureMap:
+        """A copy keeping the first ``n_components`` features (equal to a map of that many
         features drawn from the same seed)."""
         self._check_drawn()
-        n = check_int(n_features, "n_features", minimum=1)
-        if n > self.n_features:
-            raise ValueError(f"n_features must be at most {self.n_features}, got {n}")
+        n = check_int(n_components, "n_components", minimum=1)
+        if n > self.n_components:
+            raise ValueError(f"n_components must be at most {self.n_components}, got {n}")
         new = copy.copy(self)
-        new.n_features = n
+        new.n_components = n
         new._prefix(n)
         return new
 
@@ -153,7 +153,7 @@ class FeatureMap(ABC):
 
     def _block_rows(self, memory_budget: int) -> int:
         return max(1, check_int(memory_budget, "memory_budget", minimum=1)
-                   // (8 * self.n_features))
+                   // (8 * self.n_components))
 
     def blocks(self, X: Any, memory_budget: int = DEFAULT_MEMORY_BUDGET
                ) -> Iterator[tuple[slice, np.ndarray]]:
@@ -186,7 +186,7 @@ class FeatureMap(ABC):
         """``(UᵀU, Uᵀy)`` of the unscaled features ``U = ψ(X)``, block-wise on the map's device
         (float64 host arrays, ``UᵀU`` exactly symmetric)."""
         y = np.asarray(y, dtype=np.float64)
-        D = self.n_features
+        D = self.n_components
         if self.device.is_numpy:
             G, c = np.zeros((D, D)), np.zeros((D, *y.shape[1:]))
             for rows, U in self.blocks(X, memory_budget):
@@ -239,7 +239,7 @@ class FeatureMap(ABC):
 
         Returns
         -------
-        features : ndarray of shape (n, n_features), float64
+        features : ndarray of shape (n, n_components), float64
         """
         X = self._check_X(X)
         return self._features(X)
@@ -248,7 +248,7 @@ class FeatureMap(ABC):
         """The map's empirical kernel ``ψ(X)ψ(Y)ᵀ / D`` (``Y = X`` when omitted)."""
         U = self.transform(X)
         V = U if Y is None else self.transform(Y)
-        return (U @ V.T) / self.n_features
+        return (U @ V.T) / self.n_components
 
     def _check_drawn(self) -> None:
         if not hasattr(self, "n_features_in_"):
@@ -267,7 +267,7 @@ class FeatureMap(ABC):
         return f"{type(self).__name__}({params})"
 
     def _params(self) -> dict[str, Any]:
-        params = {"n_features": self.n_features, "random_state": self.random_state}
+        params = {"n_components": self.n_components, "random_state": self.random_state}
         if not self.device.is_numpy:
             params["device"] = self.device.name
         return params

@@ -101,7 +101,7 @@ class Fastfood(FeatureMap):
 
     Parameters
     ----------
-    n_features : int
+    n_components : int
         Number of features ``D`` (``⌈D/2⌉`` frequencies, a cos/sin pair each).
     sigma : float, default 1.0
         Bandwidth σ > 0 of the Gaussian kernel approximated.
@@ -128,9 +128,9 @@ class Fastfood(FeatureMap):
         ``b``, entries ``~ U[0, 2π)``.
     """
 
-    def __init__(self, n_features: int, sigma: float = 1.0, *, variant: str = "hadamard",
+    def __init__(self, n_components: int, sigma: float = 1.0, *, variant: str = "hadamard",
                  random_state: Any = None):
-        super().__init__(n_features, random_state=random_state)
+        super().__init__(n_components, random_state=random_state)
         self.sigma = check_positive(sigma, "sigma")
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
@@ -139,7 +139,7 @@ class Fastfood(FeatureMap):
     # ----------------------------------------------------------------- draw
     @property
     def _n_freq(self) -> int:
-        return (self.n_features + 1) // 2
+        return (self.n_components + 1) // 2
 
     def _radial(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray | float:
         """Per-row factor on top of the Gaussian rows (1: the Gaussian kernel)."""
@@ -166,8 +166,8 @@ class Fastfood(FeatureMap):
         self.scales_ = scales * self._radial(radial, scales.shape)
         self.phases_ = phases.uniform(0.0, 2.0 * np.pi, self._n_freq)
 
-    def _prefix(self, n_features: int) -> None:
-        n_stacks = -(-self._n_freq // self.stack_size_)  # n_features is already the new D
+    def _prefix(self, n_components: int) -> None:
+        n_stacks = -(-self._n_freq // self.stack_size_)  # n_components is already the new D
         for name in ("signs_", "permutations_", "gaussians_", "scales_"):
             setattr(self, name, getattr(self, name)[:n_stacks])
         self.phases_ = self.phases_[:self._n_freq]
@@ -213,9 +213,9 @@ class Fastfood(FeatureMap):
     def _features(self, Xb: Data) -> np.ndarray:
         theta = self._projections(Xb)
         theta += self.phases_
-        out = np.empty((theta.shape[0], self.n_features))
+        out = np.empty((theta.shape[0], self.n_components))
         np.cos(theta, out=out[:, 0::2])
-        np.sin(theta[:, :self.n_features // 2], out=out[:, 1::2])
+        np.sin(theta[:, :self.n_components // 2], out=out[:, 1::2])
         out *= np.sqrt(2.0)
         return out
 
@@ -232,7 +232,7 @@ class FastfoodMatern(Fastfood):
 
     Parameters
     ----------
-    n_features : int
+    n_components : int
     sigma : float, default 1.0
         Length scale σ > 0.
     nu : float, default 1.5
@@ -241,9 +241,9 @@ class FastfoodMatern(Fastfood):
     random_state : None, int or numpy.random.Generator
     """
 
-    def __init__(self, n_features: int, sigma: float = 1.0, nu: float = 1.5, *,
+    def __init__(self, n_components: int, sigma: float = 1.0, nu: float = 1.5, *,
                  variant: str = "hadamard", random_state: Any = None):
-        super().__init__(n_features, sigma, variant=variant, random_state=random_state)
+        super().__init__(n_components, sigma, variant=variant, random_state=random_state)
         self.nu = check_positive(nu, "nu")
 
     def _radial(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray | float:

@@ -44,7 +44,7 @@ class RandomFourierFeatures(FeatureMap):
 
     Parameters
     ----------
-    n_features : int
+    n_components : int
         Number of features ``D``.
     sigma : float, default 1.0
         Bandwidth σ > 0 of the Gaussian kernel approximated.
@@ -59,15 +59,15 @@ class RandomFourierFeatures(FeatureMap):
         ``b``, entries ``~ U[0, 2π)``.
     """
 
-    def __init__(self, n_features: int, sigma: float = 1.0, *, random_state: Any = None):
-        super().__init__(n_features, random_state=random_state)
+    def __init__(self, n_components: int, sigma: float = 1.0, *, random_state: Any = None):
+        super().__init__(n_components, random_state=random_state)
         self.sigma = check_positive(sigma, "sigma")
 
     def _draw(self, d: int, rng: np.random.Generator) -> None:
         seeds = rng.integers(0, 2**63, size=2)
-        self.frequencies_ = (np.random.default_rng(seeds[0]).standard_normal((self.n_features, d))
+        self.frequencies_ = (np.random.default_rng(seeds[0]).standard_normal((self.n_components, d))
                              / self.sigma)
-        self.phases_ = np.random.default_rng(seeds[1]).uniform(0.0, 2.0 * np.pi, self.n_features)
+        self.phases_ = np.random.default_rng(seeds[1]).uniform(0.0, 2.0 * np.pi, self.n_components)
 
     def _features(self, Xb: Data) -> np.ndarray:
         proj = np.asarray(Xb @ self.frequencies_.T, dtype=np.float64)  # sparse @ dense is dense
@@ -80,9 +80,9 @@ class RandomFourierFeatures(FeatureMap):
         W, b = params
         return fourier_features(Xb @ W.T, b)
 
-    def _prefix(self, n_features: int) -> None:
-        self.frequencies_ = self.frequencies_[:n_features]
-        self.phases_ = self.phases_[:n_features]
+    def _prefix(self, n_components: int) -> None:
+        self.frequencies_ = self.frequencies_[:n_components]
+        self.phases_ = self.phases_[:n_components]
 
     def _params(self) -> dict[str, Any]:
         return {"sigma": self.sigma, **super()._params()}
@@ -93,7 +93,7 @@ class MaternFourierFeatures(RandomFourierFeatures):
 
     Parameters
     ----------
-    n_features : int
+    n_components : int
         Number of features ``D``.
     sigma : float, default 1.0
         Length scale σ > 0 of the Matérn kernel approximated.
@@ -110,17 +110,17 @@ class MaternFourierFeatures(RandomFourierFeatures):
         ``b``, entries ``~ U[0, 2π)``.
     """
 
-    def __init__(self, n_features: int, sigma: float = 1.0, nu: float = 1.5, *,
+    def __init__(self, n_components: int, sigma: float = 1.0, nu: float = 1.5, *,
                  random_state: Any = None):
-        super().__init__(n_features, sigma, random_state=random_state)
+        super().__init__(n_components, sigma, random_state=random_state)
         self.nu = check_positive(nu, "nu")
 
     def _draw(self, d: int, rng: np.random.Generator) -> None:
         seeds = rng.integers(0, 2**63, size=3)
-        radial = matern_radial_scales(np.random.default_rng(seeds[2]), self.nu, self.n_features)
-        self.frequencies_ = (np.random.default_rng(seeds[0]).standard_normal((self.n_features, d))
+        radial = matern_radial_scales(np.random.default_rng(seeds[2]), self.nu, self.n_components)
+        self.frequencies_ = (np.random.default_rng(seeds[0]).standard_normal((self.n_components, d))
                              * (radial / self.sigma)[:, None])
-        self.phases_ = np.random.default_rng(seeds[1]).uniform(0.0, 2.0 * np.pi, self.n_features)
+        self.phases_ = np.random.default_rng(seeds[1]).uniform(0.0, 2.0 * np.pi, self.n_components)
 
     def _params(self) -> dict[str, Any]:
         return {"nu": self.nu, **super()._params()}

@@ -40,11 +40,11 @@ class FeatureMapSpec:
         Name used by :func:`make_feature_map` and in configs (``features:`` of an ``rf``
         entry); lower case, letters, digits and ``_``.
     feature_map : type of FeatureMap
-        The class; built as ``feature_map(n_features, random_state=..., **parameters)``.
+        The class; built as ``feature_map(n_components, random_state=..., **parameters)``.
     kernel : str
         The registered kernel whose values the features' products approximate.
     schema : mapping of str to dict
-        JSON-schema fragment of each parameter besides ``n_features`` and ``random_state``.
+        JSON-schema fragment of each parameter besides ``n_components`` and ``random_state``.
     defaults : mapping of str to object
         Defaults of parameters that may be left out.
     summary : str
@@ -76,7 +76,7 @@ class FeatureMapSpec:
 
     @property
     def parameters(self) -> tuple[str, ...]:
-        """The map's parameters besides ``n_features`` and ``random_state``."""
+        """The map's parameters besides ``n_components`` and ``random_state``."""
         return tuple(self.schema)
 
     @property
@@ -178,7 +178,7 @@ def feature_map_problem(features: Any, kernel: str) -> str | None:
             f"feature maps of the {kernel} kernel: {feature_maps_for(kernel) or 'none'}")
 
 
-def make_feature_map_for(features: Any, kernel: Kernel, n_features: int, *,
+def make_feature_map_for(features: Any, kernel: Kernel, n_components: int, *,
                          random_state: Any = None) -> FeatureMap:
     """The map named by ``features`` for the built ``kernel`` (not drawn yet).
 
@@ -193,7 +193,8 @@ def make_feature_map_for(features: Any, kernel: Kernel, n_features: int, *,
     kernel : Kernel
         The kernel to approximate; its registered class must be the map's kernel or a
         subclass of it.
-    n_features : int
+    n_components : int
+        Number of features ``D``.
     random_state : None, int or numpy.random.Generator
 
     Raises
@@ -209,13 +210,13 @@ def make_feature_map_for(features: Any, kernel: Kernel, n_features: int, *,
                          f"{getattr(kernel, 'name', type(kernel).__name__)}")
     shared = {p: getattr(kernel, p) for p in spec.kernel_parameters}
     try:
-        return make_feature_map(name, n_features, random_state=random_state, **shared,
+        return make_feature_map(name, n_components, random_state=random_state, **shared,
                                 **params)
     except ValueError as exc:
         raise ValueError(f"features ({name}): {exc}") from None
 
 
-def make_feature_map(name: str, n_features: int, *, random_state: Any = None,
+def make_feature_map(name: str, n_components: int, *, random_state: Any = None,
                      **params: Any) -> FeatureMap:
     """Build a registered feature map by name (parameters not drawn yet: call ``draw(d)``).
 
@@ -223,7 +224,7 @@ def make_feature_map(name: str, n_features: int, *, random_state: Any = None,
     ----------
     name : str
         One of :func:`feature_map_names`.
-    n_features : int
+    n_components : int
         Number of features ``D``.
     random_state : None, int or numpy.random.Generator
     **params
@@ -244,4 +245,4 @@ def make_feature_map(name: str, n_features: int, *, random_state: Any = None,
     missing = [p for p in spec.parameters if p not in kwargs]
     if missing:
         raise ValueError(f"feature map {name!r}: parameters {missing} are required")
-    return spec.feature_map(n_features, random_state=random_state, **kwargs)
+    return spec.feature_map(n_components, random_state=random_state, **kwargs)

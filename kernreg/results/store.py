@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from kernreg.atomic import atomic_path, check_inside, write_hdf5
-from kernreg.config import algorithm_hashes, results_relevant
+from kernreg.config import algorithm_hashes, current_keys, results_relevant
 from kernreg.errors import ConfigError, ResultsError
 from kernreg.grid import is_grid
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
@@ -290,8 +290,8 @@ class RunStore(RunFolder):
             "dataset_sha256": manifest["dataset_sha256"],
             "kernreg_version": manifest["environment"]["kernreg"],
         }
-        # model size: Nyström centers, or random features
-        per_label = {a["label"]: {"m": a.get("m", a.get("n_features"))}
+        # model size: Nyström centers, or random features (an earlier manifest's n_features)
+        per_label = {a["label"]: {"m": a.get("m", current_keys(a).get("n_components"))}
                      for a in config["algorithms"]}
         return context, per_label
 

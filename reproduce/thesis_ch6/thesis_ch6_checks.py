@@ -96,7 +96,7 @@ def main() -> None:
                     res.setdefault(key + ": selected guess", []).append(
                         test[int(np.argmin(est.path_["val_rmse"]))])
                     res.setdefault(key + ": best guess on the test set", []).append(test.min())
-            f = FeatureSGM(sigma=sigma, n_features=features, random_state=seed).fit(
+            f = FeatureSGM(sigma=sigma, n_components=features, random_state=seed).fit(
                 X, y, Xv, yv).decision_function(data.X_test)
             res.setdefault(f"sgm_rf (D = {features}, constant): test hinge", []).append(
                 float(_hinge(yt, f[:, None])[0]))

@@ -9,7 +9,8 @@ Told apart from the other configs by ``protocol: {kind: streaming}``. Its keys:
   ``imbalanced_class`` (``random``: drawn per trial), ``validation_min_examples`` (a class
   counts in the validation accuracy once it has that many training examples);
 * ``model``: the ``lambdas`` and ``alphas`` grids and the ``features`` the linear model runs
-  on (raw inputs, Nyström or random features);
+  on: raw inputs (``{kind: linear}``), ``m`` Nyström centres (``{kind: nystrom, m, sigma}``)
+  or ``n_components`` random features (``{kind: rff, n_components, sigma}``);
 * ``methods``: the registered methods to evaluate (:mod:`.methods`; all by default).
 
 Every problem is reported at once, naming its key, as :class:`~kernreg.errors.ConfigError`
@@ -21,6 +22,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,10 @@ from kernreg.errors import ConfigError, DataError
 from kernreg.grid import POSITIVE, POSITIVE_INT, canonical_grid, grid_schema, grid_values
 from kernreg.protocols.class_incremental.methods import method_names
 
-__all__ = ["KIND", "SMOKE_STREAM", "SMOKE_STREAMED", "ClassIncrementalConfig", "load", "smoke"]
+__all__ = ["KIND", "SIZE_KEYS", "SMOKE_STREAM", "SMOKE_STREAMED", "ClassIncrementalConfig",
+           "current_features", "load", "smoke"]
+
+log = logging.getLogger("kernreg.config")
 
 #: ``protocol.kind`` of these configs.
 KIND = "streaming"
@@ -50,6 +55,13 @@ KIND = "streaming"
 #: streamed of the imbalanced one.
 SMOKE_STREAM = {"n_bal": 36, "n_test": 10, "validation_min_examples": 36}
 SMOKE_STREAMED = 10
+
+#: The key of the size of each kind of ``model.features``: Nyström centres ``m``, random
+#: features ``n_components``. Both were written ``size`` before (:data:`LEGACY_SIZE_KEY`): a
+#: config may still say so (read with a note), and the config hash is computed on that
+#: spelling, so a run folder started before the rename resumes.
+SIZE_KEYS = {"nystrom": "m", "rff": "n_components"}
+LEGACY_SIZE_KEY = "size"
 
 #: The λ grid: any grid form, and the earlier ``{min, max, num}`` (read as a logspace).
 _GRID = grid_schema(POSITIVE, max_points=MAX_LIST, legacy=True, what="a λ grid")
@@ -93,8 +105,9 @@ def _schema() -> dict[str, Any]:
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["kind"],
-                        "properties": {"kind": {"enum": ["linear", "nystrom", "rff"]},
-                                       "size": POSITIVE_INT, "sigma": POSITIVE},
+                        "properties": {"kind": {"enum": ["linear", *SIZE_KEYS]},
+                                       **dict.fromkeys(SIZE_KEYS.values(), POSITIVE_INT),
+                                       "sigma": POSITIVE},
                     },
                 },
             },
@@ -126,6 +139,43 @@ def _hashed_grid(grid: Any) -> Any:
         low, high, count = grid["logspace"]
         return {"min": low, "max": high, "num": count}
     return grid
+
+
+def current_features(features: Any) -> Any:
+    """``model.features`` (of a config or a stored manifest) with the earlier ``size`` under its
+    kind's key (:data:`SIZE_KEYS`); anything else as it is."""
+    kind = features.get("kind") if isinstance(features, dict) else None
+    key = SIZE_KEYS.get(kind) if isinstance(kind, str) else None
+    if key is None or LEGACY_SIZE_KEY not in features or key in features:
+        return features
+    renamed = {k: v for k, v in features.items() if k != LEGACY_SIZE_KEY}
+    renamed[key] = features[LEGACY_SIZE_KEY]
+    return renamed
+
+
+def _hashed_features(features: dict[str, Any]) -> dict[str, Any]:
+    """The spelling of ``model.features`` the config hash was first computed on: its size as
+    ``size`` (:data:`SIZE_KEYS`)."""
+    key = SIZE_KEYS.get(features["kind"])
+    if key is None or key not in features:
+        return features
+    hashed = {k: v for k, v in features.items() if k != key}
+    hashed[LEGACY_SIZE_KEY] = features[key]
+    return hashed
+
+
+def _current_spelling(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``data`` with ``model.features.size`` under its kind's key (:func:`current_features`),
+    with a deprecation note; ``data`` is not modified."""
+    model = data.get("model")
+    features = model.get("features") if isinstance(model, dict) else None
+    renamed = current_features(features)
+    if renamed is features:
+        return data
+    log.warning("%s: model.features.size is read as model.features.%s for %s features; write it "
+                "so (the old spelling will be refused in a later version)", path,
+                SIZE_KEYS[features["kind"]], features["kind"])
+    return {**data, "model": {**model, "features": renamed}}
 
 
 @dataclass(frozen=True)
@@ -164,6 +214,7 @@ class ClassIncrementalConfig:
         payload["protocol"].pop("trials")
         payload["budget"].pop("memory_gb", None)
         payload["model"]["lambdas"] = _hashed_grid(payload["model"]["lambdas"])
+        payload["model"]["features"] = _hashed_features(payload["model"]["features"])
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -178,6 +229,7 @@ def load(data: Any, path: Path) -> ClassIncrementalConfig:
     raise_problems(path, non_finite_problems(data))
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config must be a mapping of keys to values")
+    data = _current_spelling(data, path)
     problems = schema_problems(data, _schema(), [])
     name = experiment_name(data, path, problems)
     raise_problems(path, problems)
@@ -198,11 +250,16 @@ def load(data: Any, path: Path) -> ClassIncrementalConfig:
         problems.append("model.alphas: must contain 0 (the selection rule compares every α "
                         "with α = 0)")
     features = model["features"]
-    if features["kind"] == "linear" and set(features) - {"kind"}:
-        problems.append("model.features: size and sigma apply to nystrom/rff only")
-    if features["kind"] != "linear":
-        problems += [f"model.features.{k}: required for {features['kind']} features"
-                     for k in ("size", "sigma") if k not in features]
+    kind = features["kind"]
+    if kind == "linear" and set(features) - {"kind"}:
+        problems.append(f"model.features: {', '.join(SIZE_KEYS.values())} and sigma apply to "
+                        f"{'/'.join(SIZE_KEYS)} features only")
+    if kind != "linear":
+        problems += [f"model.features.{k}: required for {kind} features"
+                     for k in (SIZE_KEYS[kind], "sigma") if k not in features]
+        problems += [f"model.features.{key}: the size of {other} features; {kind} features "
+                     f"take {SIZE_KEYS[kind]}"
+                     for other, key in SIZE_KEYS.items() if other != kind and key in features]
     if spec.raw_labels is not None:
         imb = protocol["imbalanced_class"]
         if imb != "random" and float(imb) not in spec.raw_labels:
@@ -242,6 +299,7 @@ def smoke(data: Any) -> Any:
             if key in model:
                 model[key] = fewer_points(model[key])
         features = model.get("features")
-        if isinstance(features, dict) and "size" in features:
-            features["size"] = capped(features["size"], SMOKE_CENTERS)
+        for key in (*SIZE_KEYS.values(), LEGACY_SIZE_KEY):
+            if isinstance(features, dict) and key in features:
+                features[key] = capped(features[key], SMOKE_CENTERS)
     return data

@@ -20,6 +20,7 @@ from kernreg.backend import MemoryBudget
 from kernreg.datasets import Dataset
 from kernreg.errors import ConfigError
 from kernreg.experiment.preflight import BudgetError, Estimate
+from kernreg.protocols.class_incremental.config import SIZE_KEYS
 
 if TYPE_CHECKING:
     from kernreg.protocols.class_incremental.config import ClassIncrementalConfig
@@ -73,8 +74,8 @@ def _size_problems(cfg: ClassIncrementalConfig, y_train: np.ndarray, y_test: np.
                         f"would count in the validation accuracy")
     features = cfg.model["features"]
     n_fit = n_bal * (classes.size - 1)
-    if features["kind"] == "nystrom" and features["size"] > n_fit:
-        problems.append(f"model.features.size: {features['size']} Nyström centres exceed the "
+    if features["kind"] == "nystrom" and features["m"] > n_fit:
+        problems.append(f"model.features.m: {features['m']} Nyström centres exceed the "
                         f"{n_fit} balanced training rows they are drawn from (n_bal × "
                         f"{classes.size - 1} classes)")
     return problems
@@ -90,7 +91,7 @@ def stream_memory(cfg: ClassIncrementalConfig, n_classes: int, d: int, data_byte
     p, features = cfg.protocol, cfg.model["features"]
     L, T = cfg.lambdas.size, n_classes
     every = p["holdout_every"]
-    D = d if features["kind"] == "linear" else features["size"]
+    D = d if features["kind"] == "linear" else features[SIZE_KEYS[features["kind"]]]
     bal = n_draws(p["n_bal"], every) * (T - 1)
     stream = n_draws(max(p["record_at"]), every)
     n_val = bal - p["n_bal"] * (T - 1) + stream // every
@@ -105,7 +106,7 @@ def stream_memory(cfg: ClassIncrementalConfig, n_classes: int, d: int, data_byte
         "rebalanced refit": (2 * D * D + 2 * n_seen * D + L * D * T) * _F64,
     }
     if features["kind"] == "nystrom":
-        m = features["size"]
+        m = features["m"]
         parts["feature map"] = (m * d + 2 * m * m + rows * m) * _F64
     elif features["kind"] != "linear":
         parts["feature map"] = (d + 2) * D * _F64  # frequencies and phases

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from kernreg.protocols.class_incremental.config import lambda_grid
+from kernreg.protocols.class_incremental.config import SIZE_KEYS, current_features, lambda_grid
 from kernreg.protocols.class_incremental.methods import get_method, method_names
 
 if TYPE_CHECKING:
@@ -122,14 +122,16 @@ def table(config: Mapping[str, Any], trials: Sequence[dict[str, Any]]) -> str:
     """Table 7.1 of the finished trials of the run of ``config`` (its normalised config), with
     the protocol and the grids beneath."""
     p, model = config["protocol"], config["model"]
-    features, lambdas = model["features"], lambda_grid(model)
+    # a manifest written before the rename says size
+    features, lambdas = current_features(model["features"]), lambda_grid(model)
     notes = [f"n_bal = {p['n_bal']}, n_test = {p['n_test']} per class, every "
              f"{p['holdout_every']}th draw held out for validation; a class counts in the "
              f"validation accuracy once it has {p['validation_min_examples']} training examples",
              f"λ grid: {lambdas.size} values in [{lambdas[0]:g}, {lambdas[-1]:g}]; "
              f"α grid: {', '.join(f'{a:g}' for a in model['alphas'])}; inputs: "
              + (features["kind"] if features["kind"] == "linear" else
-                f"{features['kind']} features, size {features['size']}, σ = {features['sigma']:g}")]
+                f"{features['kind']} features, {SIZE_KEYS[features['kind']]} = "
+                f"{features[SIZE_KEYS[features['kind']]]}, σ = {features['sigma']:g}")]
     return render_table7(trials, title=f"{config['name']}: thesis Table 7.1 (MNIST rows)",
                          notes=notes)
 

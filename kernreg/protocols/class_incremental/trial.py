@@ -81,9 +81,9 @@ def input_map(features: dict[str, Any], X_fit: np.ndarray, random_state: int
     Parameters
     ----------
     features : dict
-        ``model.features`` of the config: ``kind`` ``"linear"``, ``"nystrom"`` (``size`` = m
-        uniform centers from ``X_fit``, Gaussian kernel of bandwidth ``sigma``) or a feature
-        map of :mod:`kernreg.features` (``size`` = D features approximating its kernel of
+        ``model.features`` of the config: ``kind`` ``"linear"``, ``"nystrom"`` (``m`` uniform
+        centers from ``X_fit``, Gaussian kernel of bandwidth ``sigma``) or a feature map of
+        :mod:`kernreg.features` (``n_components`` = D features approximating its kernel of
         bandwidth ``sigma``).
     X_fit : ndarray of shape (n, d)
         The balanced training rows (Nyström centers are drawn from them).
@@ -102,10 +102,10 @@ def input_map(features: dict[str, Any], X_fit: np.ndarray, random_state: int
         return None
     if kind == "nystrom":
         kernel = make_kernel("gaussian", features["sigma"])
-        setup = nystrom_setup(X_fit, features["size"], kernel, sampler="uniform",
+        setup = nystrom_setup(X_fit, features["m"], kernel, sampler="uniform",
                               random_state=random_state, epsilon=NYSTROM_EPSILON)
         return lambda X: setup.factor.right_solve(kernel(X, setup.centers))
-    fmap = make_feature_map(kind, features["size"], random_state=random_state,
+    fmap = make_feature_map(kind, features["n_components"], random_state=random_state,
                             sigma=features["sigma"]).draw(X_fit.shape[1])
     return lambda X: fmap.transform(X) * fmap.scale
 

@@ -107,14 +107,14 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         The kernel approximated: the kernel of the feature map ``features``.
     sigma : float, default 1.0
         Bandwidth, passed to the feature map when it takes one.
-    n_features : int, default 1000
-        Largest number of features ``D``.
+    n_components : int, default 1000
+        Largest number of features ``D`` (scikit-learn's ``RBFSampler`` name).
     lam : float, default 1e-6
         λ used when ``fit`` gets no validation data (then with all ``D`` features).
     lambdas : array-like, optional
         λ grid; default 100 values log-spaced in ``[1e-15, 1]``.
     d_values : array-like of int, optional
-        Levels ``D'`` validated; default 50 evenly spaced up to ``n_features``.
+        Levels ``D'`` validated; default 50 evenly spaced up to ``n_components``.
     random_state : None, int or numpy.random.Generator
         Seed of the features.
     refit : bool, default False
@@ -141,7 +141,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         For ``"rff"``: the first ``D*`` rows of ``W`` and entries of ``b`` (the map's own
         attributes).
     best_lambda_ : float
-    best_n_features_ : int
+    best_n_components_ : int
     path_ : dict or None
         ``{"lambdas", "m_values" (the levels D'), "val_rmse" (L, M), "seconds" (L, M)}`` with
         validation data (``seconds``: when each level D' was solved, plus the scoring after).
@@ -151,7 +151,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self,
         kernel: str = "gaussian",
         sigma: float = 1.0,
-        n_features: int = 1000,
+        n_components: int = 1000,
         lam: float = 1e-6,
         lambdas: Any = None,
         d_values: Any = None,
@@ -164,7 +164,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
-        self.n_features = n_features
+        self.n_components = n_components
         self.lam = lam
         self.lambdas = lambdas
         self.d_values = d_values
@@ -176,36 +176,36 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self.device = device
 
     def _fit_info(self) -> dict[str, Any]:
-        return {"m_selected": int(self.best_n_features_)}  # the selected size, as m*
+        return {"m_selected": int(self.best_n_components_)}  # the selected size, as m*
 
     def check_params(self) -> None:
         super().check_params()
         problem = feature_map_problem(self.features, self.kernel)
         if problem:
             raise ValueError(problem)
-        check_m_levels(self.d_values, check_int(self.n_features, "n_features", minimum=1))
+        check_m_levels(self.d_values, check_int(self.n_components, "n_components", minimum=1))
         check_random_state(self.random_state)
         self._feature_map(1)  # the map's own checks of its parameters
 
-    def _feature_map(self, n_features: int) -> FeatureMap:
+    def _feature_map(self, n_components: int) -> FeatureMap:
         kernel = self._make_kernel()
-        return _on_device(make_feature_map_for(self.features, kernel, n_features,
+        return _on_device(make_feature_map_for(self.features, kernel, n_components,
                                                random_state=self.random_state),
                           self.features, kernel.device)
 
     def _prepare(self, X: Any, y: np.ndarray) -> _Features:
-        D = check_int(self.n_features, "n_features", minimum=1)
+        D = check_int(self.n_components, "n_components", minimum=1)
         fmap = self._feature_map(D).draw(X.shape[1])
         return _Features(fmap, *fmap.gram(X, y, self.memory_budget))
 
     def _fit_at(self, state: _Features, X: Any, y: np.ndarray, lam: float) -> None:
-        D = state.fmap.n_features
+        D = state.fmap.n_components
         w = _level_path(state.G, state.c, D, np.array([lam * X.shape[0]]))[:, 0]
         self._set_solution(state.fmap, w, lam, D)
 
     def _path(self, state: _Features, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
               lambdas: np.ndarray) -> LambdaPath:
-        D = state.fmap.n_features
+        D = state.fmap.n_components
         levels = check_m_levels(self.d_values, D)
         L, M = lambdas.size, levels.size
         coefs = np.zeros((D, L, M))
@@ -225,21 +225,21 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
                            int(path.levels[k]))
 
     def _refit(self, state: _Features, X: Any, y: np.ndarray) -> None:
-        D, lam = self.best_n_features_, self.best_lambda_
+        D, lam = self.best_n_components_, self.best_lambda_
         G, c = state.fmap.prefix(D).gram(X, y, self.memory_budget)
         w = _level_path(G, c, D, np.array([lam * X.shape[0]]))[:, 0]
         self._set_solution(state.fmap, w, lam, D)
 
     def _set_solution(self, fmap: FeatureMap, w: np.ndarray, lam: float,
-                      n_features: int) -> None:
-        self.feature_map_ = fmap.prefix(n_features)
+                      n_components: int) -> None:
+        self.feature_map_ = fmap.prefix(n_components)
         for alias in ("frequencies_", "phases_"):  # the rff map's parameters, as before
             if hasattr(self.feature_map_, alias):
                 setattr(self, alias, getattr(self.feature_map_, alias))
             else:  # not left over from an earlier fit with rff
                 vars(self).pop(alias, None)
-        self.coef_ = np.ascontiguousarray(w[:n_features])
-        self.best_lambda_, self.best_n_features_ = lam, n_features
+        self.coef_ = np.ascontiguousarray(w[:n_components])
+        self.best_lambda_, self.best_n_components_ = lam, n_components
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict ``ψ(X) @ coef_`` (``√2·cos(XWᵀ + b) @ coef_`` for ``"rff"``).
@@ -259,7 +259,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     # the D × D Gram and its eigenvectors, coefficients of every (λ, D') pair, and the feature
     # blocks (budget-sized) with their predictions for every pair
-    D, lambdas = params["n_features"], len(lambda_grid(params["lambdas"]))
+    D, lambdas = params["n_components"], len(lambda_grid(params["lambdas"]))
     levels = len(level_values(params.get("d_values")) or range(min(D, DEFAULT_LEVELS)))
     return {"D×D matrices": 3 * D * D * F64, "path": 2 * D * lambdas * levels * F64,
             "feature blocks": 2 * problem.block_bytes}
@@ -270,9 +270,9 @@ def _check(params: dict[str, Any], kernel: str) -> list[str]:
     problem = feature_map_problem(params.get("features", RandomFeaturesKRLS().features), kernel)
     problems = [problem] if problem else []
     levels = level_values(params.get("d_values")) or []
-    if levels and max(levels) > params["n_features"]:
-        problems.append(f"d_values: levels up to {max(levels)} exceed n_features = "
-                        f"{params['n_features']}")
+    if levels and max(levels) > params["n_components"]:
+        problems.append(f"d_values: levels up to {max(levels)} exceed n_components = "
+                        f"{params['n_components']}")
     return problems
 
 
@@ -281,10 +281,10 @@ register(AlgorithmSpec(
     estimator=RandomFeaturesKRLS,
     title="Random features KRLS",
     order=70,
-    schema={"lambdas": LAMBDAS, "n_features": POSITIVE_INT, "d_values": M_LEVELS,
+    schema={"lambdas": LAMBDAS, "n_components": POSITIVE_INT, "d_values": M_LEVELS,
             # the names registered when a config is read (a map registered later included)
             "features": _features_schema},
-    config_defaults=("lambdas", "n_features", "d_values"),
+    config_defaults=("lambdas", "n_components", "d_values"),
     memory=_memory,
     check=_check,
     summary="ridge regression on D random features (a registered feature map), paths over "

@@ -40,7 +40,8 @@ class FeatureSGM(StochasticEstimator):
     ----------
     kernel : {"gaussian"}, default "gaussian"
     sigma : float, default 1.0
-    n_features : int, default 1000
+    n_components : int, default 1000
+        Number of features ``D`` (a config's earlier ``n_features`` is read as it).
     loss, schedule, etas, thetas, eta, theta, passes, kink, validation_measure
         As :class:`~kernreg.solvers.algorithms.sgm.OnePassSGM`.
     random_state : int, Generator or None
@@ -60,7 +61,7 @@ class FeatureSGM(StochasticEstimator):
     #: In the primal of the features: no kernel is stored (no ``max_memory``).
     dual = False
 
-    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, n_features: int = 1000,
+    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, n_components: int = 1000,
                  loss: str = "hinge", schedule: str = "constant", etas: Any = None,
                  thetas: Any = None, eta: float = 0.25, theta: float = 0.5, passes: int = 1,
                  kink: str = "authors", validation_measure: str = "hinge",
@@ -68,7 +69,7 @@ class FeatureSGM(StochasticEstimator):
                  memory_budget: int = DEFAULT_MEMORY_BUDGET):
         self.kernel = kernel
         self.sigma = sigma
-        self.n_features = n_features
+        self.n_components = n_components
         self.loss = loss
         self.schedule = schedule
         self.etas = etas
@@ -84,7 +85,7 @@ class FeatureSGM(StochasticEstimator):
 
     def _check_model(self) -> None:
         check_choice(self.kernel, "kernel", ("gaussian",))
-        check_int(self.n_features, "n_features", minimum=1)
+        check_int(self.n_components, "n_components", minimum=1)
 
     def _z(self, X: Any) -> np.ndarray:
         return self.feature_map_.transform(X) * self.feature_map_.scale
@@ -110,7 +111,7 @@ class FeatureSGM(StochasticEstimator):
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
         X_eval = check_eval_rows(self, X_eval)
-        n, D = X.shape[0], int(self.n_features)
+        n, D = X.shape[0], int(self.n_components)
         rng = check_random_state(self.random_state)
         self.feature_map_ = RandomFourierFeatures(D, self.sigma, random_state=rng).draw(X.shape[1])
         order = rng.permutation(n)
@@ -146,12 +147,12 @@ class FeatureSGM(StochasticEstimator):
         return self._z(X) @ self.coef_
 
     def _fit_info(self) -> dict[str, Any]:
-        return {"schedule": self.schedule, "n_features": float(self.n_features),
+        return {"schedule": self.schedule, "n_components": float(self.n_components),
                 "best_pass": float(self.best_pass_)}
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
-    D = int(params.get("n_features", 1000))
+    D = int(params.get("n_components", 1000))
     return {"weights (one column per guess)": D * 30 * F64,
             "validation features": problem.n_val * D * F64}
 
@@ -161,9 +162,9 @@ register(AlgorithmSpec(
     estimator=FeatureSGM,
     title="SGM (random features)",
     order=92,
-    schema={"n_features": {"type": "integer", "minimum": 1}, **ONE_PASS_SCHEMA,
+    schema={"n_components": {"type": "integer", "minimum": 1}, **ONE_PASS_SCHEMA,
             **STOCHASTIC_SCHEMA},
-    config_defaults=("n_features", "schedule", "eta", "passes", "loss", "kink",
+    config_defaults=("n_components", "schedule", "eta", "passes", "loss", "kink",
                      "validation_measure"),
     memory=_memory,
     tasks=("binary",),
