@@ -1,9 +1,11 @@
-"""``kernreg data``: list, fetch and describe the registered datasets."""
+"""``kernreg data``: list, fetch and describe the registered datasets; inspect a file of
+one's own."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -135,3 +137,43 @@ def _describe(spec: DatasetSpec, ds: Dataset) -> str:
     if spec.notes:
         lines.append(f"  notes          {spec.notes}")
     return "\n".join(lines)
+
+
+@data.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", metavar="FORMAT",
+              help="libsvm, csv, tsv, npy, npz, hdf5 or parquet (default: from the suffix).")
+@click.option("--target", help="The target column (csv, tsv, parquet) or array key (npz, hdf5).")
+@click.option("--features", help="The features' array key (npz, hdf5; default X).")
+@click.option("--task", type=click.Choice(["regression", "binary", "multiclass"]),
+              help="Default: inferred from the target.")
+@click.option("--test-file", type=click.Path(dir_okay=False), help="A separate test file.")
+@click.option("--n-features", type=int, help="libsvm: the width, when the file's largest index "
+                                               "is smaller.")
+def inspect(file: str, fmt: str | None, target: str | None, features: str | None,
+            task: str | None, test_file: str | None, n_features: int | None) -> None:
+    """Describe a data file of your own as kernreg reads it: rows, columns, sparsity, dense
+    size, the target (the task it implies, label counts or mean and std) and the suggested σ.
+    A file kernreg cannot use is refused with the reason (exit status 2)."""
+    from kernreg.datasets.files import FileDatasetSpec, read_file_dataset
+
+    spec = FileDatasetSpec(file=Path(file), format=fmt, target=target, features=features,
+                           task=task, test_file=Path(test_file) if test_file else None,
+                           n_features=n_features)
+    read = read_file_dataset(spec, seed=0)
+    y = np.concatenate([read.y_train, read.y_test])
+    lines = [f"{file}: {read.format}, {read.n_rows} rows × {read.n_columns} columns, "
+             f"{read.sparsity:.1%} zeros, {read.dense_bytes / 2**20:.3g} MiB dense (float64)",
+             "NaN/inf: none (a file holding any is refused)",
+             f"target: task {read.task}" + (" (inferred)" if task is None else "")]
+    if read.task == "regression":
+        lines.append(f"  mean {np.mean(y):.6g}, std {np.std(y):.6g}, range "
+                     f"[{np.min(y):.6g}, {np.max(y):.6g}]")
+    else:
+        codes, counts = np.unique(y, return_counts=True)
+        names = read.labels if read.task == "binary" else None
+        for i, (code, count) in enumerate(zip(codes, counts, strict=True)):
+            shown = f"{names[i]!r} (coded {code:g})" if names else f"{code:g}"
+            lines.append(f"  label {shown}: {count} rows")
+    click.echo("\n".join([*lines, f"suggested σ: {read.suggested_sigma:.4g} (the median "
+                          f"pairwise distance of a seeded sample of ≤ 1000 training rows)"]))
