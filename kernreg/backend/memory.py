@@ -10,7 +10,9 @@ now (a solver's kernel arrays without a budget) and of a GPU's free memory.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import psutil
 
@@ -64,6 +66,12 @@ class MemoryBudget:
         """The budget of a config's ``memory_gb`` (and ``gpu_memory_gb``) on this machine."""
         return cls(gib(memory_gb), int(psutil.virtual_memory().total),
                    None if gpu_memory_gb is None else gib(gpu_memory_gb))
+
+    @classmethod
+    def of_config(cls, budget: Mapping[str, Any]) -> MemoryBudget:
+        """The budget of a config's ``budget:`` section (``memory_gb``, and ``gpu_memory_gb``
+        where given) on this machine."""
+        return cls.of(budget["memory_gb"], budget.get("gpu_memory_gb"))
 
     @property
     def machine_cap(self) -> int:

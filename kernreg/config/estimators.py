@@ -33,7 +33,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
     as ``max_memory`` (the strategies' kernel arrays live there; ``None``: the device's free
     memory when the fit plans); on ``cpu`` the estimator keeps its numpy default.
     """
-    memory = memory or MemoryBudget.of(exp.budget["memory_gb"], exp.budget.get("gpu_memory_gb"))
+    memory = memory or MemoryBudget.of_config(exp.budget)
     params = dict(algo.params)
     kwargs: dict[str, Any] = {
         "kernel": exp.kernel["name"],

@@ -22,7 +22,7 @@ __all__ = ["check_device_support", "device_memory_bytes", "experiment_device", "
 def run_memory(exp: Experiment) -> MemoryBudget:
     """The run's memory budget on this machine: its config's ``budget.memory_gb`` (capped by
     the machine's memory) and ``budget.gpu_memory_gb``."""
-    return MemoryBudget.of(exp.budget["memory_gb"], exp.budget.get("gpu_memory_gb"))
+    return MemoryBudget.of_config(exp.budget)
 
 
 def device_memory_bytes(exp: Experiment, memory: MemoryBudget | None = None) -> int | None:

@@ -70,7 +70,7 @@ def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int,
     """Host-memory estimates of ``algorithms`` (those holding their kernel arrays on
     ``device`` count the data only); raise :class:`BudgetError` if one exceeds the run's host
     budget (``memory``: by default ``budget.memory_gb`` capped by this machine's memory)."""
-    memory = memory or MemoryBudget.of(exp.budget["memory_gb"], exp.budget.get("gpu_memory_gb"))
+    memory = memory or MemoryBudget.of_config(exp.budget)
     budget = memory.host
     block = int(exp.budget["block_mb"] * 2**20)
     estimates = [estimate(a, n_fit, n_val, n_test, d, block, budget,

@@ -131,7 +131,7 @@ def check_stream(cfg: ClassIncrementalConfig, X_train: Any, y_train: np.ndarray,
         raise ConfigError(where + "cannot run on these data:\n  " + "\n  ".join(problems))
     data_bytes = int(getattr(X_train, "nbytes", 0) + getattr(X_test, "nbytes", 0))
     est = stream_memory(cfg, np.unique(y_train).size, X_train.shape[1], data_bytes)
-    memory = MemoryBudget.of(cfg.budget["memory_gb"])
+    memory = MemoryBudget.of_config(cfg.budget)
     if est.peak_bytes > memory.host:
         raise BudgetError(
             f"{cfg.name}: estimated peak memory exceeds the budget of {memory.describe()}:\n"

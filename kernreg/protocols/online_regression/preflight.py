@@ -73,7 +73,7 @@ def check_memory(cfg: OnlineRegressionConfig) -> Estimate:
         line).
     """
     est = online_memory(cfg)
-    memory = MemoryBudget.of(cfg.budget["memory_gb"])
+    memory = MemoryBudget.of_config(cfg.budget)
     if est.peak_bytes > memory.host:
         sizes = ", ".join(f"{a.label}: D = {a.params['n_components']}" for a in cfg.algorithms
                           if "n_components" in a.params)
