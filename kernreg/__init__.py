@@ -26,7 +26,22 @@ if "numpy" not in _sys.modules:  # later, OpenBLAS has read the environment alre
 ESTIMATORS = ("FeatureSGM", "IncrementalNystromKRLS", "KOLS", "KRLS", "KernelLandweber",
               "LibSVM", "MultiPassSGM", "NystromKRLS", "NystromPCG", "Nytro", "OnePassSGM",
               "RandomFeaturesKRLS")
-__all__ = ["ESTIMATORS", "__version__", *ESTIMATORS]
+#: What a plugin (kernreg.plugins) registers its parts with: ``{public name: (module,
+#: name there)}``, loaded on first use like the estimators. A part is its spec plus one call,
+#: the same from a plugin as from kernreg's own files.
+REGISTRATION = {
+    "register_algorithm": ("kernreg.solvers.registry", "register"),
+    "AlgorithmSpec": ("kernreg.solvers.registry", "AlgorithmSpec"),
+    "MemoryProblem": ("kernreg.solvers.registry", "MemoryProblem"),
+    "KernelEstimator": ("kernreg.solvers.blocks.base", "KernelEstimator"),
+    "register_kernel": ("kernreg.kernels.registry", "register"),
+    "KernelSpec": ("kernreg.kernels.registry", "KernelSpec"),
+    "register_feature_map": ("kernreg.features.registry", "register"),
+    "FeatureMapSpec": ("kernreg.features.registry", "FeatureMapSpec"),
+    "register_dataset": ("kernreg.datasets.spec", "register"),
+    "DatasetSpec": ("kernreg.datasets.spec", "DatasetSpec"),
+}
+__all__ = ["ESTIMATORS", "REGISTRATION", "__version__", *ESTIMATORS, *REGISTRATION]
 
 
 def __getattr__(name: str) -> object:
@@ -34,8 +49,13 @@ def __getattr__(name: str) -> object:
         from kernreg import solvers
 
         return getattr(solvers, name)
+    if name in REGISTRATION:
+        import importlib
+
+        module, attribute = REGISTRATION[name]
+        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'kernreg' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *ESTIMATORS})
+    return sorted({*globals(), *ESTIMATORS, *REGISTRATION})

@@ -38,7 +38,7 @@ PACKAGE = REPO / "kernreg"
 FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0, "kernreg.progress": 0,
-    "kernreg.registry": 0, "kernreg.grid": 0,
+    "kernreg.registry": 0, "kernreg.grid": 0, "kernreg.plugins": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3, "kernreg.theory": 3,

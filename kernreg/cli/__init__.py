@@ -23,6 +23,7 @@ from kernreg.cli.run import run
 from kernreg.cli.stream import stream
 from kernreg.cli.table import table
 from kernreg.errors import KernregError
+from kernreg.plugins import load_installed_plugins
 from kernreg.protocols import class_incremental, online_regression  # noqa: F401  (registered)
 from kernreg.switches import check_environment
 
@@ -45,6 +46,9 @@ def cli(ctx: click.Context, verbose: bool, quiet: bool) -> None:
     # before any sub-command reads data or writes: a misspelt KERNREG_* switch is refused
     # (exit 2) rather than read as on or off
     check_environment()
+    # installed plugins register their algorithms, kernels, feature maps and datasets before
+    # any command lists, validates or tabulates them
+    load_installed_plugins()
 
 
 cli.add_command(data)

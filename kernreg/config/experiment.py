@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from kernreg.datasets.own import file_dataset_name
 from kernreg.solvers.blocks.params import lambda_grid, level_values
 
 __all__ = ["HOLDOUT", "LEGACY_KEYS", "Algorithm", "Experiment", "algorithm_hashes", "current_keys",
-           "expand_m", "protocol_kind", "results_relevant"]
+           "dataset_name", "expand_m", "protocol_kind", "results_relevant"]
 
 #: ``protocol.kind`` of the core's configs, and the kind of a config that names none: the
 #: seeded hold-out selection of every algorithm.
@@ -91,6 +92,18 @@ class Experiment:
     #: The ``--set KEY=VALUE`` overrides given on the command line, as given (their values are
     #: already in the fields above; recorded in the manifest). Not part of the hash.
     settings: tuple[str, ...] = ()
+    #: Where ``kernel.sigma`` came from: ``kernel.sigma`` (the config), ``dataset`` (the
+    #: dataset's default: the paper's σ, a data file's ``sigma`` or median heuristic) or ``""``
+    #: (the kernel has no σ). Not part of the hash (the value is).
+    sigma_source: str = ""
+    #: The ``plugins:`` the config imports (:mod:`kernreg.config.plugins`), as given.
+    plugins: tuple[str, ...] = ()
+
+    @property
+    def dataset_name(self) -> str:
+        """The dataset's name in results: the registered name, or ``file:<file name>`` for a
+        data file (:func:`kernreg.datasets.own.file_dataset_name`)."""
+        return dataset_name(self.dataset)
 
     def as_dict(self) -> dict[str, Any]:
         """The normalised config (what is hashed and stored with the results)."""
@@ -109,6 +122,8 @@ class Experiment:
         }
         if self.task is not None:  # absent for the dataset's default: earlier hashes stand
             out["task"] = self.task
+        if self.plugins:
+            out["plugins"] = list(self.plugins)
         return out
 
     def config_hash(self) -> str:
@@ -116,6 +131,12 @@ class Experiment:
         :func:`results_relevant`)."""
         payload = results_relevant(self.as_dict())
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def dataset_name(dataset: dict[str, Any]) -> str:
+    """The name in results of a normalised ``dataset:`` section: its registered ``name``, or
+    ``file:<file name>`` for a data file."""
+    return dataset["name"] if "name" in dataset else file_dataset_name(dataset["file"])
 
 
 def current_keys(entry: dict[str, Any]) -> dict[str, Any]:
@@ -137,12 +158,18 @@ def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
     (trial k depends only on the seed and k, so a run can be extended with more trials), where
     trials run (a trial is the same computation on a Dask worker) and on which device with
     which float32 products (``device``, ``tf32``: the same numbers up to rounding; each trial
-    records its device). BLAS threads may change rounding and stay. Keys renamed since are
+    records its device), the ``plugins`` imported (where code comes from) and where a data
+    file lies (its sha256 stays: a moved file is the same data, a changed one is not). BLAS
+    threads may change rounding and stay. Keys renamed since are
     hashed in their earlier spelling (:data:`LEGACY_KEYS`), so a stored manifest of either
     spelling compares equal."""
     payload = copy.deepcopy(config)
-    for key in ("name", "execution", "device", "tf32"):
+    for key in ("name", "execution", "device", "tf32", "plugins"):
         payload.pop(key, None)
+    dataset = payload.get("dataset")
+    if isinstance(dataset, dict) and "sha256" in dataset:  # a data file: its bytes, not where
+        for key in ("file", "test_file"):
+            dataset.pop(key, None)
     payload["budget"] = {"blas_threads": payload.get("budget", {}).get("blas_threads")}
     payload.get("protocol", {}).pop("trials", None)
     if isinstance(payload.get("algorithms"), list):

@@ -30,6 +30,7 @@ from kernreg.config.experiment import (
     expand_m,
     protocol_kind,
 )
+from kernreg.config.file_dataset import file_dataset_section
 from kernreg.config.schema import experiment_schema
 from kernreg.config.settings import apply_settings
 from kernreg.config.smoke import smoke_config
@@ -39,6 +40,7 @@ from kernreg.errors import ConfigError, DataError
 from kernreg.grid import is_grid
 from kernreg.kernels import get_kernel_spec, kernel_names
 from kernreg.losses import default_task
+from kernreg.plugins import load_installed_plugins, load_plugins
 from kernreg.solvers import AlgorithmSpec, algorithm_names, get_algorithm_spec
 from kernreg.solvers.blocks.holdout import centers_problem, fit_rows
 from kernreg.solvers.blocks.params import level_values
@@ -318,8 +320,9 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
     if kind != HOLDOUT:
         raise ConfigError(f"{path}: protocol.kind: {kind!r} is not the hold-out protocol; "
                           f"`kernreg run {path}` runs any registered protocol")
+    _import_plugins(data, path)
     data, problems = _current_spelling(data, path)
-    data = smoke_config(data, _test_rows(data)) if smoke else copy.deepcopy(data)
+    data = smoke_config(data, *_data_rows(data, path)) if smoke else copy.deepcopy(data)
     for section, values in (overrides or {}).items():
         if not isinstance(values, dict):  # a top-level value (device)
             data[section] = values
@@ -347,6 +350,22 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
     raise_problems(path, problems)
     exp = _with_defaults(data, path, problems)
     return replace(exp, smoke=True) if smoke else exp
+
+
+def _import_plugins(data: dict[str, Any], path: Path) -> None:
+    """The installed plugins and the config's ``plugins:`` imported before anything is checked:
+    they register the algorithms, kernels and feature maps the config may name."""
+    load_installed_plugins()
+    plugins = data.get("plugins")
+    if plugins is None:
+        return
+    if not isinstance(plugins, list) or not all(isinstance(p, str) and p for p in plugins):
+        raise ConfigError(f"{path}: plugins: expected a list of module names or Python files, "
+                          f"got {plugins!r}")
+    try:
+        load_plugins(plugins, path)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
 
 
 def _current_spelling(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
@@ -454,12 +473,13 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     exp_name = experiment_name(data, path, problems)
     problems += _grid_problems(data)
     raise_problems(path, problems)
-    dataset, spec = _dataset(data["dataset"], path, problems)
+    protocol = _protocol(data.get("protocol", {}), problems)
+    budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
+    dataset, spec = _dataset(data["dataset"], path, protocol["seed"], budget["memory_gb"],
+                             problems)
     task = check_task(data.get("task"), spec, problems)
     kernel = _kernel(data.get("kernel", {}), spec, dataset["dtype"], problems)
-    protocol = _protocol(data.get("protocol", {}), problems)
     execution = _execution(data.get("execution", {}), problems)
-    budget = {**DEFAULT_BUDGET, **data.get("budget", {})}
     run = _Run(spec, dataset, kernel, protocol, execution, task,
                _fit_rows(dataset, spec, protocol, problems))
     algorithms, entries = _algorithms(data["algorithms"], run, problems)
@@ -476,26 +496,36 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         execution=execution,
         task=task,
         device=data.get("device", "cpu"),
+        plugins=tuple(data.get("plugins", ())),
+        sigma_source="" if "sigma" not in kernel else
+        "kernel.sigma" if "sigma" in data.get("kernel", {}) else "dataset",
         tf32=data.get("tf32", False),
     )
     raise_problems(path, _estimator_problems(exp, entries))
     return exp
 
 
-def _dataset(entry: dict[str, Any], path: Path, problems: list[str]
-             ) -> tuple[dict[str, Any], DatasetSpec]:
+def _dataset(entry: dict[str, Any], path: Path, seed: int, memory_gb: float,
+             problems: list[str]) -> tuple[dict[str, Any], DatasetSpec]:
     """The ``dataset:`` section with its defaults (``dtype``, ``target_coding``) and the
-    registered name, and the dataset's spec; an unknown dataset stops here."""
+    registered name, or a data file's section (:mod:`kernreg.config.file_dataset`, the file
+    read with the protocol's ``seed`` within ``memory_gb``), and the dataset's spec; an unknown
+    dataset, or a file that cannot be used, stops here."""
     dataset = {"dtype": "float64", "target_coding": "pm1", **entry}
-    try:
-        spec = get_spec(dataset["name"])
-    except DataError as exc:
-        raise ConfigError(f"{path}: dataset.name: {exc}") from None
-    dataset["name"] = spec.name
+    if "file" in dataset:
+        dataset, spec, _ = file_dataset_section(dataset, path, seed, memory_gb)
+        what = f"dataset.file: {dataset['file']}"
+    else:
+        try:
+            spec = get_spec(dataset["name"])
+        except DataError as exc:
+            raise ConfigError(f"{path}: dataset.name: {exc}") from None
+        dataset["name"] = spec.name
+        what = f"dataset.name: {spec.name}"
     if spec.task == "multiclass":
-        problems.append(f"dataset.name: {spec.name} is multiclass; the hold-out protocol needs "
-                        "a regression or binary dataset (the class-incremental stream, "
-                        "`protocol: {kind: streaming}`, takes classes)")
+        problems.append(f"{what} is multiclass; the hold-out protocol needs a regression or "
+                        "binary target (the class-incremental stream, `protocol: {kind: "
+                        "streaming}`, takes classes)")
     elif dataset["target_coding"] != "pm1" and spec.task != "classification":
         problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
                         f"classes can be coded {dataset['target_coding']}")
@@ -782,10 +812,27 @@ def load_experiment(path: str | os.PathLike[str], overrides: dict[str, Any] | No
     return parse_experiment(read_yaml(path), path, overrides, smoke, settings)
 
 
-def _test_rows(data: dict[str, Any]) -> int | None:
-    """The test rows of the config's dataset, when it names a registered one."""
+def _data_rows(data: dict[str, Any], path: Path) -> tuple[int | None, int | None]:
+    """The test and training rows of the config's dataset, when it names a registered one or
+    a data file that can be read (a file that cannot is reported by the config's own
+    checks)."""
     dataset = data.get("dataset")
+    if not isinstance(dataset, dict):
+        return None, None
+    if "file" in dataset:
+        protocol, budget = data.get("protocol"), data.get("budget")
+        seed = protocol.get("seed", 0) if isinstance(protocol, dict) else 0
+        memory_gb = budget.get("memory_gb", DEFAULT_BUDGET["memory_gb"]) \
+            if isinstance(budget, dict) else DEFAULT_BUDGET["memory_gb"]
+        if schema_problems(dataset, experiment_schema()["properties"]["dataset"], []) or \
+                not isinstance(seed, int) or not isinstance(memory_gb, int | float):
+            return None, None
+        try:
+            spec = file_dataset_section(dataset, path, seed, memory_gb)[1]
+        except (ConfigError, DataError):
+            return None, None
+        return spec.n_test, spec.n_train
     try:
-        return get_spec(dataset["name"]).n_test if isinstance(dataset, dict) else None
+        return get_spec(dataset["name"]).n_test, None
     except (DataError, KeyError, TypeError):
-        return None
+        return None, None

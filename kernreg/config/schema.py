@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernreg.config.experiment import HOLDOUT
+from kernreg.config.file_dataset import file_dataset_schema
 from kernreg.kernels import kernel_names
 from kernreg.losses import task_names
 from kernreg.solvers import algorithm_names
@@ -24,6 +25,13 @@ __all__ = ["experiment_schema"]
 
 def experiment_schema() -> dict[str, Any]:
     """The schema of an experiment config, with the registered kernel and algorithm names."""
+    common = {  # the keys of both forms of the dataset section
+        "dtype": {"enum": ["float64", "float32"]},
+        "target_coding": {"description": "classes coded ±1 (pm1) or {0, 1} (zero_one)",
+                          "enum": ["pm1", "zero_one"]},
+        "n_train": POSITIVE_INT,
+        "n_test": POSITIVE_INT,
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -32,21 +40,25 @@ def experiment_schema() -> dict[str, Any]:
         "properties": {
             "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
             "description": {"type": "string"},
+            "plugins": {"description": "modules (my_solvers) or Python files (./my_kernel.py, "
+                                       "from the config's folder) to import first: they "
+                                       "register algorithms, kernels, feature maps",
+                        "type": "array", "items": {"type": "string", "minLength": 1}},
             "task": {"description": "the learning task (default: the dataset's own); it names "
                                     "the error measures each trial records",
                      "enum": task_names()},
             "dataset": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["name"],
-                "properties": {
-                    "name": {"type": "string"},
-                    "dtype": {"enum": ["float64", "float32"]},
-                    "target_coding": {"description": "classes coded ±1 (pm1) or {0, 1} (zero_one)",
-                                      "enum": ["pm1", "zero_one"]},
-                    "n_train": POSITIVE_INT,
-                    "n_test": POSITIVE_INT,
-                },
+                "description": "a registered dataset ({name: adult}) or a data file of one's "
+                               "own ({file: data.csv})",
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["name"],
+                        "properties": {"name": {"type": "string"}, **common},
+                    },
+                    file_dataset_schema(common),
+                ],
             },
             # its parameters: the named kernel's own schema (second stage)
             "kernel": {"type": "object", "properties": {"name": {"enum": kernel_names()}}},

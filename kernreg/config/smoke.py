@@ -44,10 +44,12 @@ _GRID_KEYS = ("lambdas", "alphas", "sigma")
 _CAPS = {"max_iter": SMOKE_ITERATIONS, "passes": SMOKE_PASSES, "epochs": SMOKE_PASSES}
 
 
-def smoke_config(data: dict[str, Any], test_rows: int | None = None) -> dict[str, Any]:
-    """``data`` (a parsed config mapping, not modified) at smoke size; ``test_rows``: the
-    dataset's test rows, when fewer than :data:`SMOKE_TEST_ROWS`. Values of the wrong type
-    are left for the validation to name."""
+def smoke_config(data: dict[str, Any], test_rows: int | None = None,
+                 train_rows: int | None = None) -> dict[str, Any]:
+    """``data`` (a parsed config mapping, not modified) at smoke size; ``test_rows`` and
+    ``train_rows``: the dataset's test and training rows, when known (a data file may have
+    fewer than :data:`SMOKE_TEST_ROWS` and :data:`SMOKE_ROWS`). Values of the wrong type are
+    left for the validation to name."""
     data = copy.deepcopy(data)
     protocol = data.setdefault("protocol", {})  # one trial also where the default is more
     if isinstance(protocol, dict):
@@ -55,7 +57,8 @@ def smoke_config(data: dict[str, Any], test_rows: int | None = None) -> dict[str
     dataset = data.get("dataset")
     if isinstance(dataset, dict):
         test_cap = min(SMOKE_TEST_ROWS, test_rows or SMOKE_TEST_ROWS)
-        for key, cap in (("n_train", SMOKE_ROWS), ("n_test", test_cap)):
+        train_cap = min(SMOKE_ROWS, train_rows or SMOKE_ROWS)
+        for key, cap in (("n_train", train_cap), ("n_test", test_cap)):
             dataset[key] = capped(dataset.get(key, cap), cap)
     if isinstance(data.get("kernel"), dict):
         _shrink_grids(data["kernel"])

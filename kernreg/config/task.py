@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernreg.datasets import DatasetSpec, get_spec
+from kernreg.datasets.own import SPEC_TASKS
 from kernreg.losses import Task, default_task, get_task, task_names
 
 __all__ = ["check_task", "experiment_task"]
@@ -31,7 +32,12 @@ def check_task(value: Any, spec: DatasetSpec, problems: list[str]) -> str | None
     return None if task is default_task(spec.task) else task.name
 
 
-def experiment_task(task: str | None, dataset: str) -> Task:
+def experiment_task(task: str | None, dataset: str | dict[str, Any]) -> Task:
     """The task of an experiment: its ``task`` (``Experiment.task``) or, when ``None``, the
-    default of dataset ``dataset``'s kind."""
-    return get_task(task) if task else default_task(get_spec(dataset).task)
+    default of its dataset's kind; ``dataset``: a registered name, or the normalised
+    ``dataset:`` section (a data file's carries its task)."""
+    if task:
+        return get_task(task)
+    if isinstance(dataset, dict) and "file" in dataset:
+        return default_task(SPEC_TASKS[dataset["task"]])
+    return default_task(get_spec(dataset["name"] if isinstance(dataset, dict) else dataset).task)

@@ -43,6 +43,7 @@ from kernreg.errors import ConfigError, KernregError, MissingDependencyError
 from kernreg.experiment.resources import gemm_gflops, resolve_blas_threads
 from kernreg.experiment.trial import PreparedData, run_trial
 from kernreg.kernels.compiled import warm_up
+from kernreg.plugins import load_installed_plugins, load_plugins
 from kernreg.results.record import TrialRecord
 
 try:  # optional: without Dask, dask_client says how to install it
@@ -403,7 +404,11 @@ def trial_task(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
                blas_threads: int, admission: tuple[str, int] | None = None) -> TrialRecord:
     """One trial on a worker, its BLAS limited as the driver said (a Dask task). With
     ``admission = (name, k)`` it first takes a lease of the cluster-wide semaphore ``name``
-    that lets ``k`` such trials hold memory at once."""
+    that lets ``k`` such trials hold memory at once. The installed plugins and the config's
+    ``plugins:`` are imported first (a worker is a process of its own)."""
+    # the algorithms, kernels and feature maps a plugin registers, registered here too
+    load_installed_plugins()
+    load_plugins(exp.plugins, exp.path)
     lease: AbstractContextManager[Any] = nullcontext()
     if admission is not None:
         from distributed import Semaphore

@@ -98,7 +98,7 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
         n_fit = fit_rows(len(data.y_train), exp.protocol["validation_fraction"])
         n_val = len(data.y_train) - n_fit
         log.info("data: %s, %d training rows (%d fit + %d validation per trial), %d test rows, "
-                 "d = %d, %s; read in %.2f s (source: %s)", exp.dataset["name"], len(data.y_train),
+                 "d = %d, %s; read in %.2f s (source: %s)", exp.dataset_name, len(data.y_train),
                  n_fit, n_val, len(data.y_test), data.X_train.shape[1], data.task,
                  time.perf_counter() - clock, data.source)
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
@@ -116,9 +116,10 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
             "config": exp.as_dict(),
             "config_hash": exp.config_hash(),
             "config_file": str(exp.path) if exp.path else "",
-            "dataset": exp.dataset["name"],
+            "dataset": exp.dataset_name,
             "dataset_sha256": data.sha256,
             "dataset_source": data.source,
+            **({"dataset_file": data.about} if data.about else {}),
             "environment": environment(device),
             # the source the numbers came from, and when (a --resume restamps them)
             "git_commit": source_commit(),

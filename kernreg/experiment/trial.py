@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -11,8 +12,11 @@ from sklearn.base import is_classifier
 
 from kernreg.backend import MemoryBudget
 from kernreg.config import Algorithm, Experiment, experiment_task, make_estimator
+from kernreg.config.file_dataset import file_spec_of
 from kernreg.datasets import load_dataset
-from kernreg.errors import DegenerateError
+from kernreg.datasets.files import FileData
+from kernreg.datasets.own import load_file_data, median_sigma_text
+from kernreg.errors import DataError, DegenerateError
 from kernreg.experiment.devices import experiment_device, run_memory
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.kernels.compiled import active_path
@@ -34,6 +38,9 @@ class PreparedData:
     source: str
     #: (negative, positive) class codes of the targets (classification).
     codes: tuple[float, float] = (-1.0, 1.0)
+    #: A data file's description for the run's manifest (:func:`file_description`); empty
+    #: for a registered dataset.
+    about: dict[str, Any] = field(default_factory=dict)
 
 
 #: Class codes by ``dataset.target_coding`` (datasets are prepared with ±1 classes).
@@ -44,15 +51,64 @@ def prepare_data(exp: Experiment) -> PreparedData:
     """Load the dataset; draw the config's ``n_train``/``n_test`` subsamples (seeded by the
     protocol seed, the same for every trial and algorithm); recode ±1 classes as the config's
     ``target_coding`` says."""
-    ds = load_dataset(exp.dataset["name"], dtype=exp.dataset["dtype"])
+    about: dict[str, Any] = {}
+    if "file" in exp.dataset:
+        data = load_file_data(file_spec_of(exp.dataset), seed=exp.protocol["seed"],
+                              dtype=exp.dataset["dtype"], memory=run_memory(exp))
+        check_same_files(exp.dataset, data)
+        X_train, y_train, X_test, y_test = data.X_train, data.y_train, data.X_test, data.y_test
+        task, sha256, source = data.task, combined_sha256(data.sha256.values()), "file"
+        about = file_description(exp, data)
+    else:
+        ds = load_dataset(exp.dataset["name"], dtype=exp.dataset["dtype"])
+        X_train, y_train, X_test, y_test = ds.X_train, ds.y_train, ds.X_test, ds.y_test
+        task, sha256, source = ds.task, ds.sha256, ds.source
     rng = subsample_rng(exp.protocol["seed"])
-    X_tr, y_tr = subsample_rows(ds.X_train, ds.y_train, exp.dataset.get("n_train"), rng)
-    X_te, y_te = subsample_rows(ds.X_test, ds.y_test, exp.dataset.get("n_test"), rng)
+    X_tr, y_tr = subsample_rows(X_train, y_train, exp.dataset.get("n_train"), rng)
+    X_te, y_te = subsample_rows(X_test, y_test, exp.dataset.get("n_test"), rng)
     codes = TARGET_CODES[exp.dataset["target_coding"]]
     if codes != TARGET_CODES["pm1"]:  # ±1 → codes: y ↦ low + (y + 1)/2·(high − low)
         low, high = codes
         y_tr, y_te = (low + (y + 1.0) / 2.0 * (high - low) for y in (y_tr, y_te))
-    return PreparedData(X_tr, y_tr, X_te, y_te, ds.task, ds.sha256, ds.source, codes)
+    return PreparedData(X_tr, y_tr, X_te, y_te, task, sha256, source, codes, about)
+
+
+def combined_sha256(digests: Iterable[str]) -> str:
+    """One digest naming several files: the sha256 of their sorted sha256s (what a registered
+    dataset records, :attr:`kernreg.datasets.Dataset.sha256`)."""
+    return hashlib.sha256("".join(sorted(digests)).encode()).hexdigest()
+
+
+def check_same_files(section: dict[str, Any], data: FileData) -> None:
+    """The files read now are those the config was checked on (their sha256 in the
+    normalised section): a file changed in between is refused, never mixed into a run."""
+    for key, digest in section["sha256"].items():
+        now = data.sha256[section[key]]
+        if now != digest:
+            raise DataError(f"dataset.{key}: {section[key]} changed after the config was read "
+                            f"(sha256 {digest[:12]}…, now {now[:12]}…); run again")
+
+
+def file_description(exp: Experiment, data: FileData) -> dict[str, Any]:
+    """What a run records of its data file: each file and its sha256, the format, the task
+    and how its labels were coded, the sizes, and where the kernel's σ came from."""
+    if data.task == "binary":
+        labels: Any = {"-1": data.labels[0], "+1": data.labels[1]}
+    elif data.task == "multiclass":
+        labels = list(data.labels)
+    else:
+        labels = None
+    origin = exp.sigma_source
+    if origin == "dataset":
+        origin = "dataset.sigma" if exp.dataset.get("sigma") is not None else \
+            median_sigma_text(exp.protocol["seed"])
+    return {"files": dict(data.sha256), "format": data.format, "task": data.task,
+            "labels": labels, "rows": data.n_rows, "columns": data.n_columns,
+            "sparsity": data.sparsity, "training_rows": int(data.X_train.shape[0]),
+            "test_rows": int(data.X_test.shape[0]),
+            "preprocessing": list(exp.dataset.get("preprocessing", [])),
+            "sigma": {"value": exp.kernel.get("sigma"), "from": origin},
+            "median_sigma": data.suggested_sigma}
 
 
 def subsample_rng(seed: int) -> np.random.Generator:
@@ -134,7 +190,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     check_finite_result(where, chosen.selected if chosen.param_name else None,
                         chosen.val_rmse, y_pred, path_values=chosen.path_values,
                         m_values=chosen.m_values, m_selected=chosen.info.get("m_selected"))
-    task = experiment_task(exp.task, exp.dataset["name"])
+    task = experiment_task(exp.task, exp.dataset)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is checked just below
         measures = task.evaluate(data.y_test, y_pred, data.codes)
         test_rmse = measures["rmse"] if "rmse" in measures else _coded_rmse(task, data, y_pred)

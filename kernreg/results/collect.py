@@ -84,7 +84,7 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
                 if algo.label not in done:
                     command = f"kernreg run {config_reference(run_config)}{out_option} --resume"
                     pending.append(((exp.name, algo.label),
-                                    {"dataset": exp.dataset["name"], "algorithm": algo.name,
+                                    {"dataset": exp.dataset_name, "algorithm": algo.name,
                                      "label": algo.label, "reason": f"not run yet ({command})",
                                      "m": algo.params.get("m")},
                                     f"{exp.name}/{algo.label}: no results in {run_dir} "

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from kernreg.datasets import get_spec
+from kernreg.datasets.own import FILE_PREFIX, is_file_dataset_name
 from kernreg.errors import DataError
 from kernreg.losses import get_measure
 
@@ -172,7 +173,10 @@ def _timing(trials: pd.DataFrame) -> tuple[float | None, tuple[float, float] | N
 
 
 def dataset_title(name: str) -> str:
-    """A dataset's short title (its registered title before any parenthesis)."""
+    """A dataset's short title: its registered title before any parenthesis, a data file's
+    name (``file:train.csv`` → ``train.csv``: never looked up in the registry)."""
+    if is_file_dataset_name(name):
+        return name[len(FILE_PREFIX):]
     try:
         return get_spec(name).title.split(" (")[0]
     except DataError:  # a dataset kernreg does not provide (yet)

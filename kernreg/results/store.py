@@ -173,6 +173,7 @@ class RunStore(RunFolder):
                 )
             elif self.manifest_path.exists():
                 old = self.manifest()
+                self._check_same_data(old, manifest)
                 if not self._same_config(manifest):
                     self._check_resumable(old, manifest)
                     # the labels with trials kept their computation: their files stay valid
@@ -184,6 +185,27 @@ class RunStore(RunFolder):
             if resume and not force:
                 self.check_trials_before_resume(manifest_hashes(manifest))
         self.start(manifest)
+
+    def _check_same_data(self, old: dict[str, Any], manifest: dict[str, Any]) -> None:
+        """A run on a data file resumes only on the same bytes: each file's sha256 as the
+        trials were computed on it (the normalised ``dataset.sha256``)."""
+        def files(config: Any) -> dict[str, tuple[str, str]]:
+            dataset = config.get("dataset") if isinstance(config, dict) else None
+            digests = dataset.get("sha256") if isinstance(dataset, dict) else None
+            if not isinstance(digests, dict):
+                return {}
+            return {key: (str(dataset.get(key, "?")), str(digest))
+                    for key, digest in digests.items()}
+
+        before, now = files(old.get("config")), files(manifest.get("config"))
+        changed = [f"dataset.{key} {now[key][0]} had sha256 {before[key][1][:12]}…, now "
+                   f"{now[key][1][:12]}…" for key in sorted(set(before) & set(now))
+                   if before[key][1] != now[key][1]]
+        if changed:
+            raise ConfigError(
+                f"cannot resume {self.run_dir}: its data changed since its trials were computed "
+                f"({'; '.join(changed)}); use --force to start again on the new data or --out "
+                "for another folder")
 
     def _check_resumable(self, old: dict[str, Any], manifest: dict[str, Any]) -> None:
         """A changed config resumes when every label with trials here computes as before

@@ -180,7 +180,9 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     notes = [c for c in notes if "algorithm" in c]
     datasets = list(dict.fromkeys([*results["dataset"], *(c["dataset"] for c in not_run)]))
     present = set(results["algorithm"]) | {c["algorithm"] for c in not_run}
+    # registered ones in table order, then any other (a plugin's, not imported here)
     algorithms = [a for a in algorithm_names() if a in present]
+    algorithms += sorted(present - set(algorithms))
     paper = paper_table2() if compare_paper else {}
     cells: dict[tuple[str, str, str], Cell] = {}
     lines: list[str] = []
@@ -194,7 +196,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
         sub = results[results["dataset"] == ds]
         ms = sorted({int(m) for m in sub.get("m", pd.Series(dtype=float)).dropna()}
                     or {int(c["m"]) for c in not_run if c["dataset"] == ds and c.get("m")})
-        title = get_spec(ds).title.split(" (")[0]
+        title = dataset_title(ds)
         row_titles[ds] = title + (f" m={'/'.join(map(str, ms))}" if ms else "")
         for algo in algorithms:
             rows = sub[sub["algorithm"] == algo]
