@@ -42,3 +42,26 @@ def test_a_file_kernreg_cannot_use_is_one_message(tmp_path: Path, kernreg_cli) -
     assert str(path) in err and "'oops'" in err
     code, _, err = kernreg_cli(["data", "inspect", str(tmp_path / "missing.csv")])
     assert code == 2 and "missing.csv" in err and "does not exist" in err
+
+
+def test_the_printed_block_pasted_into_a_config_reads_the_file_the_same(
+        tmp_path: Path, kernreg_cli) -> None:
+    """The `dataset:` block inspect prints is a config's, and the run's σ is the suggested one."""
+    import yaml
+
+    from kernreg.config import load_experiment
+
+    X, y = make_friedman1(n_samples=150, random_state=1)
+    path = tmp_path / "friedman.csv"
+    pd.DataFrame(X).assign(price=y).to_csv(path, index=False)
+    code, out, err = kernreg_cli(["data", "inspect", str(path), "--target", "price",
+                                  "--preprocessing", "standardize"])
+    assert code == 0, err
+    block = yaml.safe_load(out[out.index("\ndataset:") + 1:])
+    assert block["dataset"]["file"] == str(path) and block["dataset"]["task"] == "regression"
+    suggested = float(out.split("suggested σ: ")[1].split()[0])
+    config = tmp_path / "pasted.yaml"
+    config.write_text(yaml.safe_dump({**block, "algorithms": [{"name": "nkrls", "m": 20}]}))
+    exp = load_experiment(config)
+    assert exp.dataset["preprocessing"] == ["standardize"]
+    assert f"{exp.kernel['sigma']:.4g}" == f"{suggested:.4g}"

@@ -462,3 +462,27 @@ def test_an_installed_plugin_registers_through_its_entry_point(tmp_path: Path,
                               text=True, env=env, cwd=tmp_path, timeout=300)
         assert done.returncode == 0, done.stderr
         assert "Column ridge" in done.stdout
+
+
+def test_a_path_may_name_environment_variables(tmp_path: Path, friedman_files,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               kernreg_cli) -> None:
+    config = write_config(tmp_path, "env",
+                          "{file: $MY_DATA/friedman.csv}")
+    monkeypatch.delenv("MY_DATA", raising=False)
+    with pytest.raises(ConfigError, match=r"dataset\.file: .*MY_DATA, which is not set"):
+        load_experiment(config)
+    monkeypatch.setenv("MY_DATA", str(tmp_path))
+    assert load_experiment(config).dataset["file"] == str(friedman_files["csv"])
+
+
+@pytest.mark.mirror
+def test_the_shipped_a9a_config_takes_the_mirror_option(mirror: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        kernreg_cli) -> None:
+    """``--mirror`` is set before the config is read: its ``$KERNREG_MIRROR`` paths find it."""
+    monkeypatch.delenv("KERNREG_MIRROR")
+    code, _, err = kernreg_cli(["run", "a9a_file_nytro", "--smoke", "--mirror", str(mirror),
+                                "--out", str(tmp_path), "--no-progress"])
+    assert code == 0, err
+    assert set(results(tmp_path / "a9a_file_nytro")["dataset"]) == {"file:a9a"}

@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
 import pandas as pd
+import yaml
 
 from kernreg.datasets import (
     Dataset,
@@ -24,6 +25,9 @@ from kernreg.datasets import (
 from kernreg.datasets.cache import cache_path
 from kernreg.datasets.fetch import ENV_CACHE, ENV_MIRROR, ENV_OFFLINE, local_source
 from kernreg.errors import DataError, KernregError, MissingDependencyError
+
+if TYPE_CHECKING:
+    from kernreg.datasets.files import FileData, FileDatasetSpec
 
 
 def data_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,16 +154,23 @@ def _describe(spec: DatasetSpec, ds: Dataset) -> str:
 @click.option("--test-file", type=click.Path(dir_okay=False), help="A separate test file.")
 @click.option("--n-features", type=int, help="libsvm: the width, when the file's largest index "
                                                "is smaller.")
+@click.option("--preprocessing", multiple=True, metavar="STEP",
+              type=click.Choice(["none", "standardize", "minmax", "unit-norm"]),
+              help="A step fitted on the training rows (repeatable, in order): the suggested "
+                   "σ is of the preprocessed rows.")
 def inspect(file: str, fmt: str | None, target: str | None, features: str | None,
-            task: str | None, test_file: str | None, n_features: int | None) -> None:
+            task: str | None, test_file: str | None, n_features: int | None,
+            preprocessing: tuple[str, ...]) -> None:
     """Describe a data file of your own as kernreg reads it: rows, columns, sparsity, dense
-    size, the target (the task it implies, label counts or mean and std) and the suggested σ.
-    A file kernreg cannot use is refused with the reason (exit status 2)."""
+    size, the target (the task it implies, label counts or mean and std), the suggested σ and
+    a config's `dataset:` block that reads it so. A file kernreg cannot use is refused with
+    the reason (exit status 2)."""
+    # imported here: the reader's libraries are not every command's
     from kernreg.datasets.files import FileDatasetSpec, read_file_dataset
 
     spec = FileDatasetSpec(file=Path(file), format=fmt, target=target, features=features,
                            task=task, test_file=Path(test_file) if test_file else None,
-                           n_features=n_features)
+                           n_features=n_features, preprocessing=preprocessing)
     read = read_file_dataset(spec, seed=0)
     y = np.concatenate([read.y_train, read.y_test])
     lines = [f"{file}: {read.format}, {read.n_rows} rows × {read.n_columns} columns, "
@@ -175,5 +186,27 @@ def inspect(file: str, fmt: str | None, target: str | None, features: str | None
         for i, (code, count) in enumerate(zip(codes, counts, strict=True)):
             shown = f"{names[i]!r} (coded {code:g})" if names else f"{code:g}"
             lines.append(f"  label {shown}: {count} rows")
-    click.echo("\n".join([*lines, f"suggested σ: {read.suggested_sigma:.4g} (the median "
-                          f"pairwise distance of a seeded sample of ≤ 1000 training rows)"]))
+    lines.append(f"suggested σ: {read.suggested_sigma:.4g} (the median distance between two "
+                 f"training rows, ≤ 1000 drawn with seed 0, protocol.seed's default: a run takes "
+                 f"it unless kernel.sigma or dataset.sigma says)")
+    click.echo("\n".join([*lines, "a config's dataset block (paths absolute; relative ones are "
+                          "taken from the config's folder):", dataset_block(spec, read)]))
+
+
+def dataset_block(spec: FileDatasetSpec, read: FileData) -> str:
+    """The ``dataset:`` block of a config reading the file as ``inspect`` did, as YAML."""
+    block: dict[str, Any] = {"file": str(spec.file.absolute()), "format": read.format}
+    if spec.target is not None:
+        block["target"] = spec.target
+    if spec.features is not None:
+        block["features"] = spec.features
+    if spec.test_file is not None:
+        block["test_file"] = str(spec.test_file.absolute())
+    else:
+        block["test_fraction"] = spec.split_fraction
+    block["task"] = read.task
+    if spec.n_features is not None:
+        block["n_features"] = spec.n_features
+    if spec.preprocessing:
+        block["preprocessing"] = list(spec.preprocessing)
+    return yaml.safe_dump({"dataset": block}, sort_keys=False, allow_unicode=True).rstrip()

@@ -160,9 +160,9 @@ def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
                                   f"trials in this process on the CPU, all its methods in "
                                   f"each; {option} applies to hold-out configs")
         spec = get_protocol(kind)
+        export_data_settings(mirror, cache_dir, offline)
         cfg = load_protocol_config(spec, config, trials=trials, seed=seed, smoke=smoke,
                                    settings=settings)
-        export_data_settings(mirror, cache_dir, offline)
         _run_protocol(spec, cfg, out, resume=resume, force=force, progress=progress,
                       settings=settings, quiet=quiet, with_report=with_report)
         return
@@ -181,14 +181,15 @@ def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
     if kind == "table":
         if only:
             raise click.UsageError("--only applies to one experiment, not to a table config")
+        # the data settings first: a config's data paths may name $KERNREG_MIRROR
+        export_data_settings(mirror, cache_dir, offline)
         experiments = [load_experiment(Path(config).parent / r, overrides, smoke, settings)
                        for r in load_table_config(config)["runs"]]
-        export_data_settings(mirror, cache_dir, offline)
         _run_table(config, experiments, out, force=force, progress=progress, quiet=quiet,
                    with_report=with_report)
         return
-    exp = load_experiment(config, overrides, smoke, settings)
     export_data_settings(mirror, cache_dir, offline)
+    exp = load_experiment(config, overrides, smoke, settings)
     results = run_experiment(exp, out, resume=resume, force=force, progress=progress,
                              only=only)
     one_label_each = results.groupby("algorithm")["label"].nunique().max() == 1

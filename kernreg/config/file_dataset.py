@@ -4,17 +4,19 @@ The file is read when the config is (so that every check of the config — m wit
 task the algorithms fit, the memory of the dense data — comes before a run writes anything), by
 :func:`kernreg.datasets.own.load_file_data`, whose last result the run's own read reuses.
 
-The normalised section keeps what determines the data: the paths made absolute (relative ones
-are taken from the config file's folder, ``~`` expanded), the format and task as resolved (given
-or inferred), the test split, the preprocessing, and the sha256 of each file. The paths are not
-part of the config's hash, the sha256 are (:func:`kernreg.config.experiment.results_relevant`):
-a run folder moved with its data resumes, a changed file does not.
+The normalised section keeps what determines the data: the paths made absolute (relative
+ones are taken from the config file's folder; ``~`` and ``$VARIABLE`` expanded), the format
+and task as resolved (given or inferred), the test split, the preprocessing, and the sha256 of
+each file. The paths are not part of the config's hash, the sha256 are
+(:func:`kernreg.config.experiment.results_relevant`): a run folder moved with its data
+resumes, a changed file does not.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +67,23 @@ def file_dataset_schema(common: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def resolve_data_path(value: str, config_path: Path) -> Path:
-    """A data path of a config: ``~`` expanded, a relative one taken from the config's
-    folder, made absolute."""
-    path = Path(value).expanduser()
+_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
+
+
+def resolve_data_path(value: str, config_path: Path, key: str = "dataset.file") -> Path:
+    """A data path of a config: environment variables (``$KERNREG_MIRROR/libsvm/a9a``) and
+    ``~`` expanded, a relative one taken from the config's folder, made absolute.
+
+    Raises
+    ------
+    ConfigError
+        The path names an environment variable that is not set.
+    """
+    unset = [a or b for a, b in _VARIABLE.findall(value) if (a or b) not in os.environ]
+    if unset:
+        raise ConfigError(f"{config_path}: {key}: {value!r} names the environment variable "
+                          f"{', '.join(dict.fromkeys(unset))}, which is not set")
+    path = Path(os.path.expandvars(value)).expanduser()
     if not path.is_absolute():
         path = config_path.parent / path
     return Path(os.path.normpath(path.absolute()))
@@ -98,9 +113,9 @@ def file_dataset_section(entry: dict[str, Any], config_path: Path, seed: int,
         A file that cannot be used as the section says, naming the file and the problem.
     """
     section = copy.deepcopy(entry)
-    section["file"] = str(resolve_data_path(section["file"], config_path))
-    if "test_file" in section:
-        section["test_file"] = str(resolve_data_path(section["test_file"], config_path))
+    for key in ("file", "test_file"):
+        if key in section:
+            section[key] = str(resolve_data_path(section[key], config_path, f"dataset.{key}"))
     steps = section.get("preprocessing", [])
     section["preprocessing"] = [steps] if isinstance(steps, str) else list(steps)
     try:

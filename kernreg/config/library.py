@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kernreg.config.experiment import HOLDOUT, protocol_kind
 from kernreg.config.loader import read_yaml
+from kernreg.datasets.own import file_dataset_name
 from kernreg.errors import ConfigError
 
 __all__ = ["ConfigEntry", "config_entries", "config_reference", "resolve_config",
@@ -91,7 +92,7 @@ class ConfigEntry:
 
     name: str
     kind: str  #: "experiment" (hold-out), "table" or a registered protocol's kind
-    dataset: str  #: the dataset's name ("" for a table config)
+    dataset: str  #: the dataset's name in results ("" for a table config)
     summary: str  #: the first sentence of its description
     path: Path
 
@@ -118,6 +119,15 @@ def _kind(data: dict) -> str:
     return "experiment" if kind == HOLDOUT else kind
 
 
+def _dataset_name(dataset: object) -> str:
+    """A config's dataset as results name it: the registered name, ``file:<file name>``."""
+    if not isinstance(dataset, dict):
+        return ""
+    if isinstance(dataset.get("file"), str):
+        return file_dataset_name(dataset["file"])
+    return str(dataset.get("name", ""))
+
+
 def config_entries() -> list[ConfigEntry]:
     """Every shipped config, by name."""
     entries = []
@@ -126,6 +136,6 @@ def config_entries() -> list[ConfigEntry]:
         dataset = data.get("dataset")
         entries.append(ConfigEntry(
             name=name, kind=_kind(data),
-            dataset=str(dataset.get("name", "")) if isinstance(dataset, dict) else "",
+            dataset=_dataset_name(dataset),
             summary=_summary(path, data), path=path))
     return entries
