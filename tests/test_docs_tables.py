@@ -56,6 +56,8 @@ NOT_MEASURED = {
         "protocol.md: the authors' hyperparameters, read from their scripts",
     "| piece | where |": "thesis_ch7.md: what is implemented, and in which files",
     "| piece | where | tested by |": "theory.md: what is implemented, in which files, tested how",
+    "| key | what it says | default |": "own_data.md: the keys of a data file's dataset block",
+    "| function | spec |": "own_data.md: the public registration functions",
 }
 
 
