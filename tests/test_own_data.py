@@ -486,3 +486,28 @@ def test_the_shipped_a9a_config_takes_the_mirror_option(mirror: Path, tmp_path: 
                                 "--out", str(tmp_path), "--no-progress"])
     assert code == 0, err
     assert set(results(tmp_path / "a9a_file_nytro")["dataset"]) == {"file:a9a"}
+
+
+def test_text_labels_are_coded_recorded_and_reported(tmp_path: Path, kernreg_cli) -> None:
+    """Any two labels: sorted, the first coded −1, the second +1 (the registered datasets'
+    coding), the mapping in the manifest and the report; the measures are classification's."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((240, 3))
+    churn = np.where(X[:, 0] + 0.3 * rng.standard_normal(240) > 0, "yes", "no")
+    pd.DataFrame(X, columns=["a", "b", "c"]).assign(churn=churn).to_csv(tmp_path / "churn.csv",
+                                                                        index=False)
+    config = write_config(tmp_path, "churn", "{file: churn.csv}")
+    out = tmp_path / "runs"
+    code, _, err = kernreg_cli(["run", str(config), "--out", str(out), "--no-progress"])
+    assert code == 0, err
+    manifest = json.loads((out / "churn" / "manifest.json").read_text())
+    assert manifest["dataset_file"]["task"] == "binary"
+    assert manifest["dataset_file"]["labels"] == {"-1": "no", "+1": "yes"}
+    frame = results(out / "churn")
+    assert (frame["test_error"] < 0.3).all()  # a learnable target, measured as classes
+    code, _, err = kernreg_cli(["report", str(out / "churn"), "-o", str(tmp_path / "r.html")])
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "&#x27;no&#x27; → -1, &#x27;yes&#x27; → +1" in page
+    digest = manifest["config"]["dataset"]["sha256"]["file"]
+    assert f"{tmp_path / 'churn.csv'}, sha256 {digest}" in page

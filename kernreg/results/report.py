@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -219,6 +220,8 @@ def manifest_rows(run_dir: Path, manifest: dict[str, Any], dataset: str = ""
         rows.append(("data", f"{source.get('label') or source.get('name')}"
                      + (f" ({', '.join(f'{k} {v}' for k, v in packages.items())})"
                         if packages else "")))
+    elif isinstance(manifest.get("dataset_file"), dict):  # a data file of the user's
+        rows += file_rows(manifest["dataset_file"])
     else:
         sha = manifest.get("dataset_sha256")
         source = manifest.get("dataset_source")
@@ -230,6 +233,29 @@ def manifest_rows(run_dir: Path, manifest: dict[str, Any], dataset: str = ""
     rows.append(("package versions", ", ".join(versions) or NOT_RECORDED))
     rows += [(ENVIRONMENT_TITLES.get(k, k), str(v)) for k, v in env.items()
              if k not in VERSION_KEYS]
+    return rows
+
+
+def file_rows(about: dict[str, Any]) -> list[tuple[str, str]]:
+    """The provenance rows of a run on a data file (the manifest's ``dataset_file``): each
+    file with its sha256, what was read, the label coding and where σ came from."""
+    rows = [("data file" if len(about.get("files", {})) == 1 else f"data file {i + 1}",
+             f"{path}, sha256 {digest}")
+            for i, (path, digest) in enumerate(dict(about.get("files", {})).items())]
+    rows.append(("data read", f"{about.get('format')}, {about.get('rows')} rows × "
+                 f"{about.get('columns')} features ({about.get('training_rows')} training, "
+                 f"{about.get('test_rows')} test), task {about.get('task')}; preprocessing: "
+                 f"{', '.join(about.get('preprocessing') or []) or 'none'}"))
+    labels = about.get("labels")
+    if isinstance(labels, dict):
+        rows.append(("label coding", ", ".join(
+            f"{label!r} → {code}" for code, label in sorted(labels.items(),
+                                                            key=lambda item: float(item[0])))))
+    sigma = about.get("sigma") or {}
+    value = sigma.get("value")
+    if value is not None:  # a number, or a grid the trials select from
+        shown = f"{value:.6g}" if isinstance(value, int | float) else json.dumps(value)
+        rows.append(("kernel σ", f"{shown}, from {sigma.get('from')}"))
     return rows
 
 
