@@ -136,6 +136,11 @@ def test_a_csv_runs_end_to_end_and_every_command_reads_its_run(
         code, stdout, err = kernreg_cli(args)
         assert code == 0, (args, err)
     assert "friedman.csv" in (tmp_path / "report.html").read_text()
+    # NYTRO Table 1's layout: the sizes as the run recorded them, no registry lookup
+    code, stdout, err = kernreg_cli(["table", str(run_dir), "--table", "table1"])
+    assert code == 0, err
+    assert f"| friedman.csv | 240 | 60 | 5 | regression | {about['sigma']['value']:g} | 40 |" \
+        in stdout
     assert any((run_dir / "figures").iterdir())
 
 

@@ -15,7 +15,7 @@ from kernreg.config import load_experiment
 from kernreg.config.library import config_reference
 from kernreg.errors import ResultsError
 from kernreg.results.store import RunStore, fill_missing_runs, read_results_csv
-from kernreg.results.tables import Collected, is_table_config, load_table_config
+from kernreg.results.tables import Collected, file_facts, is_table_config, load_table_config
 
 __all__ = ["collect_results"]
 
@@ -44,12 +44,15 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
         else:
             store.remove_temporaries_if_idle()
             store.load_trials()  # each trial file checked against its name and the manifest
+        if store.manifest_path.exists():
+            files.update(file_facts(store.manifest()))
         return read_results_csv(run_dir)
 
     out_option = "" if results_dir == default_out else f" --out {results_dir}"
     frames: list[pd.DataFrame] = []
     sources: list[str] = []  # where each frame's rows come from, to name a repeated trial
     not_run, notes, missing, measures = [], [], [], []
+    files: dict[str, dict[str, Any]] = {}  # what runs on data files recorded of them
     pending: list[tuple[tuple[str, str], dict[str, Any], str]] = []  # not run: (pair, NA, warning)
     for item in inputs:
         path = Path(item)
@@ -101,7 +104,7 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
     missing += [line for _, _, line in pending]
     if not frames:
         if allow_empty:
-            return Collected(pd.DataFrame(), not_run, notes, [], measures)
+            return Collected(pd.DataFrame(), not_run, notes, [], measures, files)
         tables = [config_reference(i) for i in inputs
                   if Path(i).suffix in (".yaml", ".yml") and is_table_config(i)]
         hint = (f"\n`kernreg run {tables[0]}{out_option}` runs all of them (resuming what is done)"
@@ -109,7 +112,7 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing) + hint
                            + "\nor take their rows from a results CSV (a committed one: "
                              "results/*_trials.csv) with --fallback CSV")
-    return Collected(_merge_frames(frames, sources), not_run, notes, missing, measures)
+    return Collected(_merge_frames(frames, sources), not_run, notes, missing, measures, files)
 
 
 def _merge_frames(frames: list[pd.DataFrame], sources: list[str]) -> pd.DataFrame:

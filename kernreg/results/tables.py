@@ -24,6 +24,7 @@ import pandas as pd
 
 from kernreg.config import load_experiment, raise_problems, read_yaml, schema_problems
 from kernreg.datasets import get_spec
+from kernreg.datasets.own import is_file_dataset_name
 from kernreg.errors import DataError
 from kernreg.losses import get_measure, get_task, measure_names
 from kernreg.registry import Registry
@@ -311,16 +312,43 @@ def render_table2(table: Table2, fmt: str = "md", with_paper: bool = False) -> s
     return "\n".join(lines) + "\n"
 
 
-def render_table1(datasets: Sequence[str], ms: dict[str, list[int]], fmt: str = "md") -> str:
-    """NYTRO Table 1: the datasets' sizes, dimension, task, σ and the m used."""
+def render_table1(datasets: Sequence[str], ms: dict[str, list[int]], fmt: str = "md",
+                  files: dict[str, dict[str, Any]] | None = None) -> str:
+    """NYTRO Table 1: the datasets' sizes, dimension, task, σ and the m used. A registered
+    dataset's row comes from the registry; a data file's from ``files`` (its runs'
+    :func:`file_facts`), else it shows its name alone."""
     rows = []
     for name in datasets:
-        spec = get_spec(name)
-        rows.append([spec.title, str(spec.n_train), str(spec.n_test), str(spec.d), spec.task,
-                     "—" if spec.sigma is None else f"{spec.sigma:g}",
+        facts = dataset_facts(name, files or {})
+        rows.append([facts.get("title", dataset_title(name)),
+                     *(str(facts.get(key, "—")) for key in ("n_train", "n_test", "d", "task")),
+                     "—" if facts.get("sigma") is None else f"{facts['sigma']:g}",
                      "/".join(map(str, ms.get(name, []))) or "—"])
     header = ["dataset", "n_train", "n_test", "d", "task", "σ", "m"]
     return render_frame(pd.DataFrame(rows, columns=header), fmt)
+
+
+def dataset_facts(name: str, files: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What Table 1 shows of a dataset: the registry's entry, or a data file's facts as its
+    run recorded them (``files``); empty for a data file with no run."""
+    if is_file_dataset_name(name):
+        return files.get(name, {})
+    spec = get_spec(name)
+    return {"title": spec.title, "n_train": spec.n_train, "n_test": spec.n_test, "d": spec.d,
+            "task": spec.task, "sigma": spec.sigma}
+
+
+def file_facts(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{dataset name: facts}`` of a run on a data file, from its manifest's
+    ``dataset_file`` (what Table 1 shows); empty for any other run."""
+    about = manifest.get("dataset_file")
+    if not isinstance(about, dict) or not isinstance(manifest.get("dataset"), str):
+        return {}
+    sigma = (about.get("sigma") or {}).get("value")
+    return {manifest["dataset"]: {
+        "title": dataset_title(manifest["dataset"]), "n_train": about.get("training_rows"),
+        "n_test": about.get("test_rows"), "d": about.get("columns"), "task": about.get("task"),
+        "sigma": sigma if isinstance(sigma, int | float) else None}}
 
 
 def _mean_std(values: pd.Series, fmt: str) -> str:
@@ -464,6 +492,8 @@ class Collected:
     missing: list[str] = field(default_factory=list)
     #: The measures a table config asks for (``measures:``); empty: the table's own.
     measures: list[str] = field(default_factory=list)
+    #: What the runs on data files recorded of them, by dataset name (:func:`file_facts`).
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -487,8 +517,8 @@ def _table1(c: Collected, fmt: str, compare_paper: bool) -> str:
         ms.setdefault(str(entry["dataset"]), set()).update(
             [] if m is None or isinstance(m, list | dict) else [int(m)])
     # by size, as NYTRO's Table 1 lists them (Insurance, Adult, Ijcnn1, YearPrediction, Covertype)
-    order = sorted(ms, key=lambda ds: get_spec(ds).n_train)
-    return render_table1(order, {ds: sorted(v) for ds, v in ms.items()}, fmt)
+    order = sorted(ms, key=lambda ds: dataset_facts(ds, c.files).get("n_train") or 0)
+    return render_table1(order, {ds: sorted(v) for ds, v in ms.items()}, fmt, c.files)
 
 
 def _table2(c: Collected, fmt: str, compare_paper: bool) -> str:
