@@ -96,7 +96,7 @@ class Experiment:
     #: dataset's default: the paper's σ, a data file's ``sigma`` or median heuristic) or ``""``
     #: (the kernel has no σ). Not part of the hash (the value is).
     sigma_source: str = ""
-    #: The ``plugins:`` the config imports (:mod:`kernreg.config.plugins`), as given.
+    #: The ``plugins:`` the config imports (:mod:`kernreg.plugins`), as given.
     plugins: tuple[str, ...] = ()
 
     @property
@@ -160,9 +160,8 @@ def results_relevant(config: dict[str, Any]) -> dict[str, Any]:
     which float32 products (``device``, ``tf32``: the same numbers up to rounding; each trial
     records its device), the ``plugins`` imported (where code comes from) and where a data
     file lies (its sha256 stays: a moved file is the same data, a changed one is not). BLAS
-    threads may change rounding and stay. Keys renamed since are
-    hashed in their earlier spelling (:data:`LEGACY_KEYS`), so a stored manifest of either
-    spelling compares equal."""
+    threads may change rounding and stay. Keys renamed since are hashed in their earlier
+    spelling (:data:`LEGACY_KEYS`), so a stored manifest of either spelling compares equal."""
     payload = copy.deepcopy(config)
     for key in ("name", "execution", "device", "tf32", "plugins"):
         payload.pop(key, None)

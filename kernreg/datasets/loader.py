@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -60,9 +61,13 @@ class Dataset:
 
     @property
     def sha256(self) -> str:
-        """One digest naming the exact input files (sha256 of their sorted sha256s)."""
-        joined = "".join(sorted(f["sha256"] for f in self.files))
-        return hashlib.sha256(joined.encode()).hexdigest()
+        """One digest naming the exact input files (:func:`combined_sha256`)."""
+        return combined_sha256(f["sha256"] for f in self.files)
+
+
+def combined_sha256(digests: Iterable[str]) -> str:
+    """One digest naming several files: the sha256 of their sorted sha256s."""
+    return hashlib.sha256("".join(sorted(digests)).encode()).hexdigest()
 
 
 def _check_dtype(dtype: str | np.dtype) -> np.dtype:

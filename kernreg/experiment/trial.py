@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +14,8 @@ from kernreg.config import Algorithm, Experiment, experiment_task, make_estimato
 from kernreg.config.file_dataset import file_spec_of
 from kernreg.datasets import load_dataset
 from kernreg.datasets.files import FileData
-from kernreg.datasets.own import load_file_data, median_sigma_text
+from kernreg.datasets.loader import combined_sha256
+from kernreg.datasets.own import SPEC_TASKS, load_file_data, median_sigma_text
 from kernreg.errors import DataError, DegenerateError
 from kernreg.experiment.devices import experiment_device, run_memory
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
@@ -57,7 +57,8 @@ def prepare_data(exp: Experiment) -> PreparedData:
                               dtype=exp.dataset["dtype"], memory=run_memory(exp))
         check_same_files(exp.dataset, data)
         X_train, y_train, X_test, y_test = data.X_train, data.y_train, data.X_test, data.y_test
-        task, sha256, source = data.task, combined_sha256(data.sha256.values()), "file"
+        # the registered datasets' kind and digest of their files (one digest of the sorted)
+        task, sha256, source = SPEC_TASKS[data.task], combined_sha256(data.sha256.values()), "file"
         about = file_description(exp, data)
     else:
         ds = load_dataset(exp.dataset["name"], dtype=exp.dataset["dtype"])
@@ -71,12 +72,6 @@ def prepare_data(exp: Experiment) -> PreparedData:
         low, high = codes
         y_tr, y_te = (low + (y + 1.0) / 2.0 * (high - low) for y in (y_tr, y_te))
     return PreparedData(X_tr, y_tr, X_te, y_te, task, sha256, source, codes, about)
-
-
-def combined_sha256(digests: Iterable[str]) -> str:
-    """One digest naming several files: the sha256 of their sorted sha256s (what a registered
-    dataset records, :attr:`kernreg.datasets.Dataset.sha256`)."""
-    return hashlib.sha256("".join(sorted(digests)).encode()).hexdigest()
 
 
 def check_same_files(section: dict[str, Any], data: FileData) -> None:
