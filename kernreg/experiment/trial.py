@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from sklearn.base import is_classifier
+from sklearn.exceptions import ConvergenceWarning
 
 from kernreg.backend import MemoryBudget
 from kernreg.config import Algorithm, Experiment, experiment_task, make_estimator
@@ -167,7 +169,10 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     # the test rows along the path: evaluated inside fit, their time taken out of fit's
     eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}
     try:
-        with PeakMemory() as memory, Stopwatch() as fit_clock:
+        with PeakMemory() as memory, Stopwatch() as fit_clock, warnings.catch_warnings():
+            # a path that ended at max_iter is recorded (stopped_at_cap) and marked in the
+            # tables, not warned about once per trial
+            warnings.simplefilter("ignore", ConvergenceWarning)
             estimator.fit(X_fit, y_fit, X_val, y_val, **eval_rows)
         with Stopwatch() as predict_clock:
             y_pred = real_outputs(estimator, data.X_test)

@@ -154,6 +154,10 @@ def results_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         param = g["param_name"].iloc[0] if "param_name" in g else None
         if isinstance(param, str) and param:
             row["λ* / t* (median)"] = format_number(float(np.median(g["selected"])))
+            capped = int(g["stopped_at_cap"].fillna(False).astype(bool).sum()) \
+                if "stopped_at_cap" in g else 0
+            if capped:  # t* is max_iter: the path was cut, not stopped
+                row["λ* / t* (median)"] += f" (max_iter in {capped} of {len(g)} trials)"
         if "m_selected" in g and g["m_selected"].notna().any():
             row["m* (median)"] = format_number(float(np.median(g["m_selected"].dropna())))
         if "sigma_selected" in g and g["sigma_selected"].notna().any():

@@ -40,6 +40,7 @@ from kernreg.errors import ConfigError, ResultsError
 from kernreg.grid import is_grid
 from kernreg.results.record import ADDED_FIELDS, TrialRecord
 from kernreg.results.run_folder import UNREADABLE, RunFolder, manifest_hashes
+from kernreg.solvers.blocks.iterative import ended_at_cap
 
 _ARRAYS = ("path_values", "val_rmse", "m_values", "sigma_values", "sigma_val_rmse",
            "path_seconds")
@@ -99,6 +100,7 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
         row["config_hash"] = context.get("config_hash", "")
     row["n_path_points"] = record.val_rmse.size
     row["m_selected"] = record.info.get("m_selected", np.nan)
+    row["stopped_at_cap"] = stopped_at_cap(record)
     if "sigma_selected" in record.info:  # a σ grid: the config's σ is the grid
         row["sigma"] = row["sigma_selected"] = record.info["sigma_selected"]
     row["blas_threads"] = max(record.blas.values(), default=0)
@@ -115,6 +117,19 @@ def tidy_row(record: TrialRecord, context: dict[str, Any]) -> dict[str, Any]:
     # one column per measure of the task (test_rmse and test_error keep their place)
     row.update({f"test_{name}": value for name, value in record.measures.items()})
     return row
+
+
+def stopped_at_cap(record: TrialRecord) -> bool:
+    """Whether the trial's iteration path selected its last iteration for want of more
+    (:func:`~kernreg.solvers.blocks.iterative.ended_at_cap`): recorded by the fit, or read
+    from the path's ``stopped`` and ``diverged`` facts of a trial stored before it was."""
+    info = record.info
+    if "stopped_at_cap" in info:
+        return bool(info["stopped_at_cap"])
+    if record.param_name != "iterations" or "stopped" not in info:
+        return False
+    return ended_at_cap(record.selected, record.val_rmse.size, bool(info["stopped"]),
+                        bool(info.get("diverged", False)))
 
 
 class RunStore(RunFolder):

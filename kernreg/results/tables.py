@@ -91,6 +91,8 @@ class Cell:
     na_reason: str | None = None
     paper: str | None = None
     bold: bool = False
+    #: Trials whose t* is the iteration cap (``stopped_at_cap``): marked ``‡``, with a note.
+    capped: int = 0
 
 
 def _number(value: float, quantity: str, like: float | None = None) -> str:
@@ -113,6 +115,8 @@ def format_cell(cell: Cell, quantity: str) -> str:
         text = _number(cell.mean, quantity)
         if cell.n > 1 and cell.std is not None:
             text += f"±{_number(cell.std, quantity, like=cell.mean)}"
+        if cell.capped:
+            text += " ‡"
     return text
 
 
@@ -207,6 +211,14 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                     values = rows[column].astype(float)
                     cell.mean, cell.std = float(values.mean()), float(values.std(ddof=0))
                     cell.n = len(rows)
+                    if q == "par" and "stopped_at_cap" in rows:
+                        cell.capped = int(rows["stopped_at_cap"].fillna(False).astype(bool)
+                                          .sum())
+                        if cell.capped:
+                            lines.append(f"‡ {row_titles[ds]}, {algorithm_title(algo)}: t* is "
+                                         f"max_iter in {cell.capped} of {cell.n} trials (the "
+                                         f"stopping rule had not fired; the validation error "
+                                         f"was still falling at the cap)")
                 elif (ds, algo) in reasons:
                     cell.na_reason = reasons[(ds, algo)]
                 cells[(ds, algo, q)] = cell

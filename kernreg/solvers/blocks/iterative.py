@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from kernreg._validation import check_positive
 from kernreg.progress import report
@@ -23,6 +24,7 @@ __all__ = [
     "Iterations",
     "IterativeEstimator",
     "IterativePath",
+    "ended_at_cap",
     "prediction_rmse",
     "run_fixed",
     "run_validated",
@@ -184,6 +186,13 @@ def run_validated(
     )
 
 
+def ended_at_cap(selected: float, n_iter: int, stopped: bool, diverged: bool) -> bool:
+    """Whether a validated iteration path selected its last iteration because it ran out of
+    iterations: neither the stopping rule nor a divergence ended it, and the selection is
+    the last iterate — more iterations might have selected a later, better one."""
+    return bool(n_iter) and not stopped and not diverged and int(selected) == n_iter
+
+
 def run_fixed(step: Callable[[], np.ndarray], n_iter: int) -> np.ndarray:
     """Run ``step`` exactly ``n_iter`` times and return (a copy of) the last coefficients."""
     coef = None
@@ -280,9 +289,19 @@ class IterativeEstimator(KernelEstimator):
             self.alpha_ = run_fixed(it.step, max_iter)
             self.best_iter_ = self.n_iter_ = max_iter
             self.path_ = None
+            self.stopped_at_cap_ = False  # max_iter iterations are the regularization asked for
             return
         res = run_validated(it.step, it.val_rmse, rule, max_iter, it.chunk)
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
+        self.stopped_at_cap_ = ended_at_cap(res.best_iter, res.n_iter, res.stopped, res.diverged)
+        self.path_["stopped_at_cap"] = self.stopped_at_cap_
+        if self.stopped_at_cap_:
+            warnings.warn(
+                f"{type(self).__name__} selected its last iteration, max_iter={max_iter}: the "
+                "validation error was still falling there and the stopping rule had not fired; "
+                "raise max_iter" + (" or use acceleration='nu'"
+                                    if "acceleration" in self.get_params() else ""),
+                ConvergenceWarning, stacklevel=3)
         self.alpha_ = res.best_coef
         if self.hand_on_each_phase:
             self._hand_on()  # the path's iterates are arrays of their own
