@@ -38,7 +38,7 @@ PACKAGE = REPO / "kernreg"
 FLOORS = {
     "kernreg": 0, "kernreg.errors": 0, "kernreg.atomic": 0, "kernreg._validation": 0,
     "kernreg.paper": 0, "kernreg.switches": 0, "kernreg.backend": 0, "kernreg.progress": 0,
-    "kernreg.registry": 0, "kernreg.grid": 0, "kernreg.plugins": 0,
+    "kernreg.registry": 0, "kernreg.grid": 0, "kernreg.plugins": 0, "kernreg.bandwidth": 0,
     "kernreg.datasets": 1,
     "kernreg.kernels": 2, "kernreg.features": 2, "kernreg.losses": 2,
     "kernreg.solvers": 3, "kernreg.theory": 3,
@@ -211,9 +211,10 @@ def test_kernel_and_feature_map_modules_are_leaves(package: str) -> None:
 ALGORITHMS = "kernreg.solvers.algorithms"
 BLOCKS = "kernreg.solvers.blocks"
 #: Longest estimator class (lines, docstring and constructor included): the parameter docs and
-#: the scikit-learn constructor of NYTRO take ~130 of them; planning, iteration, validation
-#: and bookkeeping belong in building blocks or helpers beside the class.
-MAX_ESTIMATOR_LINES = 160
+#: the scikit-learn constructor of NYTRO take ~140 of them (σ, the intercept and the validation
+#: split included); planning, iteration, validation and bookkeeping belong in building blocks
+#: or helpers beside the class.
+MAX_ESTIMATOR_LINES = 170
 
 
 def _solver_modules(package: str) -> dict[str, list[tuple[str, int]]]:

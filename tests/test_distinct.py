@@ -134,8 +134,8 @@ def test_merging_repeated_rows_gives_the_same_alpha(solver: str, copies: int) ->
     X = X[rng.permutation(X.shape[0])]
     y = rng.normal(size=X.shape[0])
     X_test = rng.uniform(size=(30, 4))
-    merged = KOLS(sigma=0.3, solver=solver).fit(X, y)
-    whole = KOLS(sigma=0.3, solver=solver, merge_duplicates=False).fit(X, y)
+    merged = KOLS(fit_intercept=False, sigma=0.3, solver=solver).fit(X, y)
+    whole = KOLS(fit_intercept=False, sigma=0.3, solver=solver, merge_duplicates=False).fit(X, y)
     assert merged.n_distinct_ == 60 and whole.n_distinct_ == X.shape[0]
     assert merged.rank_ == whole.rank_ == 60
     assert merged.factorization_ == whole.factorization_ == solver
@@ -200,7 +200,8 @@ def test_nytro_on_repeated_rows_is_the_whole_rows_iteration(repeated, pair) -> N
     and the validation path, for every pair of strategies."""
     X, y, X_val, y_val, X_test = repeated
     m, eps = 20, 1e-10
-    ny = Nytro(sigma=SIGMA, m=m, max_iter=30, epsilon=eps, random_state=11, strategy=pair[0],
+    ny = Nytro(fit_intercept=False,
+               sigma=SIGMA, m=m, max_iter=30, epsilon=eps, random_state=11, strategy=pair[0],
                validation_strategy=pair[1], stopping_rule="none", step_rows="all",
                memory_budget=8 * m * 16).fit(X, y, X_val, y_val)
     C = X[ny.center_indices_]
@@ -224,7 +225,8 @@ def test_nkrls_on_repeated_rows_is_the_whole_rows_solution(repeated) -> None:
     X, y, X_val, y_val, X_test = repeated
     n, m = X.shape[0], 30
     lambdas = np.logspace(-6, -1, 6)
-    est = NystromKRLS(sigma=SIGMA, m=m, lambdas=lambdas, random_state=9, epsilon=1e-10,
+    est = NystromKRLS(fit_intercept=False,
+                      sigma=SIGMA, m=m, lambdas=lambdas, random_state=9, epsilon=1e-10,
                       refit=True).fit(X, y, X_val, y_val)
     C = est.centers_
     assert np.unique(C, axis=0).shape[0] == m

@@ -53,7 +53,7 @@ def test_rff_gives_the_rf_algorithms_features(sparse: bool, seed: Any) -> None:
         return np.random.default_rng(99) if seed == "generator" else seed
 
     est = get_algorithm("rf")(n_components=D, sigma=sigma, random_state=state(), lam=1e-3,
-                              memory_budget=budget).fit(X, y)
+                              memory_budget=budget, fit_intercept=False).fit(X, y)
     fmap = make_feature_map("rff", D, sigma=sigma, random_state=state()).draw(6)
     assert np.array_equal(est.frequencies_, fmap.frequencies_)
     assert np.array_equal(est.phases_, fmap.phases_)

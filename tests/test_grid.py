@@ -69,7 +69,8 @@ def test_a_kernel_without_a_bandwidth_ignores_sigma() -> None:
 
     X = np.random.default_rng(0).standard_normal((60, 3))
     y = X @ np.array([1.0, -2.0, 0.5])
-    fits = [NystromKRLS(kernel="linear", sigma=s, m=20, random_state=0).fit(X, y)
+    fits = [NystromKRLS(fit_intercept=False,
+                        kernel="linear", sigma=s, m=20, random_state=0).fit(X, y)
             for s in (1.0, 123.0)]
     np.testing.assert_array_equal(fits[0].predict(X), fits[1].predict(X))
     np.testing.assert_allclose(fits[0].predict(X), y, atol=1e-4)  # ridge: a small bias

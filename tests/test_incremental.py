@@ -153,7 +153,8 @@ def test_identity_penalty_levels_equal_batch_identity_nkrls(problem) -> None:
 
 def test_selection_refit_and_prediction(problem) -> None:
     X, y, X_val, y_val = problem
-    est = IncrementalNystromKRLS(sigma=0.5, m=60, lambdas=LAMBDAS, m_values=LEVELS,
+    est = IncrementalNystromKRLS(fit_intercept=False,
+                                 sigma=0.5, m=60, lambdas=LAMBDAS, m_values=LEVELS,
                                  random_state=3).fit(X, y, X_val, y_val)
     val = est.path_["val_rmse"]
     assert val.shape == (len(LAMBDAS), len(LEVELS))
@@ -163,9 +164,10 @@ def test_selection_refit_and_prediction(problem) -> None:
     # the selected model predicts with the validation error recorded for its grid point
     pred = est.predict(X_val)
     assert np.sqrt(np.mean((pred - y_val) ** 2)) == pytest.approx(val[j, k], rel=1e-10)
-    refit = IncrementalNystromKRLS(sigma=0.5, m=60, lambdas=LAMBDAS, m_values=LEVELS,
+    refit = IncrementalNystromKRLS(fit_intercept=False,
+                                   sigma=0.5, m=60, lambdas=LAMBDAS, m_values=LEVELS,
                                    random_state=3, refit=True).fit(X, y, X_val, y_val)
-    ref = NystromKRLS(sigma=0.5, m=est.best_m_, lam=est.best_lambda_,
+    ref = NystromKRLS(fit_intercept=False, sigma=0.5, m=est.best_m_, lam=est.best_lambda_,
                       sampler=_Fixed(est.center_indices_)).fit(np.vstack([X, X_val]),
                                                                np.concatenate([y, y_val]))
     assert _rel(refit.alpha_, ref.alpha_) < 1e-8

@@ -43,12 +43,13 @@ def test_full_rank_predictions_equal_the_eigendecomposition(seed: int, sigma: fl
 def test_linear_kernel_with_d_below_n_gives_numpys_pinv(n: int, d: int) -> None:
     rng = np.random.default_rng(n + d)
     X, y = rng.normal(size=(n, d)), rng.normal(size=n)
-    est = KOLS(kernel="linear", solver="pivoted_cholesky").fit(X, y)
+    est = KOLS(fit_intercept=False, kernel="linear", solver="pivoted_cholesky").fit(X, y)
     K = est.kernel_(X)
     assert est.factorization_ == "pivoted_cholesky"  # stopped early, certified
     assert est.rank_ == np.linalg.matrix_rank(K) == d  # numpy: σ > max(n, n)·eps·σ_max
     assert _rel(est.alpha_, np.linalg.pinv(K) @ y) < 1e-10
-    assert _rel(est.alpha_, KOLS(kernel="linear", solver="eigh").fit(X, y).alpha_) < 1e-10
+    assert _rel(est.alpha_, KOLS(fit_intercept=False,
+                                 kernel="linear", solver="eigh").fit(X, y).alpha_) < 1e-10
 
 
 @pytest.mark.parametrize("duplicated", [10, 30])
@@ -59,7 +60,7 @@ def test_duplicated_rows_give_numpys_pinv(duplicated: int) -> None:
     X = np.vstack([base, base[:duplicated]])
     X = X[rng.permutation(X.shape[0])]
     y = rng.normal(size=X.shape[0])
-    est = KOLS(sigma=0.3, solver="pivoted_cholesky").fit(X, y)
+    est = KOLS(fit_intercept=False, sigma=0.3, solver="pivoted_cholesky").fit(X, y)
     K = est.kernel_(X)
     assert est.factorization_ == "pivoted_cholesky"
     assert est.rank_ == np.linalg.matrix_rank(K) == 50

@@ -135,7 +135,7 @@ def test_iterates_minimize_the_objective_over_the_krylov_space(
     lam, m, n = 1e-7, 30, len(y)
     kw = {"sigma": 0.5, "m": m, "lam": lam, "random_state": 3, "tol": 1e-15,
           "stopping_rule": "none", "preconditioner": preconditioner}
-    ref = NystromPCG(max_iter=1, **kw).fit(X, y)
+    ref = NystromPCG(fit_intercept=False, max_iter=1, **kw).fit(X, y)
     C = X[ref.center_indices_]
     K = np.exp(-((X[:, None, :] - C[None, :, :]) ** 2).sum(-1) / (2 * 0.5**2))
     R = nystrom_factor(K[ref.center_indices_], 1e-10).R
@@ -146,7 +146,7 @@ def test_iterates_minimize_the_objective_over_the_krylov_space(
     design, target = np.vstack([K, np.sqrt(lam * n) * R]), np.concatenate([y, np.zeros(m)])
     basis = [P @ (K.T @ y)]
     for t in range(1, 6):
-        est = NystromPCG(max_iter=t, **kw).fit(X, y)
+        est = NystromPCG(fit_intercept=False, max_iter=t, **kw).fit(X, y)
         V = np.linalg.qr(np.column_stack(basis))[0]
         best = V @ np.linalg.lstsq(design @ V, target, rcond=None)[0]
         assert _rel(K @ est.alpha_, K @ best) < 1e-8, t

@@ -78,9 +78,10 @@ def test_registry_and_config(tmp_path: Path) -> None:
         load_experiment(config)
     with pytest.raises(ValueError, match="features: 'rff' approximates the gaussian kernel, "
                                          "not linear"):
-        RandomFeaturesKRLS(kernel="linear").fit(np.zeros((5, 2)), np.zeros(5))
+        RandomFeaturesKRLS(fit_intercept=False, kernel="linear").fit(np.zeros((5, 2)), np.zeros(5))
     with pytest.raises(ValueError, match=r"features must be one of \['rff'"):
-        RandomFeaturesKRLS(features="no_such_map").fit(np.zeros((5, 2)), np.zeros(5))
+        RandomFeaturesKRLS(fit_intercept=False,
+                           features="no_such_map").fit(np.zeros((5, 2)), np.zeros(5))
     config.write_text("dataset: {name: cpusmall, n_train: 500}\nalgorithms:\n"
                       "  - {name: rf, features: no_such_map}\n")
     with pytest.raises(ConfigError, match=r"algorithms\[0\]\.features: 'no_such_map' is not "

@@ -45,8 +45,8 @@ def test_hinge_subgradient_at_the_kink_as_the_authors() -> None:
     # the second visit lands exactly on the kink y f = 1; a far point of the other class
     # (K = exp(−5000) = 0 to it) takes its own step α = −1 and leaves the copies alone
     X, y = np.array([[0.0], [0.0], [100.0]]), np.array([1.0, 1.0, -1.0])
-    authors = OnePassSGM(eta=1.0, theta=0.0, kink="authors", random_state=0).fit(X, y)
-    strict = OnePassSGM(eta=1.0, theta=0.0, kink="zero", random_state=0).fit(X, y)
+    authors = OnePassSGM(sigma=1.0, eta=1.0, theta=0.0, kink="authors", random_state=0).fit(X, y)
+    strict = OnePassSGM(sigma=1.0, eta=1.0, theta=0.0, kink="zero", random_state=0).fit(X, y)
     assert sorted(authors.alpha_) == [-1.0, 1.0, 1.0]  # Enitor: update whenever y f ≤ 1
     assert sorted(strict.alpha_) == [-1.0, 0.0, 1.0]  # HingeLoss.derivative: 0 at the kink
     step = loss_step(get_loss("hinge"), "authors")
@@ -81,7 +81,8 @@ def test_sigm_square_loss_follows_landweber_when_the_kernel_is_diagonal() -> Non
         for epochs in (1, 4):
             sigm = MultiPassSGM(sigma=0.1, loss="square", step_size=0.1, theta=0.0,
                                 ordering=ordering, max_iter=epochs, random_state=3).fit(X, y)
-            es = KernelLandweber(sigma=0.1, step_size=0.2, max_iter=epochs).fit(X, y)
+            es = KernelLandweber(fit_intercept=False,
+                                 sigma=0.1, step_size=0.2, max_iter=epochs).fit(X, y)
             np.testing.assert_allclose(sigm.alpha_, es.alpha_, rtol=1e-14)
 
 

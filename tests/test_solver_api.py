@@ -159,11 +159,12 @@ def test_refit_uses_training_plus_validation(data):
     X, y, X_val, y_val = data
     Xa, ya = np.vstack([X, X_val]), np.concatenate([y, y_val])
     lambdas = np.logspace(-6, 0, 7)
-    est = KRLS(sigma=0.7, lambdas=lambdas, refit=True).fit(X, y, X_val, y_val)
-    ref = KRLS(sigma=0.7, lam=est.best_lambda_).fit(Xa, ya)
+    est = KRLS(fit_intercept=False, sigma=0.7, lambdas=lambdas, refit=True).fit(X, y, X_val, y_val)
+    ref = KRLS(fit_intercept=False, sigma=0.7, lam=est.best_lambda_).fit(Xa, ya)
     np.testing.assert_allclose(est.predict(X_val), ref.predict(X_val), rtol=1e-8)
-    es = KernelLandweber(sigma=0.7, max_iter=40, refit=True).fit(X, y, X_val, y_val)
-    ref = KernelLandweber(sigma=0.7, max_iter=es.best_iter_).fit(Xa, ya)
+    es = KernelLandweber(fit_intercept=False,
+                         sigma=0.7, max_iter=40, refit=True).fit(X, y, X_val, y_val)
+    ref = KernelLandweber(fit_intercept=False, sigma=0.7, max_iter=es.best_iter_).fit(Xa, ya)
     np.testing.assert_allclose(es.predict(X_val), ref.predict(X_val), rtol=1e-8)
     for cls in (NystromKRLS, Nytro):
         plain = _small(cls, lambdas=lambdas) if cls is NystromKRLS else _small(cls)

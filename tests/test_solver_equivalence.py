@@ -52,7 +52,7 @@ def problem():
 def test_krls_matches_sklearn_kernel_ridge(problem, lam):
     X, y, _, _, X_test = problem
     n = X.shape[0]
-    ours = KRLS(sigma=SIGMA, lam=lam).fit(X, y).predict(X_test)
+    ours = KRLS(fit_intercept=False, sigma=SIGMA, lam=lam).fit(X, y).predict(X_test)
     ref = KernelRidge(alpha=lam * n, kernel="rbf", gamma=1 / (2 * SIGMA**2)).fit(X, y)
     assert _rel(ours, ref.predict(X_test)) < 1e-6
 
@@ -92,7 +92,7 @@ def test_nkrls_with_all_points_equals_krls(problem, lam):
 def test_nkrls_matches_explicit_formula(problem):
     X, y, _, _, X_test = problem
     n, m, lam = X.shape[0], 40, 1e-3
-    nk = NystromKRLS(sigma=SIGMA, m=m, lam=lam, random_state=3).fit(X, y)
+    nk = NystromKRLS(fit_intercept=False, sigma=SIGMA, m=m, lam=lam, random_state=3).fit(X, y)
     C = X[nk.center_indices_]
     K_nm, K_mm = _gauss(X, C), _gauss(C, C)
     alpha = np.linalg.pinv(K_nm.T @ K_nm + lam * n * K_mm) @ (K_nm.T @ y)
@@ -182,7 +182,8 @@ def test_nkrls_refit_equals_a_fresh_fit_on_fit_and_validation_rows(problem, pena
     with the same centers."""
     X, y, X_val, y_val, _ = problem
     lambdas = np.logspace(-6, -1, 6)
-    est = NystromKRLS(sigma=SIGMA, m=40, lambdas=lambdas, penalty=penalty, refit=True,
+    est = NystromKRLS(fit_intercept=False,
+                      sigma=SIGMA, m=40, lambdas=lambdas, penalty=penalty, refit=True,
                       random_state=4).fit(X, y, X_val, y_val)
     X_all, y_all = np.vstack([X, X_val]), np.concatenate([y, y_val])
     C, n, lam = est.centers_, X_all.shape[0], est.best_lambda_
@@ -192,7 +193,8 @@ def test_nkrls_refit_equals_a_fresh_fit_on_fit_and_validation_rows(problem, pena
     direct = np.linalg.solve(K_nm.T @ K_nm + lam * n * M, K_nm.T @ y_all)
     assert _rel(est.alpha_, direct) < 1e-6
     # a sparse X takes the same row slicing
-    sparse = NystromKRLS(sigma=SIGMA, m=40, lambdas=lambdas, penalty=penalty, refit=True,
+    sparse = NystromKRLS(fit_intercept=False,
+                         sigma=SIGMA, m=40, lambdas=lambdas, penalty=penalty, refit=True,
                          random_state=4).fit(sp.csr_matrix(X), y, sp.csr_matrix(X_val), y_val)
     assert _rel(sparse.alpha_, est.alpha_) < 1e-8
 
@@ -272,11 +274,12 @@ def test_landweber_matches_manual_iteration(problem):
     for _ in range(30):
         alpha = alpha - eta * (K @ alpha - y)
         errors.append(rmse(y_val, _gauss(X_val, X) @ alpha))
-    est = KernelLandweber(sigma=SIGMA, max_iter=30, stopping_rule="none").fit(X, y, X_val, y_val)
+    est = KernelLandweber(fit_intercept=False,
+                          sigma=SIGMA, max_iter=30, stopping_rule="none").fit(X, y, X_val, y_val)
     assert est.step_size_ == pytest.approx(eta, rel=1e-8)
     np.testing.assert_allclose(est.path_["val_rmse"], errors, rtol=1e-8)
     assert est.best_iter_ == int(np.argmin(errors)) + 1
-    fixed = KernelLandweber(sigma=SIGMA, max_iter=30).fit(X, y)
+    fixed = KernelLandweber(fit_intercept=False, sigma=SIGMA, max_iter=30).fit(X, y)
     assert _rel(fixed.predict(X_test), _gauss(X_test, X) @ alpha) < 1e-8
 
 
@@ -285,7 +288,7 @@ def test_nytro_matches_manual_alpha_iteration(problem, strategy):
     """NYTRO with m < n against α_t = α − γ (K_mm+εI)⁻¹ K_nmᵀ(K_nm α − y), γ = 1/‖K_nm R⁻¹‖²."""
     X, y, _, _, X_test = problem
     m, eps = 30, 1e-10
-    ny = Nytro(
+    ny = Nytro(fit_intercept=False,
         sigma=SIGMA,
         m=m,
         max_iter=40,
@@ -350,7 +353,8 @@ def test_nytro_step_over_all_rows_is_the_authors(problem, pair):
 def test_landweber_authors_step_is_one_over_n(problem):
     X, y, X_val, y_val, _ = problem
     n = X.shape[0]
-    est = KernelLandweber(sigma=SIGMA, max_iter=20, step_rule="n").fit(X, y, X_val, y_val)
+    est = KernelLandweber(fit_intercept=False,
+                          sigma=SIGMA, max_iter=20, step_rule="n").fit(X, y, X_val, y_val)
     assert est.step_size_ == 1.0 / n
     # w ← w − 2γ(Kw − y), γ = 1/(2n): the authors' update, written out
     K, alpha, errors = _gauss(X, X), np.zeros(n), []
@@ -358,7 +362,7 @@ def test_landweber_authors_step_is_one_over_n(problem):
         alpha = alpha - 2 * (1 / (2 * n)) * (K @ alpha - y)
         errors.append(rmse(y_val, _gauss(X_val, X) @ alpha))
     np.testing.assert_allclose(est.path_["val_rmse"], errors, rtol=1e-8)
-    norm = KernelLandweber(sigma=SIGMA, max_iter=20).fit(X, y, X_val, y_val)
+    norm = KernelLandweber(fit_intercept=False, sigma=SIGMA, max_iter=20).fit(X, y, X_val, y_val)
     assert norm.step_size_ > est.step_size_  # 1/‖K‖ ≥ 1/n for a kernel bounded by 1
 
 
@@ -368,12 +372,13 @@ def test_identity_penalty_is_ridge_on_kernel_features(problem, lam):
     scikit-learn's Ridge(alpha=λn, no intercept) on the features K(x, C)."""
     X, y, _, _, X_test = problem
     n = X.shape[0]
-    est = NystromKRLS(sigma=SIGMA, m=50, lam=lam, penalty="identity", random_state=1).fit(X, y)
+    est = NystromKRLS(fit_intercept=False,
+                      sigma=SIGMA, m=50, lam=lam, penalty="identity", random_state=1).fit(X, y)
     C = X[est.center_indices_]
     ridge = Ridge(alpha=lam * n, fit_intercept=False, solver="cholesky").fit(_gauss(X, C), y)
     assert _rel(est.alpha_, ridge.coef_) < 1e-8
     assert _rel(est.predict(X_test), ridge.predict(_gauss(X_test, C))) < 1e-8
-    kmm = NystromKRLS(sigma=SIGMA, m=50, lam=lam, random_state=1).fit(X, y)
+    kmm = NystromKRLS(fit_intercept=False, sigma=SIGMA, m=50, lam=lam, random_state=1).fit(X, y)
     assert _rel(kmm.predict(X_test), est.predict(X_test)) > 1e-3  # a different estimator
 
 
@@ -410,7 +415,7 @@ def test_kols_is_pseudo_inverse():
     y = rng.normal(size=60)
     sigma = 0.3  # well-conditioned K: every eigenvalue is kept
     K = _gauss(X, X, sigma)
-    est = KOLS(sigma=sigma).fit(X, y)
+    est = KOLS(fit_intercept=False, sigma=sigma).fit(X, y)
     assert est.rank_ == 60
     assert _rel(est.alpha_, np.linalg.pinv(K) @ y) < 1e-6
     np.testing.assert_allclose(est.predict(X), y, atol=1e-8)  # it interpolates

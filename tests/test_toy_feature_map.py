@@ -94,7 +94,8 @@ def test_the_estimator_fits_with_it_like_with_rff(toys: None) -> None:
     X, X_val = rng.normal(size=(150, 4)), rng.normal(size=(60, 4))
     w = rng.normal(size=4)
     y, y_val = X @ w + 0.1 * rng.normal(size=150), X_val @ w
-    est = RandomFeaturesKRLS(sigma=2.0, n_components=80, d_values=[20, 80], lambdas=[1e-6, 1e-3],
+    est = RandomFeaturesKRLS(fit_intercept=False,
+                             sigma=2.0, n_components=80, d_values=[20, 80], lambdas=[1e-6, 1e-3],
                              random_state=3).fit(X, y, X_val, y_val)
     assert est.frequencies_.shape == (est.best_n_components_, 4)
     est.set_params(kernel="laplacian", features="toy_laplace_rff").fit(X, y, X_val, y_val)
@@ -103,14 +104,16 @@ def test_the_estimator_fits_with_it_like_with_rff(toys: None) -> None:
     assert fmap.n_components == est.best_n_components_ == est.coef_.size
     assert not hasattr(est, "frequencies_")  # rff's aliases only for rff
     np.testing.assert_array_equal(est.predict(X_val), fmap.transform(X_val) @ est.coef_)
-    one = RandomFeaturesKRLS(kernel="laplacian", features="toy_laplace_rff", sigma=2.0,
+    one = RandomFeaturesKRLS(fit_intercept=False,
+                             kernel="laplacian", features="toy_laplace_rff", sigma=2.0,
                              n_components=est.best_n_components_, lam=est.best_lambda_,
                              random_state=3).fit(X, y)
     np.testing.assert_array_equal(one.feature_map_.W_, fmap.W_)  # the path's prefix
     assert rmse(y_val, one.predict(X_val)) == pytest.approx(rmse(y_val, est.predict(X_val)),
                                                             rel=1e-8)
     # a map without σ; on a linear target, linear features fit it almost exactly
-    lin = RandomFeaturesKRLS(kernel="linear", features="toy_projections", n_components=40,
+    lin = RandomFeaturesKRLS(fit_intercept=False,
+                             kernel="linear", features="toy_projections", n_components=40,
                              lam=1e-10, random_state=0).fit(X, y)
     assert isinstance(lin.feature_map_, GaussianProjections)
     assert rmse(y_val, lin.predict(X_val)) < 0.05
@@ -127,7 +130,8 @@ def test_validation_reports_a_map_of_another_kernel(toys: None, tmp_path: Path) 
                                           r"laplacian kernel: \['toy_laplace_rff'\]"):
         load_experiment(_config(tmp_path, entry="features: rff"))
     with pytest.raises(ValueError, match="features: 'toy_projections' approximates the linear"):
-        RandomFeaturesKRLS(features="toy_projections").fit(np.ones((4, 2)), np.ones(4))
+        RandomFeaturesKRLS(fit_intercept=False,
+                           features="toy_projections").fit(np.ones((4, 2)), np.ones(4))
 
 
 def test_unregistered_it_is_unknown(tmp_path: Path) -> None:
@@ -137,5 +141,5 @@ def test_unregistered_it_is_unknown(tmp_path: Path) -> None:
         load_experiment(_config(tmp_path))
     with pytest.raises(ValueError, match=r"features must be one of \['rff'.*\], got "
                                          r"'toy_laplace_rff'"):
-        RandomFeaturesKRLS(kernel="laplacian", features="toy_laplace_rff").fit(
+        RandomFeaturesKRLS(fit_intercept=False, kernel="laplacian", features="toy_laplace_rff").fit(
             np.ones((4, 2)), np.ones(4))

@@ -17,6 +17,12 @@ def takes_device(name: str) -> bool:
     return "device" in get_algorithm(name)().get_params()
 
 
+def takes_intercept(name: str) -> bool:
+    """Whether the registered algorithm ``name`` fits an intercept: its estimator takes a
+    ``fit_intercept`` parameter (the square-loss ones)."""
+    return "fit_intercept" in get_algorithm(name)().get_params()
+
+
 def device_algorithms() -> list[str]:
     """The registered algorithms that can run on a device other than ``cpu``."""
     return [name for name in algorithm_names() if takes_device(name)]
@@ -40,6 +46,9 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
         "dtype": exp.dataset["dtype"],
         "memory_budget": int(exp.budget["block_mb"] * 2**20),
         "refit": exp.protocol["refit"],
+        # the papers' setting (no intercept) unless the config asks: the estimators' own
+        # default is to fit one
+        "fit_intercept": exp.protocol.get("fit_intercept", False),
         "random_state": random_state,
         "max_memory": memory.host,
     }

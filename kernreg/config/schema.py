@@ -81,6 +81,11 @@ def experiment_schema() -> dict[str, Any]:
                                             "exclusiveMaximum": 1},
                     "seed": {"type": "integer", "minimum": 0},
                     "refit": {"type": "boolean"},
+                    "fit_intercept": {
+                        "description": "fit the square-loss algorithms on the targets less "
+                                       "their training mean (default: false on a registered "
+                                       "dataset, the papers' setting; true on a data file)",
+                        "type": "boolean"},
                     "record_test_path": {
                         "description": "record every test measure along each algorithm's "
                                        "validated path (the fit rows' models on the test "

@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial.distance import pdist
 
 from kernreg.backend.memory import MemoryBudget
+from kernreg.bandwidth import median_sigma
 from kernreg.datasets.file_formats import (
     Table,
     check_finite,
@@ -212,45 +212,6 @@ def read_file_dataset(spec: FileDatasetSpec, *, seed: int, dtype: str | np.dtype
         sparsity=sparsity, dense_bytes=n_rows * (n_columns + 1) * out_dtype.itemsize,
         suggested_sigma=median_sigma(X_train, seed), format=fmt,
     )
-
-
-def median_sigma(X: np.ndarray | sp.spmatrix, seed: int, sample: int = 1000) -> float:
-    """The median heuristic for a Gaussian kernel's width: the median Euclidean distance
-    between two distinct rows of ``X``.
-
-    Over all rows when there are at most ``sample``; else over ``sample`` rows drawn without
-    replacement by ``numpy.random.default_rng(seed).choice(n_rows, sample, replace=False)``.
-    Each pair of distinct rows counts once (the zero distance of a row to itself is left out).
-
-    Parameters
-    ----------
-    X : array or sparse matrix of shape (n_rows, n_features)
-        Training rows, ``n_rows ≥ 2``.
-    seed : int
-        Seeds the sample of rows.
-    sample : int
-        Most rows used (at least 2); the cost grows with its square.
-
-    Returns
-    -------
-    float
-        The median distance (0 when most sampled rows coincide).
-
-    Raises
-    ------
-    ValueError
-        ``X`` is not 2-D with at least 2 rows, or ``sample`` is not an integer ≥ 2.
-    """
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"median_sigma: X must be 2-D with at least 2 rows, got shape {X.shape}")
-    if not is_int(sample) or sample < 2:
-        raise ValueError(f"median_sigma: sample must be an integer ≥ 2, got {sample!r}")
-    n = X.shape[0]
-    rows = X
-    if n > sample:
-        rows = X[np.sort(np.random.default_rng(seed).choice(n, sample, replace=False))]
-    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
-    return float(np.median(pdist(rows.astype(np.float64, copy=False))))
 
 
 # --------------------------------------------------------------------------- checks of values

@@ -79,7 +79,7 @@ def load_file_data(spec: FileDatasetSpec, *, seed: int, dtype: str = "float64",
 def median_sigma_text(seed: int) -> str:
     """How a file dataset's default σ was found (recorded in the run's manifest)."""
     return (f"the median distance between two distinct training rows, over at most 1000 rows "
-            f"drawn with seed {seed} (kernreg.datasets.files.median_sigma)")
+            f"drawn with seed {seed} (kernreg.bandwidth.median_sigma)")
 
 
 def file_dataset_spec(spec: FileDatasetSpec, data: FileData) -> DatasetSpec:

@@ -161,11 +161,11 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                             progress_sink(_show_progress(bar, where), BAR_INTERVAL):
                         record = run_trial(exp, algo, data, trial, gflops, memory)
                     store.save_trial(record)
-                    log.info("%s: %s%s in %.3g s (fit and selection), test RMSE %.4g", where,
+                    log.info("%s: %s in %.3g s (fit and selection), test RMSE %.4g%s", where,
                              _selected_text(record.param_name, record.selected),
-                             " (max_iter: the path ended at its cap)"
-                             if record.info.get("stopped_at_cap") else "",
-                             record.model_selection_time, record.test_rmse)
+                             record.model_selection_time, record.test_rmse,
+                             "; t* is max_iter: the path ended at its cap"
+                             if record.info.get("stopped_at_cap") else "")
     store.update_manifest(finished_at=utc_now())
     return store.finalize()
 

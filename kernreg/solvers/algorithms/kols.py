@@ -52,8 +52,10 @@ class KOLS(KernelEstimator):
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
-    sigma : float, default 1.0
-        Kernel bandwidth (ignored by the linear kernel).
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
     rcond : float, optional
         Relative cutoff of the pseudo-inverse; default ``n · machine epsilon``.
     solver : {"pivoted_cholesky", "eigh"}, default "pivoted_cholesky"
@@ -88,7 +90,8 @@ class KOLS(KernelEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
         rcond: float | None = None,
         solver: str = "pivoted_cholesky",
         merge_duplicates: bool = True,
@@ -98,6 +101,7 @@ class KOLS(KernelEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
         self.rcond = rcond
         self.solver = solver
         self.merge_duplicates = merge_duplicates

@@ -50,8 +50,12 @@ class KRLS(LambdaPathEstimator):
     ----------
     kernel : str, default "gaussian"
         A registered kernel (:func:`kernreg.kernels.kernel_names`).
-    sigma : float, default 1.0
-        Kernel bandwidth (ignored by the kernels without one: linear, the periodic ones).
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
+    validation_fraction : float, optional
+        Without ``X_val``: the share of ``X`` held out inside ``fit`` to select the path on.
     lam : float, default 1e-6
         λ used when ``fit`` gets no validation data.
     lambdas : array-like, optional
@@ -85,7 +89,9 @@ class KRLS(LambdaPathEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
+        validation_fraction: float | None = None,
         lam: float = 1e-6,
         lambdas: Any = None,
         refit: bool = False,
@@ -96,6 +102,8 @@ class KRLS(LambdaPathEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
+        self.validation_fraction = validation_fraction
         self.lam = lam
         self.lambdas = lambdas
         self.refit = refit

@@ -53,8 +53,12 @@ class KernelLandweber(IterativeEstimator):
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
-    sigma : float, default 1.0
-        Kernel bandwidth (ignored by the linear kernel).
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
+    validation_fraction : float, optional
+        Without ``X_val``: the share of ``X`` held out inside ``fit`` to select the path on.
     max_iter : int, default 500
         Maximum iterations (exactly this many without validation data).
     step_size : float, optional
@@ -102,7 +106,9 @@ class KernelLandweber(IterativeEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
+        validation_fraction: float | None = None,
         max_iter: int = 500,
         step_size: float | None = None,
         step_rule: str = "norm",
@@ -118,6 +124,8 @@ class KernelLandweber(IterativeEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
+        self.validation_fraction = validation_fraction
         self.max_iter = max_iter
         self.step_size = step_size
         self.step_rule = step_rule

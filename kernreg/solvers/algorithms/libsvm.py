@@ -12,6 +12,7 @@ from sklearn.svm import SVC
 from kernreg._validation import check_choice, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.classifier import BinaryKernelClassifier
+from kernreg.solvers.blocks.fit_inputs import sigma_value
 from kernreg.solvers.blocks.stochastic import VALIDATION_MEASURES, column_scorer
 from kernreg.solvers.registry import AlgorithmSpec, MemoryProblem, register
 
@@ -35,7 +36,8 @@ class LibSVM(BinaryKernelClassifier):
     Parameters
     ----------
     kernel : {"gaussian"}, default "gaussian"
-    sigma : float, default 1.0
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
     Cs : array-like, optional
         Guesses of C (default :data:`DEFAULT_CS`).
     validation_measure : {"error", "hinge"}, default "error"
@@ -67,7 +69,7 @@ class LibSVM(BinaryKernelClassifier):
 
     path_parameter = "C"
 
-    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, Cs: Any = None,
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median", Cs: Any = None,
                  validation_measure: str = "error", tol: float = 1e-3, dtype: str = "float64",
                  memory_budget: int = DEFAULT_MEMORY_BUDGET, max_memory: int | None = None):
         self.kernel = kernel
@@ -95,7 +97,8 @@ class LibSVM(BinaryKernelClassifier):
         return grid
 
     def _svc(self, C: float, n: int) -> SVC:
-        return SVC(C=C, kernel="rbf", gamma=1.0 / (2.0 * float(self.sigma) ** 2), tol=self.tol,
+        gamma = 1.0 / (2.0 * float(sigma_value(self)) ** 2)
+        return SVC(C=C, kernel="rbf", gamma=gamma, tol=self.tol,
                    cache_size=cache_bytes(self.max_memory, self.memory_budget, n) / 2**20)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> LibSVM:
@@ -156,7 +159,7 @@ class LibSVM(BinaryKernelClassifier):
         -------
         scores : ndarray of shape (n_samples,)
         """
-        return super().decision_function(X) + self.intercept_
+        return super().decision_function(X)  # the kernel expansion plus ``intercept_``
 
     def _fit_info(self) -> dict[str, Any]:
         return {"n_support": float(self.n_support_), "cache_mb": float(self.cache_mb_)}

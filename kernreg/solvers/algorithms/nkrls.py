@@ -44,8 +44,12 @@ class NystromKRLS(LambdaPathEstimator):
     ----------
     kernel : str, default "gaussian"
         A registered kernel (:func:`kernreg.kernels.kernel_names`).
-    sigma : float, default 1.0
-        Kernel bandwidth (ignored by the kernels without one: linear, the periodic ones).
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
+    validation_fraction : float, optional
+        Without ``X_val``: the share of ``X`` held out inside ``fit`` to select the path on.
     m : int, default 100
         Number of Nyström centers, drawn from the training rows (``m <= n``).
     lam : float, default 1e-6
@@ -107,7 +111,9 @@ class NystromKRLS(LambdaPathEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
+        validation_fraction: float | None = None,
         m: int = 100,
         lam: float = 1e-6,
         lambdas: Any = None,
@@ -126,6 +132,8 @@ class NystromKRLS(LambdaPathEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
+        self.validation_fraction = validation_fraction
         self.m = m
         self.lam = lam
         self.lambdas = lambdas
@@ -188,7 +196,7 @@ class NystromKRLS(LambdaPathEstimator):
         X = self._check_predict_data(X, "path_coefs_")
         if self.path_coefs_ is None:
             raise ValueError("predict_path needs a fit with validation data (a λ path)")
-        return self.kernel_.matvec(X, self.centers_, self.path_coefs_)
+        return self.kernel_.matvec(X, self.centers_, self.path_coefs_) + self._intercept()
 
 
 def nystrom_path_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

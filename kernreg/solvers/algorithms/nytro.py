@@ -98,8 +98,12 @@ class Nytro(IterativeEstimator):
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
-    sigma : float, default 1.0
-        Kernel bandwidth (ignored by the linear kernel).
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
+    validation_fraction : float, optional
+        Without ``X_val``: the share of ``X`` held out inside ``fit`` to select the path on.
     m : int, default 100
         Number of Nyström centers, drawn from the training rows (``m <= n``).
     max_iter : int, default 500
@@ -174,7 +178,9 @@ class Nytro(IterativeEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
+        validation_fraction: float | None = None,
         m: int = 100,
         max_iter: int = 500,
         step_size: float | None = None,
@@ -199,6 +205,8 @@ class Nytro(IterativeEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
+        self.validation_fraction = validation_fraction
         self.m = m
         self.max_iter = max_iter
         self.step_size = step_size

@@ -74,7 +74,12 @@ class NystromPCG(LambdaPathEstimator):
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
-    sigma : float, default 1.0
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
+    validation_fraction : float, optional
+        Without ``X_val``: the share of ``X`` held out inside ``fit`` to select the path on.
     m : int, default 100
         Nyström centers, drawn from the training rows.
     lam : float, default 1e-6
@@ -129,7 +134,9 @@ class NystromPCG(LambdaPathEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
+        validation_fraction: float | None = None,
         m: int = 100,
         lam: float = 1e-6,
         lambdas: Any = None,
@@ -151,6 +158,8 @@ class NystromPCG(LambdaPathEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
+        self.validation_fraction = validation_fraction
         self.m = m
         self.lam = lam
         self.lambdas = lambdas

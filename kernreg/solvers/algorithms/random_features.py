@@ -105,8 +105,12 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     ----------
     kernel : str, default "gaussian"
         The kernel approximated: the kernel of the feature map ``features``.
-    sigma : float, default 1.0
-        Bandwidth, passed to the feature map when it takes one.
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
+    fit_intercept : bool, default True
+        Fit the targets less their mean, added back to predictions (``intercept_``).
+    validation_fraction : float, optional
+        Without ``X_val``: the share of ``X`` held out inside ``fit`` to select the path on.
     n_components : int, default 1000
         Largest number of features ``D`` (scikit-learn's ``RBFSampler`` name).
     lam : float, default 1e-6
@@ -150,7 +154,9 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     def __init__(
         self,
         kernel: str = "gaussian",
-        sigma: float = 1.0,
+        sigma: float | str = "median",
+        fit_intercept: bool = True,
+        validation_fraction: float | None = None,
         n_components: int = 1000,
         lam: float = 1e-6,
         lambdas: Any = None,
@@ -164,6 +170,8 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     ):
         self.kernel = kernel
         self.sigma = sigma
+        self.fit_intercept = fit_intercept
+        self.validation_fraction = validation_fraction
         self.n_components = n_components
         self.lam = lam
         self.lambdas = lambdas
@@ -242,7 +250,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         self.best_lambda_, self.best_n_components_ = lam, n_components
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predict ``ψ(X) @ coef_`` (``√2·cos(XWᵀ + b) @ coef_`` for ``"rff"``).
+        """Predict ``ψ(X) @ coef_ + intercept_`` (``√2·cos(XWᵀ + b) @ coef_`` for ``"rff"``).
 
         Parameters
         ----------
@@ -253,7 +261,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         y_pred : ndarray of shape (n_samples,), float64
         """
         X = self._check_predict_data(X, "coef_")
-        return self.feature_map_.matvec(X, self.coef_, self.memory_budget)
+        return self.feature_map_.matvec(X, self.coef_, self.memory_budget) + self._intercept()
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

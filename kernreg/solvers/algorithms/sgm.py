@@ -50,7 +50,8 @@ class OnePassSGM(StochasticEstimator):
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
-    sigma : float, default 1.0
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
     loss : {"hinge", "square"}, default "hinge"
         Loss whose (sub)derivative the steps follow (:mod:`kernreg.losses`).
     schedule : {"constant", "decaying"}, default "constant"
@@ -92,7 +93,7 @@ class OnePassSGM(StochasticEstimator):
 
     path_parameter = "step"
 
-    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, loss: str = "hinge",
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median", loss: str = "hinge",
                  schedule: str = "constant", etas: Any = None, thetas: Any = None,
                  eta: float = 0.25, theta: float = 0.5, passes: int = 1,
                  sampling: str = "permutation",

@@ -11,6 +11,7 @@ from kernreg._validation import check_choice, check_int, check_random_state
 from kernreg.features import RandomFourierFeatures
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_loss
+from kernreg.solvers.blocks.fit_inputs import sigma_value
 from kernreg.solvers.blocks.sgm_base import ONE_PASS_SCHEMA, STOCHASTIC_SCHEMA, StochasticEstimator
 from kernreg.solvers.blocks.stochastic import (
     PathOutputs,
@@ -39,7 +40,8 @@ class FeatureSGM(StochasticEstimator):
     Parameters
     ----------
     kernel : {"gaussian"}, default "gaussian"
-    sigma : float, default 1.0
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
     n_components : int, default 1000
         Number of features ``D`` (a config's earlier ``n_features`` is read as it).
     loss, schedule, etas, thetas, eta, theta, passes, kink, validation_measure
@@ -61,7 +63,8 @@ class FeatureSGM(StochasticEstimator):
     #: In the primal of the features: no kernel is stored (no ``max_memory``).
     dual = False
 
-    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, n_components: int = 1000,
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 n_components: int = 1000,
                  loss: str = "hinge", schedule: str = "constant", etas: Any = None,
                  thetas: Any = None, eta: float = 0.25, theta: float = 0.5, passes: int = 1,
                  kink: str = "authors", validation_measure: str = "hinge",
@@ -113,7 +116,8 @@ class FeatureSGM(StochasticEstimator):
         X_eval = check_eval_rows(self, X_eval)
         n, D = X.shape[0], int(self.n_components)
         rng = check_random_state(self.random_state)
-        self.feature_map_ = RandomFourierFeatures(D, self.sigma, random_state=rng).draw(X.shape[1])
+        self.feature_map_ = RandomFourierFeatures(D, sigma_value(self),
+                                                  random_state=rng).draw(X.shape[1])
         order = rng.permutation(n)
         etas, thetas = self._guess_steps(X_val is not None)
         grad = loss_step(get_loss(self.loss), self.kink)

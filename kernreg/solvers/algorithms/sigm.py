@@ -47,7 +47,8 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "linear"}, default "gaussian"
-    sigma : float, default 1.0
+    sigma : float or "median", default "median"
+        Kernel bandwidth; ``"median"``: the median distance between training rows (``sigma_``).
     loss : {"hinge", "square"}, default "hinge"
     step_size : float, optional
         η; default ``1/√n`` (n the fit rows; the thesis' constant choice, Table 6.2 "SIGM C").
@@ -80,7 +81,7 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
     #: One pass per epoch at one step size, in the dual (``max_memory``).
     one_pass = False
 
-    def __init__(self, kernel: str = "gaussian", sigma: float = 1.0, loss: str = "hinge",
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median", loss: str = "hinge",
                  step_size: float | None = None, theta: float = 0.0, ordering: str = "cyclic",
                  kink: str = "authors", validation_measure: str = "hinge", max_iter: int = 100,
                  stopping_rule: str = DEFAULT_STOPPING_RULE, window: int = 10,

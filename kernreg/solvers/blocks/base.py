@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted
@@ -23,11 +22,17 @@ from kernreg._validation import (
 from kernreg.backend import Device, get_device
 from kernreg.kernels import Kernel, get_kernel_spec, make_kernel
 from kernreg.solvers.blocks.centers import clamp_centers, get_sampler
+from kernreg.solvers.blocks.fit_inputs import (
+    center_targets,
+    fit_sigma,
+    sigma_value,
+    validation_rows,
+)
 from kernreg.solvers.blocks.nystrom import NystromSetup, check_epsilon, nystrom_setup
 from kernreg.solvers.blocks.params import DEFAULT_LAMBDA_GRID
 from kernreg.solvers.blocks.stopping import StoppingRule, get_stopping_rule
 
-__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "estimator_device", "stack_rows"]
+__all__ = ["DEFAULT_LAMBDAS", "KernelEstimator", "Selection", "estimator_device"]
 
 #: Default λ grid of the protocol: 100 values log-spaced in [1e-15, 1].
 DEFAULT_LAMBDAS = np.logspace(np.log10(DEFAULT_LAMBDA_GRID[0]), np.log10(DEFAULT_LAMBDA_GRID[1]),
@@ -78,13 +83,6 @@ def estimator_device(est: Any) -> Device:
         raise ValueError(f"device={device.name!r} needs backend='local', got backend={backend!r}"
                          " (on a Dask cluster, trials run on GPU workers with backend='local')")
     return device
-
-
-def stack_rows(X: Any, X_val: Any) -> Any:
-    """Rows of ``X`` followed by rows of ``X_val`` (dense or CSR, as the inputs)."""
-    if sp.issparse(X) or sp.issparse(X_val):
-        return sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_val)], format="csr")
-    return np.vstack([X, X_val])
 
 
 class KernelEstimator(RegressorMixin, BaseEstimator):
@@ -139,7 +137,8 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
 
     def _make_kernel(self) -> Kernel:
         # a kernel without a bandwidth (linear) takes none, whatever the estimator holds
-        sigma = self.sigma if "sigma" in get_kernel_spec(self.kernel).parameters else None
+        sigma = sigma_value(self) if "sigma" in get_kernel_spec(self.kernel).parameters \
+            else None
         return make_kernel(self.kernel, sigma, dtype=self.dtype, memory_budget=self.memory_budget,
                            device=estimator_device(self), **self._kernel_params())
 
@@ -180,12 +179,18 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         return tags
 
     def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
-        """Check data and parameters; set ``kernel_`` and ``n_features_in_`` (and
-        ``feature_names_in_`` for a data frame with string column names)."""
+        """Check data and parameters; hold out ``validation_fraction`` of the rows, find σ
+        (``sigma_``) and centre the targets (``intercept_``) as the parameters say
+        (:mod:`~kernreg.solvers.blocks.fit_inputs`); set ``kernel_`` and ``n_features_in_``
+        (and ``feature_names_in_`` for a data frame with string column names)."""
         X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val, estimator=self)
-        self.check_params()
+        X, y, X_val, y_val = validation_rows(self, X, y, X_val, y_val)
+        self.check_params()  # before σ is found: a parameter's own error comes first
+        self.sigma_ = fit_sigma(self, X)
         self.kernel_ = self._make_kernel()
+        y, y_val = center_targets(self, y, y_val)
         return X, y, X_val, y_val
+
 
     def _check_nystrom(self) -> None:
         """The Nyström parameters every center-based estimator has (m, ε, sampler, seed)."""
@@ -224,7 +229,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         return clamp_centers(check_int(self.m, "m", minimum=1), n, stacklevel=4)  # fit's caller
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predict real-valued outputs ``K(X, centers_) @ alpha_``.
+        """Predict real-valued outputs ``K(X, centers_) @ alpha_ + intercept_``.
 
         Parameters
         ----------
@@ -235,7 +240,12 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,), float64
         """
         X = self._check_predict_data(X, "alpha_")
-        return self.kernel_.matvec(X, self.centers_, self.alpha_)
+        return self.kernel_.matvec(X, self.centers_, self.alpha_) + self._intercept()
+
+    def _intercept(self) -> float:
+        """The fitted intercept (0 without ``fit_intercept``, and for a model fitted before
+        the estimators had one)."""
+        return float(getattr(self, "intercept_", 0.0))
 
     def _check_predict_data(self, X: Any, fitted_attribute: str) -> Any:
         """``X`` validated for ``predict``: the model is fitted (has ``fitted_attribute``) and

@@ -50,7 +50,8 @@ class BinaryKernelClassifier(ClassifierMixin, KernelEstimator):
         return fitted
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The real-valued output ``K(X, centers_) @ alpha_``: positive for ``classes_[1]``.
+        """The real-valued output ``K(X, centers_) @ alpha_ + intercept_`` (0 but for LIBSVM's):
+        positive for ``classes_[1]``.
 
         Parameters
         ----------

@@ -7,11 +7,11 @@ import math
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from kernreg._validation import check_data, check_random_state, check_targets
-from kernreg.solvers.blocks.base import stack_rows
 
-__all__ = ["centers_problem", "fit_rows", "holdout_split", "refit_rows"]
+__all__ = ["centers_problem", "fit_rows", "holdout_split", "refit_rows", "stack_rows"]
 
 
 def fit_rows(n: int, validation_fraction: float) -> int:
@@ -60,3 +60,10 @@ def refit_rows(X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray) -> tuple[An
     """Training rows followed by validation rows (dense or CSR, as the inputs), for a refit
     after selection."""
     return stack_rows(X, X_val), np.concatenate([y, y_val])
+
+
+def stack_rows(X: Any, X_val: Any) -> Any:
+    """Rows of ``X`` followed by rows of ``X_val`` (dense or CSR, as the inputs)."""
+    if sp.issparse(X) or sp.issparse(X_val):
+        return sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_val)], format="csr")
+    return np.vstack([X, X_val])

@@ -22,6 +22,7 @@ from kernreg._validation import check_choice, check_data, check_lambdas
 from kernreg.backend.linalg import eigh, namespace
 from kernreg.progress import report
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
+from kernreg.solvers.blocks.fit_inputs import refit_targets
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.path_clock import mark_point, scored_seconds, timing_fit
@@ -362,7 +363,8 @@ class LambdaPathEstimator(KernelEstimator):
                 if close is not None:
                     close()
             if refit:
-                self._refit(state, *refit_rows(X, y, X_val, y_val))
+                X_all, y_all = refit_rows(X, y, X_val, y_val)
+                self._refit(state, X_all, refit_targets(self, y_all))
         return self
 
     def _eval_path(self, state: Any, path: LambdaPath, X_eval: Any) -> np.ndarray:
