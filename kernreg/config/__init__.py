@@ -17,9 +17,9 @@ from kernreg.config.experiment import (
     expand_m,
     protocol_kind,
     results_relevant,
+    trial_rows,
 )
 from kernreg.config.loader import (
-    fit_rows,
     load_experiment,
     parse_experiment,
     raise_problems,
@@ -27,6 +27,7 @@ from kernreg.config.loader import (
     schema_problems,
 )
 from kernreg.config.task import experiment_task
+from kernreg.solvers.blocks.holdout import fit_rows
 
 __all__ = [
     "HOLDOUT",
@@ -49,4 +50,5 @@ __all__ = [
     "results_relevant",
     "schema_problems",
     "takes_device",
+    "trial_rows",
 ]

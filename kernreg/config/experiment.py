@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from kernreg.datasets.own import file_dataset_name
+from kernreg.solvers.blocks.holdout import fit_rows
 from kernreg.solvers.blocks.params import lambda_grid, level_values
 
 __all__ = ["HOLDOUT", "LEGACY_KEYS", "Algorithm", "Experiment", "algorithm_hashes", "current_keys",
-           "dataset_name", "expand_m", "protocol_kind", "results_relevant"]
+           "dataset_name", "expand_m", "protocol_kind", "results_relevant", "trial_rows"]
 
 #: ``protocol.kind`` of the core's configs, and the kind of a config that names none: the
 #: seeded hold-out selection of every algorithm.
@@ -131,6 +133,19 @@ class Experiment:
         :func:`results_relevant`)."""
         payload = results_relevant(self.as_dict())
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def trial_rows(protocol: dict[str, Any], n: int) -> tuple[int, int, int]:
+    """Rows of a trial on ``n`` training rows: ``(smallest fit, largest fit, validation)``.
+    The hold-out fits ``fit_rows(n, validation_fraction)`` rows once; k-fold selection fits
+    each fold's complement (the smallest: ``n − ⌈n/K⌉``, the rows m must fit within), then
+    all ``n`` rows at the selection (the largest fit, what the memory plan takes), and
+    validates on folds of up to ``⌈n/K⌉`` rows."""
+    if protocol.get("selection") == "kfold":
+        fold = math.ceil(n / protocol["folds"])
+        return n - fold, n, fold
+    fit = fit_rows(n, protocol["validation_fraction"])
+    return fit, fit, n - fit
 
 
 def dataset_name(dataset: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from kernreg.config.experiment import (
     Experiment,
     expand_m,
     protocol_kind,
+    trial_rows,
 )
 from kernreg.config.file_dataset import file_dataset_section
 from kernreg.config.schema import experiment_schema
@@ -42,7 +43,7 @@ from kernreg.kernels import get_kernel_spec, kernel_names
 from kernreg.losses import default_task
 from kernreg.plugins import load_installed_plugins, load_plugins
 from kernreg.solvers import AlgorithmSpec, algorithm_names, get_algorithm_spec
-from kernreg.solvers.blocks.holdout import centers_problem, fit_rows
+from kernreg.solvers.blocks.holdout import centers_problem
 from kernreg.solvers.blocks.params import level_values
 from kernreg.solvers.blocks.stopping import StoppingRule, default_selection
 
@@ -60,6 +61,8 @@ MAX_LOCAL_WORKERS = 1024
 #: The most σ values a grid may hold (each is a full fit of every trial).
 MAX_SIGMAS = 50
 DEFAULT_PROTOCOL = {"trials": 5, "validation_fraction": 0.2, "seed": 0, "refit": False}
+#: Folds of ``protocol: {selection: kfold}`` when ``folds`` is not given.
+DEFAULT_FOLDS = 5
 # BLAS threads "auto": the cores other processes leave idle when a trial starts (docs/speed.md)
 DEFAULT_BUDGET = {"memory_gb": 20.0, "block_mb": 256.0, "blas_threads": "auto"}
 MAX_REPORTED = 10
@@ -481,6 +484,9 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
     task = check_task(data.get("task"), spec, problems)
     kernel = _kernel(data.get("kernel", {}), spec, dataset["dtype"], problems)
     execution = _execution(data.get("execution", {}), problems)
+    if protocol.get("selection") == "kfold" and is_grid(kernel.get("sigma")):
+        problems.append("kernel.sigma: a σ grid is selected on the hold-out split; with "
+                        "protocol.selection: kfold give one σ")
     run = _Run(spec, dataset, kernel, protocol, execution, task,
                _fit_rows(dataset, spec, protocol, problems))
     algorithms, entries = _algorithms(data["algorithms"], run, problems)
@@ -541,6 +547,20 @@ def _protocol(entry: dict[str, Any], problems: list[str]) -> dict[str, Any]:
         del protocol["fit_intercept"]  # false is the default: earlier hashes stand
     if not protocol.get("record_test_path", True):
         del protocol["record_test_path"]  # false is the default: earlier hashes stand
+    if protocol.get("selection", "holdout") == "holdout":
+        protocol.pop("selection", None)  # the hold-out is the default: earlier hashes stand
+        if "folds" in protocol:
+            problems.append("protocol.folds: only with protocol.selection: kfold")
+    else:
+        protocol.setdefault("folds", DEFAULT_FOLDS)
+        if "validation_fraction" in entry:
+            problems.append("protocol.validation_fraction: k-fold selection validates on each "
+                            "fold in turn; give protocol.folds instead")
+        protocol.pop("validation_fraction")
+        if protocol.get("record_test_path"):
+            problems.append("protocol.record_test_path: k-fold selection tests one model, "
+                            "fitted on all training rows at the selection (no path of "
+                            "models to test)")
     if protocol["trials"] > MAX_TRIALS:
         problems.append(f"protocol.trials: {protocol['trials']}; at most {MAX_TRIALS} (limit)")
     return protocol
@@ -577,8 +597,10 @@ def _execution(entry: dict[str, Any], problems: list[str]) -> dict[str, Any]:
 
 def _fit_rows(dataset: dict[str, Any], spec: DatasetSpec, protocol: dict[str, Any],
               problems: list[str]) -> int:
-    """The rows a trial fits on: the config's training rows (at most the dataset's) less the
-    validation split; a ``n_train`` or ``n_test`` above the dataset's adds a problem."""
+    """The fewest rows a trial fits on (:func:`~kernreg.config.experiment.trial_rows`: the
+    hold-out's fit rows, or k-fold's smallest fold complement) of the config's training rows
+    (at most the dataset's); a ``n_train`` or ``n_test`` above the dataset's adds a
+    problem."""
     n_train = min(dataset.get("n_train", spec.n_train), spec.n_train)
     if "n_test" in dataset and dataset["n_test"] > spec.n_test:
         problems.append(f"dataset.n_test: {dataset['n_test']} exceeds the {spec.n_test} test "
@@ -586,7 +608,7 @@ def _fit_rows(dataset: dict[str, Any], spec: DatasetSpec, protocol: dict[str, An
     if "n_train" in dataset and dataset["n_train"] > spec.n_train:
         problems.append(f"dataset.n_train: {dataset['n_train']} exceeds the {spec.n_train} "
                         f"training rows of {spec.name}")
-    return fit_rows(n_train, protocol["validation_fraction"])
+    return trial_rows(protocol, n_train)[0]
 
 
 @dataclass(frozen=True)
@@ -676,6 +698,12 @@ def _fit_problems(i: int, name: str, params: dict[str, Any], algo_spec: Algorith
                 f"algorithms[{i}].name: {name} fits {' or '.join(algo_spec.tasks)} targets "
                 f"coded ±1; this run is {run_task} on {run.spec.name} (a {run.spec.task} "
                 f"dataset, target_coding {coding})")
+    selects = algo_spec.estimator.path_parameter
+    if run.protocol.get("selection") == "kfold" and selects not in ("lambda", "iterations"):
+        problems.append(f"algorithms[{i}].name: {name} selects {selects or 'nothing'} on a "
+                        f"grid it refits on no parameter of its own; k-fold selection refits "
+                        f"at a λ or an iteration count: run it with protocol.selection: "
+                        f"holdout")
     if run.protocol.get("record_test_path") and not records_test_path(algo_spec.estimator):
         problems.append(f"protocol.record_test_path: algorithms[{i}] ({name}) has no "
                         f"path of models to evaluate on the test rows (its fit takes no "

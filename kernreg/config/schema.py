@@ -81,6 +81,13 @@ def experiment_schema() -> dict[str, Any]:
                                             "exclusiveMaximum": 1},
                     "seed": {"type": "integer", "minimum": 0},
                     "refit": {"type": "boolean"},
+                    "selection": {
+                        "description": "holdout (one seeded split, validation_fraction of the "
+                                       "training rows) or kfold (the mean validation error "
+                                       "over folds, then a fit on all training rows)",
+                        "enum": ["holdout", "kfold"]},
+                    "folds": {"description": "the folds of kfold selection (default 5)",
+                              "type": "integer", "minimum": 2},
                     "fit_intercept": {
                         "description": "fit the square-loss algorithms on the targets less "
                                        "their training mean (default: false on a registered "

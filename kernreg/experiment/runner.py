@@ -14,7 +14,8 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from kernreg.backend import Device, MemoryBudget
-from kernreg.config import Algorithm, Experiment, fit_rows
+from kernreg.config import Algorithm, Experiment
+from kernreg.config.experiment import trial_rows
 from kernreg.errors import ConfigError
 from kernreg.experiment.devices import check_device_support, experiment_device, run_memory
 from kernreg.experiment.preflight import check_device_memory, check_memory, check_numerics
@@ -95,11 +96,13 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
     with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])):
         clock = time.perf_counter()
         data = prepare_data(exp)
-        n_fit = fit_rows(len(data.y_train), exp.protocol["validation_fraction"])
-        n_val = len(data.y_train) - n_fit
-        log.info("data: %s, %d training rows (%d fit + %d validation per trial), %d test rows, "
-                 "d = %d, %s; read in %.2f s (source: %s)", exp.dataset_name, len(data.y_train),
-                 n_fit, n_val, len(data.y_test), data.X_train.shape[1], data.task,
+        _, n_fit, n_val = trial_rows(exp.protocol, len(data.y_train))
+        log.info("data: %s, %d training rows (%s), %d test rows, d = %d, %s; read in %.2f s "
+                 "(source: %s)", exp.dataset_name, len(data.y_train),
+                 f"{exp.protocol['folds']} folds of up to {n_val} rows, then all"
+                 if exp.protocol.get("selection") == "kfold"
+                 else f"{n_fit} fit + {n_val} validation per trial",
+                 len(data.y_test), data.X_train.shape[1], data.task,
                  time.perf_counter() - clock, data.source)
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
         estimates = check_memory(exp, algorithms, n_fit, n_val,

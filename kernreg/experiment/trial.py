@@ -20,6 +20,7 @@ from kernreg.datasets.loader import combined_sha256
 from kernreg.datasets.own import SPEC_TASKS, load_file_data, median_sigma_text
 from kernreg.errors import DataError, DegenerateError
 from kernreg.experiment.devices import experiment_device, run_memory
+from kernreg.experiment.kfold import KFOLD, cross_validate
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.kernels.compiled import active_path
 from kernreg.losses import Task, get_measure
@@ -161,19 +162,35 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         The fit, the selection, the predictions or a test measure met non-finite values
         (:func:`check_finite_result`, :func:`check_finite_measures`): nothing is returned.
     """
-    seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
     memory = memory or run_memory(exp)
     device = experiment_device(exp, memory)
-    estimator = make_estimator(algo, exp, random_state=seed, device=device, memory=memory)
     where = f"{algo.label} trial {trial}"
     # the test rows along the path: evaluated inside fit, their time taken out of fit's
     eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}
+    kfold = exp.protocol.get("selection") == KFOLD
+    if kfold:
+        seed = trial_seed(exp.protocol["seed"], trial)
+    else:
+        seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
+    budget = memory  # the name `memory` is the peak-memory probe inside the block below
+
+    def configured() -> Any:
+        return make_estimator(algo, exp, random_state=seed, device=device, memory=budget)
+
     try:
         with PeakMemory() as memory, Stopwatch() as fit_clock, warnings.catch_warnings():
             # a path that ended at max_iter is recorded (stopped_at_cap) and marked in the
             # tables, not warned about once per trial
             warnings.simplefilter("ignore", ConvergenceWarning)
-            estimator.fit(X_fit, y_fit, X_val, y_val, **eval_rows)
+            if kfold:
+                folded = cross_validate(configured, data.X_train, data.y_train,
+                                        exp.protocol["folds"], seed,
+                                        stratify=data.task == "classification")
+                estimator, n_fit, n_val = folded.estimator, folded.n_fit, folded.n_val
+            else:
+                estimator = configured()
+                estimator.fit(X_fit, y_fit, X_val, y_val, **eval_rows)
+                n_fit, n_val = len(y_fit), len(y_val)
         with Stopwatch() as predict_clock:
             y_pred = real_outputs(estimator, data.X_test)
     except (np.linalg.LinAlgError, FloatingPointError, ZeroDivisionError,
@@ -186,7 +203,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
                               f"({exc})") from None
     # after the fit: a numba that failed to load has fallen back to numpy by now
     kernel_path = active_path()
-    chosen = estimator.selection()
+    chosen = folded.selection if kfold else estimator.selection()
     check_finite_result(where, chosen.selected if chosen.param_name else None,
                         chosen.val_rmse, y_pred, path_values=chosen.path_values,
                         m_values=chosen.m_values, m_selected=chosen.info.get("m_selected"))
@@ -222,8 +239,8 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
         test_rmse=test_rmse,
         test_error=test_error,
         peak_rss=memory.peak_bytes,
-        n_fit=len(y_fit),
-        n_val=len(y_val),
+        n_fit=n_fit,
+        n_val=n_val,
         n_test=len(data.y_test),
         blas=blas_threads(),
         info=info,

@@ -242,6 +242,8 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
 level_seconds`).
     """
 
+    level_parameter = "m"
+
     def __init__(
         self,
         kernel: str = "gaussian",

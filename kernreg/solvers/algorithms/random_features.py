@@ -151,6 +151,8 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         validation data (``seconds``: when each level D' was solved, plus the scoring after).
     """
 
+    level_parameter = "n_components"
+
     def __init__(
         self,
         kernel: str = "gaussian",

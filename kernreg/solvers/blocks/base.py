@@ -97,6 +97,9 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     #: ``"iterations"`` (then ``best_iter_``), another name (then ``best_param_`` over
     #: ``path_["values"]``, e.g. SGM's step-size guesses) or ``None`` (no path).
     path_parameter: ClassVar[str | None] = None
+    #: The parameter of the second axis of a two-parameter path (``path_["m_values"]``: the
+    #: levels m' or D'), which a fit at the selection sets: ``"m"``, ``"n_components"``.
+    level_parameter: ClassVar[str | None] = None
     #: The measure (``kernreg.losses``) of the validation path ``path_["val_rmse"]`` that
     #: selects: RMSE for the square-loss algorithms (a trial records it beside the path).
     validation_measure: ClassVar[str] = "rmse"
