@@ -232,3 +232,18 @@ def test_a_table_config_names_registered_measures(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"measures\[1\]: 'f1' is not allowed; allowed values: "
                                           r"accuracy, error, hinge"):
         load_table_config(path)
+
+
+@pytest.mark.parametrize("task", ["multiclass", "binary", None])
+def test_a_multiclass_dataset_in_a_hold_out_config_is_one_message(tmp_path: Path, task,
+                                                                  kernreg_cli) -> None:
+    """MNIST in a hold-out config, with the task it has, another, or none: exit 2 and the
+    reason, never a traceback (no registered task is multiclass datasets' default)."""
+    config = tmp_path / "mnist.yaml"
+    config.write_text("dataset: {name: mnist, n_train: 500}\nkernel: {sigma: 10}\n"
+                      "algorithms:\n  - {name: nkrls, m: 50}\n"
+                      + (f"task: {task}\n" if task else ""))
+    code, out, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs")])
+    assert code == 2 and out == ""
+    assert "mnist is multiclass; the hold-out protocol needs a regression or binary" in err
+    assert not (tmp_path / "runs").exists()

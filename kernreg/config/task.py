@@ -29,7 +29,11 @@ def check_task(value: Any, spec: DatasetSpec, problems: list[str]) -> str | None
         problems.append(f"task: {value!r} does not apply to {spec.name}, a {spec.task} dataset; "
                         f"allowed values: {', '.join(allowed)}")
         return None
-    return None if task is default_task(spec.task) else task.name
+    try:
+        default = default_task(spec.task)
+    except ValueError:  # a kind without a hold-out default (multiclass): the task is said
+        return task.name
+    return None if task is default else task.name
 
 
 def experiment_task(task: str | None, dataset: str | dict[str, Any]) -> Task:
