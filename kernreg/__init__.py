@@ -41,11 +41,14 @@ REGISTRATION = {
     "register_dataset": ("kernreg.datasets.spec", "register"),
     "DatasetSpec": ("kernreg.datasets.spec", "DatasetSpec"),
 }
-__all__ = ["ESTIMATORS", "REGISTRATION", "__version__", *ESTIMATORS, *REGISTRATION]
+#: Meta-estimators around the registered ones, loaded on first use as they are.
+SELECTORS = ("PathCV",)
+__all__ = ["ESTIMATORS", "REGISTRATION", "SELECTORS", "__version__", *ESTIMATORS, *REGISTRATION,
+           *SELECTORS]
 
 
 def __getattr__(name: str) -> object:
-    if name in ESTIMATORS:
+    if name in ESTIMATORS or name in SELECTORS:
         from kernreg import solvers
 
         return getattr(solvers, name)
@@ -58,4 +61,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *ESTIMATORS, *REGISTRATION})
+    return sorted({*globals(), *ESTIMATORS, *REGISTRATION, *SELECTORS})

@@ -13,7 +13,7 @@ import pytest
 from kernreg import IncrementalNystromKRLS, KernelLandweber, NystromKRLS
 from kernreg.config import load_experiment
 from kernreg.errors import ConfigError
-from kernreg.experiment.kfold import cross_validate, fold_indices
+from kernreg.solvers.blocks.cross_validation import cross_validate, fold_indices
 
 
 def _data(n: int = 240, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -138,3 +138,40 @@ def test_a_kfold_run_goes_through_the_runner(tmp_path: Path, kernreg_cli) -> Non
     assert len(frame) == 4 and np.isfinite(frame["test_rmse"]).all()
     # each fold fits 3/4 of the 240 training rows and validates on a quarter
     assert set(frame["n_fit"]) == {180} and set(frame["n_val"]) == {60}
+
+
+def test_path_cv_is_the_runner_s_kfold_in_a_pipeline() -> None:
+    """PathCV in a Pipeline: the folds split the scaled rows, the selection is the mean path's,
+    the model a fit on all rows at it; importable from the package."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from kernreg import PathCV
+
+    X, y = _data(300)
+    X = 100.0 * X + 7.0
+    lambdas = np.logspace(-8, 0, 9)
+    base = NystromKRLS(m=40, lambdas=lambdas, random_state=1)
+    piped = make_pipeline(StandardScaler(), PathCV(base, cv=4, random_state=0)).fit(X, y)
+    cv = piped[-1]
+    scaled = StandardScaler().fit_transform(X)
+    seed = int(np.random.default_rng(0).integers(2**32))
+    done = cross_validate(lambda: NystromKRLS(m=40, lambdas=lambdas, random_state=1), scaled, y,
+                          folds=4, seed=seed, stratify=False)
+    np.testing.assert_allclose(cv.selection().val_rmse, done.selection.val_rmse, rtol=1e-12)
+    assert cv.best_params_ == {"lam": done.selection.selected}
+    np.testing.assert_allclose(piped.predict(X), done.estimator.predict(scaled), rtol=1e-10)
+
+
+def test_path_cv_refuses_a_path_it_cannot_refit_and_warns_at_the_cap() -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
+    from kernreg import Nytro, OnePassSGM, PathCV
+
+    X, y = _data(120)
+    labels = np.where(y > np.median(y), 1, -1)
+    with pytest.raises(ValueError, match="k-fold selection refits at a λ or an iteration count; "
+                                         "this path is over step"):
+        PathCV(OnePassSGM(), cv=3, random_state=0).fit(X, labels)
+    with pytest.warns(ConvergenceWarning, match="lowest at the last iteration every fold"):
+        PathCV(Nytro(m=30, max_iter=3), cv=3, random_state=0).fit(X, y)

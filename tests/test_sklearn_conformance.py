@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kernreg.solvers import KernelEstimator, algorithm_specs
+from kernreg.solvers import KernelEstimator, PathCV, algorithm_specs
 
 CLAMP_WARNING = r"m \(=\d+\) exceeds the number of training points"
 CENTER_SPECS = [spec for spec in algorithm_specs() if spec.takes_centers]
@@ -101,3 +101,8 @@ def test_clamped_m_also_clamps_the_incremental_levels():
     with pytest.warns(UserWarning, match=CLAMP_WARNING):
         est.fit(X[:30], y[:30], X[30:], y[30:])
     np.testing.assert_array_equal(est.path_["m_values"], [10, 30])
+
+
+@parametrize_with_checks([PathCV(cv=3, random_state=0)], xfail_strict=True)
+def test_path_cv_passes_the_conformance_checks(estimator, check):
+    check(estimator)

@@ -20,12 +20,12 @@ from kernreg.datasets.loader import combined_sha256
 from kernreg.datasets.own import SPEC_TASKS, load_file_data, median_sigma_text
 from kernreg.errors import DataError, DegenerateError
 from kernreg.experiment.devices import experiment_device, run_memory
-from kernreg.experiment.kfold import KFOLD, cross_validate
 from kernreg.experiment.resources import PeakMemory, Stopwatch, blas_threads
 from kernreg.kernels.compiled import active_path
 from kernreg.losses import Task, get_measure
 from kernreg.results.record import TrialRecord
 from kernreg.solvers import holdout_split
+from kernreg.solvers.blocks.cross_validation import cross_validate
 
 
 @dataclass
@@ -167,7 +167,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     where = f"{algo.label} trial {trial}"
     # the test rows along the path: evaluated inside fit, their time taken out of fit's
     eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}
-    kfold = exp.protocol.get("selection") == KFOLD
+    kfold = exp.protocol.get("selection") == "kfold"
     if kfold:
         seed = trial_seed(exp.protocol["seed"], trial)
     else:

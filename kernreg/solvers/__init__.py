@@ -28,6 +28,7 @@ from kernreg.solvers.blocks.buffers import reuse_buffers
 from kernreg.solvers.blocks.holdout import holdout_split
 from kernreg.solvers.blocks.metrics import misclassification_rate, rmse
 from kernreg.solvers.blocks.pivoted_cholesky import PivotedCholeskySampler, RPCholeskySampler
+from kernreg.solvers.path_cv import PathCV
 from kernreg.solvers.registry import (
     AlgorithmSpec,
     MemoryProblem,
@@ -55,6 +56,7 @@ __all__ = [
     "NystromPCG",
     "Nytro",
     "OnePassSGM",
+    "PathCV",
     "PivotedCholeskySampler",
     "RPCholeskySampler",
     "RandomFeaturesKRLS",

@@ -1,7 +1,8 @@
-"""k-fold model selection of one trial (``protocol: {selection: kfold, folds: K}``).
+"""k-fold selection along a path: of a run's trial (``protocol: {selection: kfold, folds:
+K}``) and of :class:`~kernreg.solvers.blocks.path_cv.PathCV`.
 
-The trial's training rows are split into ``K`` folds (seeded by the trial's seed, stratified by
-class for classification). Each fold's estimator runs its whole validated path on the other
+The training rows are split into ``K`` folds (seeded, stratified by class for
+classification). Each fold's estimator runs its whole validated path on the other
 folds' rows — every λ of the grid, or every iteration, from one fit — and is scored on the
 fold. The selection is the path point with the lowest mean validation error over the folds
 (the first on ties; an iteration path over the iterations every fold reached), and the model
@@ -18,21 +19,18 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from kernreg.errors import ConfigError
 from kernreg.solvers.blocks.base import Selection
 
-__all__ = ["KFOLD", "PATH_PARAMETERS", "CrossValidated", "cross_validate", "fold_indices",
+__all__ = ["PATH_PARAMETERS", "CrossValidated", "cross_validate", "fold_indices",
            "fold_problem", "mean_path"]
 
-#: ``protocol.selection`` of k-fold model selection.
-KFOLD = "kfold"
 #: The path parameters k-fold selection refits at, and the parameter it sets to do so.
 PATH_PARAMETERS = {"lambda": "lam", "iterations": "max_iter"}
 
 
 @dataclass
 class CrossValidated:
-    """What k-fold selection gives a trial.
+    """What k-fold selection gives.
 
     Attributes
     ----------
@@ -42,12 +40,16 @@ class CrossValidated:
         (``info``: ``folds``, ``fold_selected``, the final fit's own facts).
     n_fit, n_val : int
         Rows each fold's fit and validation had (the largest fold's).
+    params : dict
+        The parameters set for the final fit (``{"lam": λ*}``, ``{"max_iter": t*}``, with
+        the level's own for a two-parameter path).
     """
 
     estimator: Any
     selection: Selection
     n_fit: int
     n_val: int
+    params: dict[str, Any]
 
 
 def fold_indices(y: np.ndarray, folds: int, seed: int, stratify: bool
@@ -89,7 +91,7 @@ def cross_validate(make: Callable[[], Any], X: Any, y: np.ndarray, folds: int, s
 
     Raises
     ------
-    ConfigError
+    ValueError
         The estimator's path is not one k-fold selection can refit at (:func:`fold_problem`:
         a grid of step sizes or of C).
     """
@@ -100,7 +102,7 @@ def cross_validate(make: Callable[[], Any], X: Any, y: np.ndarray, folds: int, s
         chosen = estimator.selection()
         problem = fold_problem(estimator, chosen)
         if problem:
-            raise ConfigError(problem)
+            raise ValueError(problem)
         selections.append(chosen)
         sizes.append((len(fit_rows), len(val_rows)))
     values, mean = mean_path(selections)
@@ -131,4 +133,4 @@ def cross_validate(make: Callable[[], Any], X: Any, y: np.ndarray, folds: int, s
                           val_rmse=mean, m_values=levels if column is not None else
                           np.zeros(0, dtype=np.int64), info=info)
     n_fit, n_val = max(sizes)
-    return CrossValidated(final, selection, n_fit, n_val)
+    return CrossValidated(final, selection, n_fit, n_val, settings)
