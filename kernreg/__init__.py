@@ -41,8 +41,9 @@ REGISTRATION = {
     "register_dataset": ("kernreg.datasets.spec", "register"),
     "DatasetSpec": ("kernreg.datasets.spec", "DatasetSpec"),
 }
-#: Meta-estimators around the registered ones, loaded on first use as they are.
-SELECTORS = ("PathCV",)
+#: Forms of the registered estimators (their one-vs-all classifiers) and meta-estimators
+#: around them, loaded on first use as they are.
+SELECTORS = ("KRLSClassifier", "NystromKRLSClassifier", "PathCV")
 __all__ = ["ESTIMATORS", "REGISTRATION", "SELECTORS", "__version__", *ESTIMATORS, *REGISTRATION,
            *SELECTORS]
 

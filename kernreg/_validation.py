@@ -151,18 +151,22 @@ def _named(name: str, exc: Exception) -> str:
     return message if message.startswith(f"{name} ") else f"{name}: {message}"
 
 
-def check_targets(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
-    """Return ``y`` as a finite 1-D float64 array of length ``n_samples``.
+def check_targets(y: Any, n_samples: int, name: str = "y",
+                  multi_output: bool = False) -> np.ndarray:
+    """Return ``y`` as a finite float64 array of ``n_samples`` rows: 1-D, or with
+    ``multi_output`` also 2-D ``(n_samples, k)`` (one column per output, ``k ≥ 1``).
 
-    A column vector of shape ``(n, 1)`` is flattened with scikit-learn's
-    ``DataConversionWarning`` (:func:`~sklearn.utils.validation.column_or_1d`).
+    Without ``multi_output`` a column vector of shape ``(n, 1)`` is flattened with
+    scikit-learn's ``DataConversionWarning`` (:func:`~sklearn.utils.validation.column_or_1d`).
     """
     if y is None:
         raise ValueError(
             f"{name}: this estimator requires y to be passed, but the target y is None"
         )
     try:
-        y = column_or_1d(np.asarray(y, dtype=np.float64), input_name=name, warn=True)
+        y = np.asarray(y, dtype=np.float64)
+        if not (multi_output and y.ndim == 2 and y.shape[1] >= 1):
+            y = column_or_1d(y, input_name=name, warn=True)
     except (TypeError, ValueError) as exc:
         raise ValueError(_named(name, exc)) from exc
     if y.shape[0] != n_samples:
@@ -175,16 +179,18 @@ def check_targets(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
 
 
 def check_fit_data(
-    X: Any, y: Any, X_val: Any = None, y_val: Any = None, *, estimator: Any = None
+    X: Any, y: Any, X_val: Any = None, y_val: Any = None, *, estimator: Any = None,
+    multi_output: bool = False,
 ) -> tuple[Any, np.ndarray, Any, np.ndarray | None]:
     """Check training and (optional) validation data together.
 
     Returns ``(X, y, X_val, y_val)``; ``X_val``/``y_val`` are ``None`` when not given. Both must be
     given or neither, and the validation features must match the training features in number.
     With ``estimator``, its ``n_features_in_`` (and ``feature_names_in_``) are set from ``X``.
+    ``multi_output``: ``y`` (and ``y_val``, with as many columns) may be 2-D.
     """
     X = check_data(X, "X", estimator=estimator, reset=True)
-    y = check_targets(y, X.shape[0], "y")
+    y = check_targets(y, X.shape[0], "y", multi_output)
     if (X_val is None) != (y_val is None):
         raise ValueError("X_val and y_val must be given together (one of them is None)")
     if X_val is None:
@@ -194,7 +200,10 @@ def check_fit_data(
         raise ValueError(
             f"X_val has {X_val.shape[1]} features but X has {X.shape[1]} (shape mismatch)"
         )
-    y_val = check_targets(y_val, X_val.shape[0], "y_val")
+    y_val = check_targets(y_val, X_val.shape[0], "y_val", multi_output)
+    if y_val.shape[1:] != y.shape[1:]:
+        raise ValueError(f"y_val has {y_val.shape[1] if y_val.ndim == 2 else 1} output(s) but "
+                         f"y has {y.shape[1] if y.ndim == 2 else 1} (shape mismatch)")
     return X, y, X_val, y_val
 
 

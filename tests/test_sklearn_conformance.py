@@ -18,7 +18,13 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kernreg.solvers import KernelEstimator, PathCV, algorithm_specs
+from kernreg.solvers import (
+    KernelEstimator,
+    KRLSClassifier,
+    NystromKRLSClassifier,
+    PathCV,
+    algorithm_specs,
+)
 
 CLAMP_WARNING = r"m \(=\d+\) exceeds the number of training points"
 CENTER_SPECS = [spec for spec in algorithm_specs() if spec.takes_centers]
@@ -105,4 +111,11 @@ def test_clamped_m_also_clamps_the_incremental_levels():
 
 @parametrize_with_checks([PathCV(cv=3, random_state=0)], xfail_strict=True)
 def test_path_cv_passes_the_conformance_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.filterwarnings(f"ignore:{CLAMP_WARNING}:UserWarning")
+@parametrize_with_checks([NystromKRLSClassifier(random_state=0), KRLSClassifier()],
+                         xfail_strict=True)
+def test_the_least_squares_classifiers_pass_the_conformance_checks(estimator, check):
     check(estimator)

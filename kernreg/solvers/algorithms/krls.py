@@ -10,10 +10,16 @@ from array_api_compat import device as device_of
 
 from kernreg.backend.linalg import cholesky_upper, is_host, namespace, solve_triangular
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
-from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator, eigen_path_coefs
+from kernreg.solvers.blocks.lambda_path import (
+    LambdaPath,
+    LambdaPathEstimator,
+    eigen_path_coefs,
+    joint_rmse,
+)
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
 from kernreg.solvers.blocks.memory import full_kernel_memory
 from kernreg.solvers.blocks.metrics import rmse
+from kernreg.solvers.blocks.outputs import check_outputs, path_outputs
 from kernreg.solvers.blocks.params import LAMBDAS
 from kernreg.solvers.registry import AlgorithmSpec, register
 
@@ -86,6 +92,8 @@ class KRLS(LambdaPathEstimator):
         ``{"lambdas": (L,), "val_rmse": (L,)}`` with validation data, else None.
     """
 
+    multi_output = True
+
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -119,6 +127,8 @@ class KRLS(LambdaPathEstimator):
         return sym_inplace(xp.astype(K, xp.float64, copy=False))
 
     def _solve(self, X: Any, y: np.ndarray, lam: float) -> np.ndarray:
+        if y.ndim == 2:
+            check_outputs(self)
         device = self.kernel_.device
         return device.to_numpy(_solve_shifted(self._kernel(X), device.asarray(y),
                                               lam * X.shape[0]))
@@ -129,12 +139,15 @@ class KRLS(LambdaPathEstimator):
 
     def _path(self, state: None, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
               lambdas: np.ndarray) -> LambdaPath:
+        if y.ndim == 2:
+            check_outputs(self)
         s, U = eigh_inplace(self._kernel(X))  # K's memory holds the eigenvectors
         alphas = eigen_path_coefs(s, U, y, lambdas * X.shape[0])
         del U
         alphas = self.kernel_.device.to_numpy(alphas)  # n × L: the path's record is the host's
         self.centers_ = X
-        val_rmse = rmse(y_val, self.kernel_.matvec(X_val, X, alphas))
+        val_rmse = (rmse(y_val, self.kernel_.matvec(X_val, X, alphas)) if y.ndim == 1 else
+                    joint_rmse(path_outputs(self.kernel_, X_val, X, alphas), y_val))
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy())
 
     def _refit(self, state: None, X: Any, y: np.ndarray) -> None:

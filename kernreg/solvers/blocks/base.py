@@ -100,6 +100,9 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
     #: The parameter of the second axis of a two-parameter path (``path_["m_values"]``: the
     #: levels m' or D'), which a fit at the selection sets: ``"m"``, ``"n_components"``.
     level_parameter: ClassVar[str | None] = None
+    #: Whether ``fit`` takes ``y`` of shape ``(n, k)``: the k outputs solved together, from one
+    #: factorization (the path selects on their joint RMSE).
+    multi_output: ClassVar[bool] = False
     #: The measure (``kernreg.losses``) of the validation path ``path_["val_rmse"]`` that
     #: selects: RMSE for the square-loss algorithms (a trial records it beside the path).
     validation_measure: ClassVar[str] = "rmse"
@@ -179,6 +182,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         kernels evaluate sparse rows; see :data:`~kernreg._validation.ARRAY_RULES`)."""
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.target_tags.multi_output = self.multi_output
         return tags
 
     def _start_fit(self, X: Any, y: Any, X_val: Any, y_val: Any) -> tuple[Any, ...]:
@@ -186,7 +190,8 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         (``sigma_``) and centre the targets (``intercept_``) as the parameters say
         (:mod:`~kernreg.solvers.blocks.fit_inputs`); set ``kernel_`` and ``n_features_in_``
         (and ``feature_names_in_`` for a data frame with string column names)."""
-        X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val, estimator=self)
+        X, y, X_val, y_val = check_fit_data(X, y, X_val, y_val, estimator=self,
+                                            multi_output=self.multi_output)
         X, y, X_val, y_val = validation_rows(self, X, y, X_val, y_val)
         self.check_params()  # before σ is found: a parameter's own error comes first
         self.sigma_ = fit_sigma(self, X)
@@ -245,10 +250,10 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         X = self._check_predict_data(X, "alpha_")
         return self.kernel_.matvec(X, self.centers_, self.alpha_) + self._intercept()
 
-    def _intercept(self) -> float:
-        """The fitted intercept (0 without ``fit_intercept``, and for a model fitted before
-        the estimators had one)."""
-        return float(getattr(self, "intercept_", 0.0))
+    def _intercept(self) -> Any:
+        """The fitted intercept: a float, one per output for a multi-output fit (0 without
+        ``fit_intercept``, and for a model fitted before the estimators had one)."""
+        return getattr(self, "intercept_", 0.0)
 
     def _check_predict_data(self, X: Any, fitted_attribute: str) -> Any:
         """``X`` validated for ``predict``: the model is fitted (has ``fitted_attribute``) and

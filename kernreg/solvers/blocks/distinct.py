@@ -69,6 +69,8 @@ class DistinctRows:
         """``Qᵀ y = C^{-1/2} Pᵀ y``: each distinct row's sum of ``y`` over its copies, over
         ``√count``."""
         y = np.asarray(y, dtype=np.float64)
+        if y.ndim == 2:  # one column per output
+            return np.stack([self.reduce(column) for column in y.T], axis=1)
         return np.bincount(self.inverse, weights=y, minlength=self.n_distinct) / self.scale
 
     def expand(self, z: np.ndarray) -> np.ndarray:

@@ -16,8 +16,8 @@ from kernreg.bandwidth import median_sigma
 from kernreg.kernels import get_kernel_spec
 from kernreg.solvers.blocks.holdout import holdout_split
 
-__all__ = ["MEDIAN", "center_targets", "fit_sigma", "refit_targets", "sigma_value",
-           "validation_rows", "validation_scale_problem"]
+__all__ = ["MEDIAN", "center_targets", "fit_sigma", "sigma_value", "validation_rows",
+           "validation_scale_problem"]
 
 #: ``sigma="median"``: the kernel's width from the training rows (the median heuristic).
 MEDIAN = "median"
@@ -88,23 +88,14 @@ def center_targets(est: Any, y: np.ndarray, y_val: np.ndarray | None
     """With ``fit_intercept``, the targets less their training mean (``intercept_``, added
     back to every prediction); else as they are (``intercept_ = 0``, the papers' setting).
     The validation targets are shifted by the same mean, so the path's errors are those
-    of the predictions with the intercept."""
+    of the predictions with the intercept; a refit on training + validation rows keeps it
+    (the Nyström systems add the validation rows' terms to the fit rows')."""
     if not check_bool(getattr(est, "fit_intercept", False), "fit_intercept"):
         est.intercept_ = 0.0
         return y, y_val
-    est.intercept_ = float(np.mean(y))
+    mean = np.mean(y, axis=0)  # one per output of a multi-output fit
+    est.intercept_ = float(mean) if y.ndim == 1 else mean
     return y - est.intercept_, None if y_val is None else y_val - est.intercept_
-
-
-def refit_targets(est: Any, y: np.ndarray) -> np.ndarray:
-    """The targets of a refit on training + validation rows (each already less the fit rows'
-    mean): with ``fit_intercept``, centred again on all rows' mean, which ``intercept_``
-    then is (a refit is a fresh fit on all rows, intercept included)."""
-    if not getattr(est, "fit_intercept", False):
-        return y
-    shift = float(np.mean(y))
-    est.intercept_ += shift
-    return y - shift
 
 
 def validation_scale_problem(X: Any, X_val: Any, shift: float = 3.0, spread: float = 3.0,

@@ -44,7 +44,7 @@ def holdout_split(
     X_fit, y_fit, X_val, y_val
     """
     X = check_data(X, "X")
-    y = check_targets(y, X.shape[0], "y")
+    y = check_targets(y, X.shape[0], "y", multi_output=True)
     if not (isinstance(val_fraction, float | int) and 0.0 < val_fraction < 1.0):
         raise ValueError(f"val_fraction must be a number in (0, 1), got {val_fraction!r}")
     n = X.shape[0]

@@ -14,7 +14,6 @@ from sklearn.exceptions import ConvergenceWarning
 from kernreg._validation import check_positive
 from kernreg.progress import report
 from kernreg.solvers.blocks.base import KernelEstimator
-from kernreg.solvers.blocks.fit_inputs import refit_targets
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.path_clock import FitClock, running_clock, timing_fit
@@ -307,8 +306,7 @@ class IterativeEstimator(KernelEstimator):
         if self.hand_on_each_phase:
             self._hand_on()  # the path's iterates are arrays of their own
         if refit:
-            X_all, y_all = refit_rows(X, y, X_val, y_val)
-            step = it.refit(X_all, refit_targets(self, y_all))
+            step = it.refit(*refit_rows(X, y, X_val, y_val))
             self.alpha_ = run_fixed(step, self.best_iter_)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:

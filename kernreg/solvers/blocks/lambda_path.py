@@ -22,7 +22,6 @@ from kernreg._validation import check_choice, check_data, check_lambdas
 from kernreg.backend.linalg import eigh, namespace
 from kernreg.progress import report
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, KernelEstimator
-from kernreg.solvers.blocks.fit_inputs import refit_targets
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.path_clock import mark_point, scored_seconds, timing_fit
@@ -40,6 +39,7 @@ __all__ = [
     "column_rmse",
     "default_m_levels",
     "eigen_path_coefs",
+    "joint_rmse",
     "nkrls_path",
 ]
 
@@ -51,7 +51,8 @@ DEFAULT_LEVELS = 50
 
 
 def eigen_path_coefs(s: Any, U: Any, rhs: Any, shifts: Any) -> Any:
-    """Columns ``U diag(1/(s + shift)) Uᵀ rhs`` for every shift (one column per shift).
+    """Columns ``U diag(1/(s + shift)) Uᵀ rhs`` for every shift: ``(m, L)`` for ``rhs`` of
+    shape ``(m,)``, ``(m, L, k)`` for k right-hand sides ``(m, k)`` (one product for all).
 
     ``s`` are eigenvalues of a PSD matrix; rounding can make some slightly negative, so they
     are clipped at 0 first (the exact matrix has none). ``s`` and ``U`` are numpy arrays or
@@ -63,7 +64,11 @@ def eigen_path_coefs(s: Any, U: Any, rhs: Any, shifts: Any) -> Any:
     shifts = xp.asarray(shifts, device=device_of(U))
     s = xp.maximum(s, xp.zeros_like(s))
     c = U.T @ rhs
-    return U @ (c[:, None] / (s[:, None] + shifts[None, :]))
+    if c.ndim == 1:
+        return U @ (c[:, None] / (s[:, None] + shifts[None, :]))
+    m, k, L = c.shape[0], c.shape[1], shifts.shape[0]
+    scaled = c[:, None, :] / (s[:, None, None] + shifts[None, :, None])  # (m, L, k)
+    return xp.reshape(U @ xp.reshape(scaled, (m, L * k)), (m, L, k))
 
 
 def nkrls_path(
@@ -99,7 +104,7 @@ def nkrls_path(
 
     Returns
     -------
-    alphas : ndarray of shape (m, L)
+    alphas : ndarray of shape (m, L), or (m, L, k) for ``Aty`` of shape (m, k)
     fallbacks : list of float
         λ values for which the Cholesky variant fell back to the eigendecomposition.
     """
@@ -108,7 +113,7 @@ def nkrls_path(
     if method == "eigh" and lambdas.size == 1:
         beta = _cholesky_solve(H, Aty, float(lambdas[0]) * n)
         if beta is not None:
-            return factor.solve(beta[:, None]), fallbacks
+            return _solved(factor, beta[:, None]), fallbacks
     if method == "eigh":
         device = factor.device
         if device.is_numpy:
@@ -117,9 +122,9 @@ def nkrls_path(
         else:  # on the kernel's device (m = 10000: seconds on a GPU, minutes on 2 cores)
             s, V = eigh(device.asarray(H))
         betas = eigen_path_coefs(s, V, Aty, lambdas * n)
-        return device.to_numpy(factor.solve(betas)), fallbacks
+        return device.to_numpy(_solved(factor, betas)), fallbacks
     else:
-        betas = np.empty((H.shape[0], lambdas.size))
+        betas = np.empty((H.shape[0], lambdas.size, *Aty.shape[1:]))
         eig = None
         for j, lam in enumerate(lambdas):
             report("λ {}/{} (one Cholesky each)", j + 1, lambdas.size)
@@ -132,7 +137,16 @@ def nkrls_path(
                 betas[:, j] = eigen_path_coefs(*eig, Aty, np.array([lam * n]))[:, 0]
                 fallbacks.append(float(lam))
             mark_point()
-    return factor.solve(betas), fallbacks
+    return _solved(factor, betas), fallbacks
+
+
+def _solved(factor: NystromFactor, betas: Any) -> Any:
+    """``R⁻¹ β`` of every column: of ``(m, L)``, or of ``(m, L, k)`` (k outputs) as one
+    ``(m, L·k)`` solve."""
+    if betas.ndim == 2:
+        return factor.solve(betas)
+    m, L, k = betas.shape
+    return factor.solve(betas.reshape(m, L * k)).reshape(m, L, k)
 
 
 def _cholesky_solve(H: np.ndarray, rhs: np.ndarray, shift: float) -> np.ndarray | None:
@@ -190,6 +204,13 @@ def best_pair(val_rmse: np.ndarray) -> tuple[int, int]:
     ties the fewest centers or features ("less is more"): the grid is scanned level-major."""
     k, j = np.unravel_index(np.nanargmin(val_rmse.T), val_rmse.T.shape)
     return int(j), int(k)
+
+
+def joint_rmse(predictions: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """RMSE over every row and output of each path point: ``predictions`` ``(n, L, k)``
+    against ``y`` ``(n, k)`` → ``(L,)`` (the path's selection measure of a multi-output fit)."""
+    residual = predictions - y[:, None, :]
+    return np.sqrt(np.einsum("nlk,nlk->l", residual, residual) / (y.shape[0] * y.shape[1]))
 
 
 def column_rmse(row_blocks: Iterable[tuple[slice, np.ndarray]], coefs: np.ndarray,
@@ -363,8 +384,7 @@ class LambdaPathEstimator(KernelEstimator):
                 if close is not None:
                     close()
             if refit:
-                X_all, y_all = refit_rows(X, y, X_val, y_val)
-                self._refit(state, X_all, refit_targets(self, y_all))
+                self._refit(state, *refit_rows(X, y, X_val, y_val))
         return self
 
     def _eval_path(self, state: Any, path: LambdaPath, X_eval: Any) -> np.ndarray:

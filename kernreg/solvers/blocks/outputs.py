@@ -1,0 +1,35 @@
+"""Several outputs in one fit (``y`` of shape ``(n, k)``): what the multi-output estimators
+share — the settings that take them, and the predictions of a path's coefficients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_outputs", "path_outputs"]
+
+
+def check_outputs(est: Any) -> None:
+    """A multi-output fit runs in this process on the CPU, in float64 products: refused (a
+    ``ValueError`` naming the setting) on a Dask backend, on a device, in mixed precision."""
+    params = est.get_params()
+    for key, allowed in (("backend", "local"), ("device", "cpu"), ("precision", None)):
+        value = params.get(key, allowed)
+        if key == "precision":
+            if value == "mixed":
+                raise ValueError("precision='mixed' refines one output's path; with y of shape "
+                                 "(n, k) give precision='float64' or 'auto'")
+            continue
+        if str(getattr(value, "name", value)) != allowed:
+            raise ValueError(f"{key}={value!r}: y of shape (n, k) is fitted with "
+                             f"{key}={allowed!r}")
+
+
+def path_outputs(kernel: Any, X: Any, C: Any, coefs: np.ndarray) -> np.ndarray:
+    """``K(X, C)`` times every path point's coefficients: ``(n, L)`` for ``(m, L)``, ``(n, L,
+    k)`` for the ``(m, L, k)`` of k outputs (one blocked product for all)."""
+    if coefs.ndim == 2:
+        return kernel.matvec(X, C, coefs)
+    m, L, k = coefs.shape
+    return kernel.matvec(X, C, coefs.reshape(m, L * k)).reshape(-1, L, k)

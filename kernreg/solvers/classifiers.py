@@ -1,0 +1,127 @@
+"""Least-squares classification (RLSC, the thesis's Chapter 7): the square-loss estimators as
+one-vs-all classifiers of any number of classes, every class's column solved in one fit.
+
+A class's column of the coded targets is ``+1`` for its rows and ``−1`` (``coding="pm1"``) or
+``−1/(K−1)`` (``coding="balanced"``: every row's codes sum to zero) for the others; the model is
+the multi-output regressor of those K columns, ``decision_function`` its K outputs and
+``predict`` the class of the largest. Two classes are one column (``classes_[1]`` coded +1,
+as the registered datasets' ±1 targets), the output's sign the class. The path (λ) is selected
+on the joint RMSE of the coded columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils import Tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from kernreg._validation import check_choice, check_data
+from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers.algorithms.krls import KRLS
+from kernreg.solvers.algorithms.nkrls import NystromKRLS
+from kernreg.solvers.blocks.base import KernelEstimator
+
+__all__ = ["CODINGS", "KRLSClassifier", "NystromKRLSClassifier", "OneVsAllClassifier"]
+
+#: How a class's column codes the other classes' rows: −1, or −1/(K−1).
+CODINGS = ("pm1", "balanced")
+
+
+class OneVsAllClassifier(ClassifierMixin):
+    """The classifier side of a multi-output square-loss estimator (mixed in before it): any
+    labels in (``classes_``, sorted), coded columns fitted, labels out of ``predict``,
+    outputs out of ``decision_function``, accuracy out of ``score``."""
+
+    coding: str
+
+    def __sklearn_tags__(self) -> Tags:
+        """A classifier of any number of classes (not a regressor, one target column)."""
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags = None
+        tags.classifier_tags.multi_class = True
+        tags.target_tags.multi_output = False
+        return tags
+
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Any:
+        """Fit the coded targets of ``y``'s classes (with validation rows ``X_val, y_val``,
+        labels of those classes, along the whole path).
+
+        Returns
+        -------
+        self
+        """
+        check_choice(self.coding, "coding", CODINGS)
+        check_data(X, "X")  # empty or malformed rows are named before the labels are read
+        y = column_or_1d(np.asarray(y), warn=True)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"{type(self).__name__}: y has one class ({classes[0]!r}); "
+                             f"classification needs at least 2")
+        Y = self._codes(y, classes, "y")
+        Y_val = None if y_val is None else self._codes(column_or_1d(np.asarray(y_val)),
+                                                       classes, "y_val")
+        super().fit(X, Y, X_val, Y_val)
+        self.classes_ = classes
+        return self
+
+    def _codes(self, y: np.ndarray, classes: np.ndarray, name: str) -> np.ndarray:
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(f"{name} has labels {unknown.tolist()!r} that y does not have")
+        if classes.size == 2:
+            return np.where(y == classes[1], 1.0, -1.0)
+        other = -1.0 if self.coding == "pm1" else -1.0 / (classes.size - 1)
+        return np.where(y[:, None] == classes[None, :], 1.0, other)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The coded columns' outputs: ``(n_samples, K)``, or ``(n_samples,)`` for two classes
+        (positive for ``classes_[1]``)."""
+        check_is_fitted(self, "classes_")
+        return KernelEstimator.predict(self, X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of the largest output (of the output's sign for two classes)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+class NystromKRLSClassifier(OneVsAllClassifier, NystromKRLS):
+    """Nyström KRLS as a one-vs-all least-squares classifier (:class:`NystromKRLS`'s parameters,
+    and ``coding``: ``"pm1"`` or ``"balanced"``, see :mod:`kernreg.solvers.classifiers`). Its
+    default ``m`` is 300: K coded columns share the centres (100 reach 0.976 test accuracy on
+    scikit-learn's digits, 300 reach 0.987)."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, validation_fraction: float | None = None,
+                 m: int = 300, lam: float = 1e-6, lambdas: Any = None, coding: str = "pm1",
+                 path_method: str = "eigh", epsilon: float = 1e-10, penalty: str = "kmm",
+                 sampler: Any = "uniform", random_state: Any = None, refit: bool = False,
+                 dtype: str = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
+                         validation_fraction=validation_fraction, m=m, lam=lam,
+                         lambdas=lambdas, path_method=path_method, epsilon=epsilon,
+                         penalty=penalty, sampler=sampler, random_state=random_state,
+                         refit=refit, dtype=dtype, memory_budget=memory_budget)
+        self.coding = coding
+
+
+class KRLSClassifier(OneVsAllClassifier, KRLS):
+    """KRLS as a one-vs-all least-squares classifier (:class:`KRLS`'s parameters, and
+    ``coding``: ``"pm1"`` or ``"balanced"``, see :mod:`kernreg.solvers.classifiers`)."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, validation_fraction: float | None = None,
+                 lam: float = 1e-6, lambdas: Any = None, coding: str = "pm1",
+                 refit: bool = False, dtype: str = "float64",
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
+                         validation_fraction=validation_fraction, lam=lam, lambdas=lambdas,
+                         refit=refit, dtype=dtype, memory_budget=memory_budget)
+        self.coding = coding

@@ -1,0 +1,94 @@
+"""Several outputs in one fit and least-squares classification of any number of classes: the k
+columns of ``y`` from one factorization equal k single-output fits; the one-vs-all classifiers
+are those fits of the coded classes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+
+from kernreg import KRLS, KRLSClassifier, NystromKRLS, NystromKRLSClassifier, Nytro
+
+
+def _problem(n: int = 240, k: int = 4, seed: int = 0) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n + 80, 3))
+    W = rng.standard_normal((3, k))
+    Y = np.sin(X @ W) + 10.0 * np.arange(k) + 0.1 * rng.standard_normal((n + 80, k))
+    return X[:n], Y[:n], X[n:], Y[n:]
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: NystromKRLS(m=60, sigma=1.5, random_state=2, **kw),
+    lambda **kw: KRLS(sigma=1.5, **kw),
+], ids=["NystromKRLS", "KRLS"])
+def test_k_outputs_are_k_single_fits(make) -> None:
+    X, Y, X_val, Y_val = _problem()
+    lambdas = np.logspace(-8, 0, 9)
+    joint = make(lambdas=lambdas).fit(X, Y, X_val, Y_val)
+    assert joint.alpha_.shape[1] == 4 and joint.intercept_.shape == (4,)
+    for j in range(4):  # at the jointly selected λ, each column alone
+        alone = make(lam=joint.best_lambda_).fit(X, Y[:, j])
+        np.testing.assert_allclose(joint.predict(X_val)[:, j], alone.predict(X_val),
+                                   rtol=1e-10, atol=1e-10)
+    # the joint path's error is the RMSE over every validation row and output
+    paths = make(lambdas=lambdas).fit(X, Y, X_val, Y_val)
+    outputs = paths.predict_path(X_val) if hasattr(paths, "predict_path") else None
+    if outputs is not None:
+        rmse = np.sqrt(((outputs - Y_val[:, None, :]) ** 2).mean(axis=(0, 2)))
+        np.testing.assert_allclose(paths.path_["val_rmse"], rmse, rtol=1e-10)
+
+
+def test_one_column_as_a_matrix_is_the_vector_fit() -> None:
+    X, Y, X_val, _ = _problem(k=1)
+    matrix = NystromKRLS(m=40, sigma=1.5, lam=1e-4, random_state=0).fit(X, Y)
+    vector = NystromKRLS(m=40, sigma=1.5, lam=1e-4, random_state=0).fit(X, Y[:, 0])
+    np.testing.assert_allclose(matrix.predict(X_val)[:, 0], vector.predict(X_val), rtol=1e-12)
+
+
+def test_what_a_multi_output_fit_does_not_take_is_named() -> None:
+    X, Y, X_val, Y_val = _problem(n=60, k=2)
+    with pytest.raises(ValueError, match="precision='mixed' refines one output"):
+        NystromKRLS(m=20, precision="mixed").fit(X, Y)
+    with pytest.raises(ValueError, match=r"y_val has 1 output\(s\) but y has 2"):
+        NystromKRLS(m=20).fit(X, Y, X_val, Y_val[:, 0])
+    with pytest.raises(ValueError, match="y should be a 1d array"):
+        Nytro(m=20).fit(X, Y)  # not (yet) a multi-output estimator: refused, not guessed
+
+
+def test_nystrom_krls_classifier_at_its_defaults_on_digits() -> None:
+    X, y = load_digits(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X / 16, y, test_size=0.3, random_state=0)
+    clf = NystromKRLSClassifier(random_state=0).fit(X_tr, y_tr)
+    assert clf.score(X_te, y_te) >= 0.98
+    assert clf.decision_function(X_te).shape == (len(y_te), 10)
+    np.testing.assert_array_equal(clf.classes_, np.arange(10))
+
+
+def test_the_classifier_is_the_regressor_of_the_coded_classes() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((150, 2))
+    labels = np.array(["ant", "bee", "cat"])[np.argmax(X @ rng.standard_normal((2, 3)), axis=1)]
+    for coding, other in (("pm1", -1.0), ("balanced", -0.5)):
+        clf = KRLSClassifier(sigma=1.0, lam=1e-3, coding=coding).fit(X, labels)
+        Y = np.where(labels[:, None] == clf.classes_[None, :], 1.0, other)
+        reg = KRLS(sigma=1.0, lam=1e-3).fit(X, Y)
+        np.testing.assert_allclose(clf.decision_function(X), reg.predict(X), rtol=1e-10)
+        np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(reg.predict(X), 1)])
+    # two classes: one ±1 column, its sign the class
+    two = KRLSClassifier(sigma=1.0, lam=1e-3).fit(X, labels == "ant")
+    assert two.decision_function(X).shape == (150,)
+    np.testing.assert_array_equal(two.predict(X), two.decision_function(X) > 0)
+
+
+def test_validation_rows_select_the_classifier_s_lambda() -> None:
+    X, y = load_digits(return_X_y=True)
+    X_fit, X_val, y_fit, y_val = train_test_split(X / 16, y, test_size=0.25, random_state=1)
+    clf = NystromKRLSClassifier(m=200, lambdas=np.logspace(-8, 0, 9), random_state=0).fit(
+        X_fit, y_fit, X_val, y_val)
+    assert clf.path_["val_rmse"].shape == (9,)
+    assert clf.best_lambda_ == clf.path_["lambdas"][int(np.argmin(clf.path_["val_rmse"]))]
+    with pytest.raises(ValueError, match="y_val has labels"):
+        NystromKRLSClassifier(m=50).fit(X_fit, y_fit, X_val, np.where(y_val == 3, 11, y_val))
