@@ -234,16 +234,26 @@ def test_a_table_config_names_registered_measures(tmp_path: Path) -> None:
         load_table_config(path)
 
 
-@pytest.mark.parametrize("task", ["multiclass", "binary", None])
-def test_a_multiclass_dataset_in_a_hold_out_config_is_one_message(tmp_path: Path, task,
-                                                                  kernreg_cli) -> None:
-    """MNIST in a hold-out config, with the task it has, another, or none: exit 2 and the
-    reason, never a traceback (no registered task is multiclass datasets' default)."""
+@pytest.mark.parametrize("task", ["multiclass", None])
+def test_a_multiclass_dataset_takes_the_least_squares_classifiers(tmp_path: Path,
+                                                                  task) -> None:
+    """MNIST in a hold-out config, with its task said or not: the one-vs-all classifier form of
+    NKRLS; an algorithm without one, and another task, are one message each (never a
+    traceback: no registered task was multiclass datasets' default)."""
+    from kernreg.config import make_estimator
+    from kernreg.solvers import NystromKRLSClassifier
+
     config = tmp_path / "mnist.yaml"
-    config.write_text("dataset: {name: mnist, n_train: 500}\nkernel: {sigma: 10}\n"
-                      "algorithms:\n  - {name: nkrls, m: 50}\n"
-                      + (f"task: {task}\n" if task else ""))
-    code, out, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs")])
-    assert code == 2 and out == ""
-    assert "mnist is multiclass; the hold-out protocol needs a regression or binary" in err
-    assert not (tmp_path / "runs").exists()
+    text = ("dataset: {name: mnist, n_train: 500}\nkernel: {sigma: 6}\n"
+            "algorithms:\n  - {name: nkrls, m: 50}\n" + (f"task: {task}\n" if task else ""))
+    config.write_text(text)
+    exp = load_experiment(config)
+    assert isinstance(make_estimator(exp.algorithms[0], exp, random_state=0),
+                      NystromKRLSClassifier)
+    config.write_text(text.replace("name: nkrls", "name: nytro"))
+    with pytest.raises(ConfigError, match="nytro fits one output; mnist is multiclass"):
+        load_experiment(config)
+    config.write_text(text.replace(f"task: {task}", "task: binary") if task else
+                      text + "task: binary\n")
+    with pytest.raises(ConfigError, match="task: 'binary' does not apply to mnist"):
+        load_experiment(config)

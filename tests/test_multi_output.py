@@ -92,3 +92,52 @@ def test_validation_rows_select_the_classifier_s_lambda() -> None:
     assert clf.best_lambda_ == clf.path_["lambdas"][int(np.argmin(clf.path_["val_rmse"]))]
     with pytest.raises(ValueError, match="y_val has labels"):
         NystromKRLSClassifier(m=50).fit(X_fit, y_fit, X_val, np.where(y_val == 3, 11, y_val))
+
+
+def _blobs(tmp_path, n: int = 300):
+    """Three well-separated classes in a CSV, text labels."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    label = rng.integers(0, 3, n)
+    X = centres[label] + rng.standard_normal((n, 2))
+    names = np.array(["ant", "bee", "cat"])[label]
+    pd.DataFrame(X, columns=["a", "b"]).assign(kind=names).to_csv(tmp_path / "blobs.csv",
+                                                                   index=False)
+
+
+def test_a_multiclass_file_runs_through_the_runner(tmp_path, kernreg_cli) -> None:
+    import pandas as pd
+
+    _blobs(tmp_path)
+    config = tmp_path / "blobs.yaml"
+    config.write_text("name: blobs\ndataset: {file: blobs.csv, target: kind}\n"
+                      "algorithms:\n  - {name: nkrls, m: 40}\n  - {name: krls}\n"
+                      "protocol: {trials: 2}\n")
+    code, out, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs"),
+                                  "--no-progress"])
+    assert code == 0, err
+    assert "| accuracy |" in out
+    frame = pd.read_csv(tmp_path / "runs" / "blobs" / "results.csv")
+    assert set(frame["task"]) == {"multiclass"}
+    assert (frame["test_accuracy"] > 0.9).all()
+    # the per-class accuracy of each class (coded by their index in the sorted labels)
+    assert {"test_accuracy_class_0", "test_accuracy_class_2"} <= set(frame.columns)
+    kfold = config.read_text().replace("trials: 2}", "trials: 1, selection: kfold, folds: 3}")
+    config.write_text(kfold.replace("name: blobs", "name: blobs_kfold"))
+    code, _, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs"),
+                                "--no-progress"])
+    assert code == 0, err
+
+
+def test_an_algorithm_without_a_classifier_form_is_refused_for_classes(tmp_path,
+                                                                       kernreg_cli) -> None:
+    _blobs(tmp_path)
+    config = tmp_path / "blobs.yaml"
+    config.write_text("name: blobs\ndataset: {file: blobs.csv, target: kind}\n"
+                      "algorithms:\n  - {name: nytro, m: 40}\n")
+    code, _, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs")])
+    assert code == 2
+    assert "algorithms[0].name: nytro fits one output; file:blobs.csv is multiclass" in err
+    assert "krls, nkrls" in err and not (tmp_path / "runs").exists()

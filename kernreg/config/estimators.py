@@ -6,15 +6,33 @@ from typing import Any
 
 from kernreg.backend import Device, MemoryBudget
 from kernreg.config.experiment import Algorithm, Experiment
+from kernreg.config.task import experiment_task
 from kernreg.grid import is_grid
 from kernreg.solvers import KernelEstimator, algorithm_names, get_algorithm
 from kernreg.solvers.blocks.sigma_search import SigmaSearch
+from kernreg.solvers.classifiers import CLASSIFIER_FORMS
 
 
 def takes_device(name: str) -> bool:
     """Whether the registered algorithm ``name`` can run on a device other than ``cpu``: its
     estimator takes a ``device`` parameter."""
     return "device" in get_algorithm(name)().get_params()
+
+
+def estimator_class_of(name: str, exp: Experiment) -> type:
+    """The estimator a run fits for algorithm ``name``: its registered estimator, or for a
+    multiclass task its one-vs-all classifier form
+    (:data:`~kernreg.solvers.classifiers.CLASSIFIER_FORMS`; an algorithm without one is the
+    loader's problem, refused before)."""
+    estimator = get_algorithm(name)
+    if experiment_task(exp.task, exp.dataset).name == "multiclass":
+        return CLASSIFIER_FORMS[estimator]
+    return estimator
+
+
+def multiclass_algorithms() -> list[str]:
+    """The registered algorithms with a one-vs-all classifier form."""
+    return [name for name in algorithm_names() if get_algorithm(name) in CLASSIFIER_FORMS]
 
 
 def takes_intercept(name: str) -> bool:
@@ -66,7 +84,7 @@ def estimator_params(algo: Algorithm, exp: Experiment, random_state: int,
         kwargs.update(stopping_rule=stopping["rule"], window=stopping["window"],
                       threshold=stopping["threshold"], select=stopping["select"])
     kwargs.update(params)
-    estimator_class = get_algorithm(algo.name)
+    estimator_class = estimator_class_of(algo.name, exp)
     accepted = estimator_class().get_params()
     if device is not None and not device.is_numpy and "device" in accepted:
         kwargs["device"] = device
@@ -96,8 +114,8 @@ def make_estimator(algo: Algorithm, exp: Experiment, random_state: int,
     """The estimator for ``algo`` with the experiment's kernel, dtype, budget (``memory``) and
     protocol (on ``device``, for one that takes a device: :func:`estimator_params`); with a σ
     grid, the :class:`SigmaSearch` selecting σ around it."""
-    estimator = get_algorithm(algo.name)(**estimator_params(algo, exp, random_state, device,
-                                                            memory))
+    estimator = estimator_class_of(algo.name, exp)(**estimator_params(algo, exp, random_state,
+                                                                      device, memory))
     sigma = exp.kernel.get("sigma")
     if is_grid(sigma):
         return SigmaSearch(estimator, sigma)

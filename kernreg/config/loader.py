@@ -21,7 +21,7 @@ import jsonschema
 import yaml
 
 from kernreg.atomic import path_component
-from kernreg.config.estimators import make_estimator, takes_intercept
+from kernreg.config.estimators import make_estimator, multiclass_algorithms, takes_intercept
 from kernreg.config.experiment import (
     HOLDOUT,
     LEGACY_KEYS,
@@ -521,19 +521,13 @@ def _dataset(entry: dict[str, Any], path: Path, seed: int, memory_gb: float,
     dataset = {"dtype": "float64", "target_coding": "pm1", **entry}
     if "file" in dataset:
         dataset, spec, _ = file_dataset_section(dataset, path, seed, memory_gb)
-        what = f"dataset.file: {dataset['file']}"
     else:
         try:
             spec = get_spec(dataset["name"])
         except DataError as exc:
             raise ConfigError(f"{path}: dataset.name: {exc}") from None
         dataset["name"] = spec.name
-        what = f"dataset.name: {spec.name}"
-    if spec.task == "multiclass":
-        problems.append(f"{what} is multiclass; the hold-out protocol needs a regression or "
-                        "binary target (the class-incremental stream, `protocol: {kind: "
-                        "streaming}`, takes classes)")
-    elif dataset["target_coding"] != "pm1" and spec.task != "classification":
+    if dataset["target_coding"] != "pm1" and spec.task != "classification":
         problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "
                         f"classes can be coded {dataset['target_coding']}")
     return dataset, spec
@@ -690,7 +684,12 @@ def _fit_problems(i: int, name: str, params: dict[str, Any], algo_spec: Algorith
                         f"cluster: run with --scheduler local:N or a scheduler's address")
     if algo_spec.check is not None:
         problems += [f"algorithms[{i}].{p}" for p in algo_spec.check(params, run.kernel["name"])]
-    if algo_spec.tasks:
+    if run.spec.task == "multiclass" and name not in multiclass_algorithms():
+        problems.append(f"algorithms[{i}].name: {name} fits one output; {run.spec.name} is "
+                        f"multiclass, which the one-vs-all least-squares classifiers fit: "
+                        f"{', '.join(multiclass_algorithms())} (or the class-incremental "
+                        f"stream, `protocol: {{kind: streaming}}`)")
+    elif algo_spec.tasks:
         run_task = run.task or default_task(run.spec.task).name
         coding = run.dataset["target_coding"]
         if run_task not in algo_spec.tasks or coding != "pm1":

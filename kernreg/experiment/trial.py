@@ -39,8 +39,9 @@ class PreparedData:
     task: str
     sha256: str
     source: str
-    #: (negative, positive) class codes of the targets (classification).
-    codes: tuple[float, float] = (-1.0, 1.0)
+    #: (negative, positive) class codes of the targets (classification); the sorted class
+    #: labels (multiclass).
+    codes: tuple[float, ...] = (-1.0, 1.0)
     #: A data file's description for the run's manifest (:func:`file_description`); empty
     #: for a registered dataset.
     about: dict[str, Any] = field(default_factory=dict)
@@ -70,6 +71,9 @@ def prepare_data(exp: Experiment) -> PreparedData:
     rng = subsample_rng(exp.protocol["seed"])
     X_tr, y_tr = subsample_rows(X_train, y_train, exp.dataset.get("n_train"), rng)
     X_te, y_te = subsample_rows(X_test, y_test, exp.dataset.get("n_test"), rng)
+    if task == "multiclass":  # the labels as they are; the classes are the coding
+        return PreparedData(X_tr, y_tr, X_te, y_te, task, sha256, source,
+                            tuple(np.unique(y_tr).tolist()), about)
     codes = TARGET_CODES[exp.dataset["target_coding"]]
     if codes != TARGET_CODES["pm1"]:  # ±1 → codes: y ↦ low + (y + 1)/2·(high − low)
         low, high = codes
@@ -185,7 +189,7 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
             if kfold:
                 folded = cross_validate(configured, data.X_train, data.y_train,
                                         exp.protocol["folds"], seed,
-                                        stratify=data.task == "classification")
+                                        stratify=data.task != "regression")
                 estimator, n_fit, n_val = folded.estimator, folded.n_fit, folded.n_val
             else:
                 estimator = configured()

@@ -30,6 +30,7 @@ class MulticlassClassification(Task):
     name = "multiclass"
     title = "multiclass classification"
     dataset_tasks = ("multiclass",)
+    default_for = ("multiclass",)
     measures = ("accuracy", "per_class_accuracy")
     default_measure = "accuracy"
 

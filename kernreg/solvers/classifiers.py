@@ -25,7 +25,8 @@ from kernreg.solvers.algorithms.krls import KRLS
 from kernreg.solvers.algorithms.nkrls import NystromKRLS
 from kernreg.solvers.blocks.base import KernelEstimator
 
-__all__ = ["CODINGS", "KRLSClassifier", "NystromKRLSClassifier", "OneVsAllClassifier"]
+__all__ = ["CLASSIFIER_FORMS", "CODINGS", "KRLSClassifier", "NystromKRLSClassifier",
+           "OneVsAllClassifier"]
 
 #: How a class's column codes the other classes' rows: −1, or −1/(K−1).
 CODINGS = ("pm1", "balanced")
@@ -125,3 +126,8 @@ class KRLSClassifier(OneVsAllClassifier, KRLS):
                          validation_fraction=validation_fraction, lam=lam, lambdas=lambdas,
                          refit=refit, dtype=dtype, memory_budget=memory_budget)
         self.coding = coding
+
+
+#: The one-vs-all classifier form of each multi-output estimator (what a run of a multiclass
+#: task fits for its algorithm).
+CLASSIFIER_FORMS: dict[type, type] = {KRLS: KRLSClassifier, NystromKRLS: NystromKRLSClassifier}
