@@ -67,7 +67,7 @@ def test_a_two_parameter_path_refits_at_its_level() -> None:
 
     done = cross_validate(make, X, y, folds=3, seed=5, stratify=False)
     grid = done.selection.val_rmse
-    j, k = np.unravel_index(int(np.nanargmin(grid)), grid.shape)
+    k, j = np.unravel_index(int(np.nanargmin(grid.T)), grid.T.shape)  # fewest levels on ties
     assert done.selection.info["m_selected"] == done.selection.m_values[k]
     assert done.estimator.get_params()["m"] == done.selection.m_values[k]
     assert done.estimator.get_params()["lam"] == done.selection.selected == [1e-6, 1e-3][j]

@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from kernreg.solvers.blocks.base import Selection
+from kernreg.solvers.blocks.lambda_path import best_pair
 
 __all__ = ["PATH_PARAMETERS", "CrossValidated", "cross_validate", "fold_indices",
            "fold_problem", "mean_path"]
@@ -106,10 +107,14 @@ def cross_validate(make: Callable[[], Any], X: Any, y: np.ndarray, folds: int, s
         selections.append(chosen)
         sizes.append((len(fit_rows), len(val_rows)))
     values, mean = mean_path(selections)
-    # the first lowest point (row-major over a (λ, level) grid); a path with no finite value is
-    # left to the trial's checks
-    best = int(np.nanargmin(mean)) if np.isfinite(mean).any() else 0
-    row, column = np.unravel_index(best, mean.shape) if mean.ndim == 2 else (best, None)
+    # the lowest point, as a hold-out selects it: the first on ties, the fewest centres or
+    # features on a (λ, level) grid; a path with no finite value is left to the trial's checks
+    if not np.isfinite(mean).any():
+        row, column = 0, (0 if mean.ndim == 2 else None)
+    elif mean.ndim == 2:
+        row, column = best_pair(mean)
+    else:
+        row, column = int(np.nanargmin(mean)), None
     param = selections[0].param_name
     value = values[row]
     settings: dict[str, Any] = {PATH_PARAMETERS[param]: int(value) if param == "iterations"
