@@ -127,8 +127,7 @@ class KRLS(LambdaPathEstimator):
         return sym_inplace(xp.astype(K, xp.float64, copy=False))
 
     def _solve(self, X: Any, y: np.ndarray, lam: float) -> np.ndarray:
-        if y.ndim == 2:
-            check_outputs(self)
+        check_outputs(self, y)
         device = self.kernel_.device
         return device.to_numpy(_solve_shifted(self._kernel(X), device.asarray(y),
                                               lam * X.shape[0]))
@@ -139,8 +138,7 @@ class KRLS(LambdaPathEstimator):
 
     def _path(self, state: None, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
               lambdas: np.ndarray) -> LambdaPath:
-        if y.ndim == 2:
-            check_outputs(self)
+        check_outputs(self, y)
         s, U = eigh_inplace(self._kernel(X))  # K's memory holds the eigenvectors
         alphas = eigen_path_coefs(s, U, y, lambdas * X.shape[0])
         del U

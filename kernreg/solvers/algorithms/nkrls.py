@@ -10,13 +10,13 @@ import numpy as np
 from kernreg._validation import check_choice
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.base import DEFAULT_LAMBDAS, estimator_device
-from kernreg.solvers.blocks.dask_rows import BACKENDS, path_rmse
+from kernreg.solvers.blocks.dask_rows import BACKENDS
+from kernreg.solvers.blocks.fit_inputs import intercept_of
 from kernreg.solvers.blocks.lambda_path import (
     PATH_METHODS,
     LambdaPath,
     LambdaPathEstimator,
     NystromSystem,
-    joint_rmse,
 )
 from kernreg.solvers.blocks.mixed_precision import (
     PRECISIONS,
@@ -26,7 +26,7 @@ from kernreg.solvers.blocks.mixed_precision import (
     resolve_precision,
 )
 from kernreg.solvers.blocks.nystrom import PENALTIES
-from kernreg.solvers.blocks.outputs import check_outputs, path_outputs
+from kernreg.solvers.blocks.outputs import check_outputs, path_error, path_outputs
 from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -166,8 +166,7 @@ class NystromKRLS(LambdaPathEstimator):
         check_precision(self.precision, self.dtype, self.backend, estimator_device(self))
 
     def _prepare(self, X: Any, y: np.ndarray) -> NystromSystem:
-        if y.ndim == 2:
-            check_outputs(self)
+        check_outputs(self, y)
         setup = self._nystrom_setup(X, self.penalty)
         grid = DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
         self._precision = "float64" if y.ndim == 2 else resolve_precision(
@@ -186,9 +185,7 @@ class NystromKRLS(LambdaPathEstimator):
               lambdas: np.ndarray) -> LambdaPath:
         alphas, fallbacks = state.solve(lambdas, X.shape[0], self.path_method)
         self.path_coefs_ = alphas
-        val_rmse = (path_rmse(self.kernel_, X_val, y_val, self.centers_, alphas, self.backend)
-                    if alphas.ndim == 2 else
-                    joint_rmse(path_outputs(self.kernel_, X_val, self.centers_, alphas), y_val))
+        val_rmse = path_error(self.kernel_, X_val, y_val, self.centers_, alphas, self.backend)
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy(),
                           record={"cholesky_fallbacks": fallbacks})
 
@@ -199,14 +196,12 @@ class NystromKRLS(LambdaPathEstimator):
                                       self.path_method)[0][:, 0]
 
     def predict_path(self, X: Any) -> np.ndarray:
-        """Predictions of every λ of the validated path, ``(n_samples, L)`` (``(n_samples, L,
-        k)`` for k outputs; before any refit): e.g. a test error curve beside
-        ``path_["val_rmse"]``."""
+        """Predictions of every λ of the validated path, ``(n_samples, L[, k])``, before any
+        refit: e.g. a test error curve beside ``path_["val_rmse"]``."""
         X = self._check_predict_data(X, "path_coefs_")
         if self.path_coefs_ is None:
             raise ValueError("predict_path needs a fit with validation data (a λ path)")
-        return path_outputs(self.kernel_, X, self.centers_, self.path_coefs_) + \
-            self._intercept()
+        return path_outputs(self.kernel_, X, self.centers_, self.path_coefs_) + intercept_of(self)
 
 
 def nystrom_path_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

@@ -30,6 +30,7 @@ from kernreg.features import (
     split_features,
 )
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers.blocks.fit_inputs import intercept_of
 from kernreg.solvers.blocks.lambda_path import (
     DEFAULT_LEVELS,
     LambdaPath,
@@ -263,7 +264,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         y_pred : ndarray of shape (n_samples,), float64
         """
         X = self._check_predict_data(X, "coef_")
-        return self.feature_map_.matvec(X, self.coef_, self.memory_budget) + self._intercept()
+        return self.feature_map_.matvec(X, self.coef_, self.memory_budget) + intercept_of(self)
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

@@ -25,6 +25,7 @@ from kernreg.solvers.blocks.centers import clamp_centers, get_sampler
 from kernreg.solvers.blocks.fit_inputs import (
     center_targets,
     fit_sigma,
+    intercept_of,
     sigma_value,
     validation_rows,
 )
@@ -248,12 +249,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,), float64
         """
         X = self._check_predict_data(X, "alpha_")
-        return self.kernel_.matvec(X, self.centers_, self.alpha_) + self._intercept()
-
-    def _intercept(self) -> Any:
-        """The fitted intercept: a float, one per output for a multi-output fit (0 without
-        ``fit_intercept``, and for a model fitted before the estimators had one)."""
-        return getattr(self, "intercept_", 0.0)
+        return self.kernel_.matvec(X, self.centers_, self.alpha_) + intercept_of(self)
 
     def _check_predict_data(self, X: Any, fitted_attribute: str) -> Any:
         """``X`` validated for ``predict``: the model is fitted (has ``fitted_attribute``) and

@@ -16,8 +16,8 @@ from kernreg.bandwidth import median_sigma
 from kernreg.kernels import get_kernel_spec
 from kernreg.solvers.blocks.holdout import holdout_split
 
-__all__ = ["MEDIAN", "center_targets", "fit_sigma", "sigma_value", "validation_rows",
-           "validation_scale_problem"]
+__all__ = ["MEDIAN", "center_targets", "fit_sigma", "intercept_of", "sigma_value",
+           "validation_rows", "validation_scale_problem"]
 
 #: ``sigma="median"``: the kernel's width from the training rows (the median heuristic).
 MEDIAN = "median"
@@ -96,6 +96,12 @@ def center_targets(est: Any, y: np.ndarray, y_val: np.ndarray | None
     mean = np.mean(y, axis=0)  # one per output of a multi-output fit
     est.intercept_ = float(mean) if y.ndim == 1 else mean
     return y - est.intercept_, None if y_val is None else y_val - est.intercept_
+
+
+def intercept_of(est: Any) -> Any:
+    """The fitted intercept: a float, one per output for a multi-output fit (0 without
+    ``fit_intercept``, and for a model fitted before the estimators had one)."""
+    return getattr(est, "intercept_", 0.0)
 
 
 def validation_scale_problem(X: Any, X_val: Any, shift: float = 3.0, spread: float = 3.0,

@@ -7,12 +7,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_outputs", "path_outputs"]
+from kernreg.solvers.blocks.dask_rows import path_rmse
+from kernreg.solvers.blocks.lambda_path import joint_rmse
+
+__all__ = ["check_outputs", "path_error", "path_outputs"]
 
 
-def check_outputs(est: Any) -> None:
-    """A multi-output fit runs in this process on the CPU, in float64 products: refused (a
-    ``ValueError`` naming the setting) on a Dask backend, on a device, in mixed precision."""
+def check_outputs(est: Any, y: np.ndarray) -> None:
+    """A multi-output fit (``y`` of shape ``(n, k)``) runs in this process on the CPU, in
+    float64 products: refused (a ``ValueError`` naming the setting) on a Dask backend, on a
+    device, in mixed precision. Nothing to check for one output."""
+    if y.ndim == 1:
+        return
     params = est.get_params()
     for key, allowed in (("backend", "local"), ("device", "cpu"), ("precision", None)):
         value = params.get(key, allowed)
@@ -24,6 +30,15 @@ def check_outputs(est: Any) -> None:
         if str(getattr(value, "name", value)) != allowed:
             raise ValueError(f"{key}={value!r}: y of shape (n, k) is fitted with "
                              f"{key}={allowed!r}")
+
+
+def path_error(kernel: Any, X: Any, y: np.ndarray, C: Any, coefs: np.ndarray,
+               backend: str = "local") -> np.ndarray:
+    """The validation RMSE of every path point: of one output (on the backend's rows), or over
+    every row and output of k (:func:`~kernreg.solvers.blocks.lambda_path.joint_rmse`)."""
+    if coefs.ndim == 2:
+        return path_rmse(kernel, X, y, C, coefs, backend)
+    return joint_rmse(path_outputs(kernel, X, C, coefs), y)
 
 
 def path_outputs(kernel: Any, X: Any, C: Any, coefs: np.ndarray) -> np.ndarray:
