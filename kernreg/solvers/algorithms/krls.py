@@ -14,12 +14,10 @@ from kernreg.solvers.blocks.lambda_path import (
     LambdaPath,
     LambdaPathEstimator,
     eigen_path_coefs,
-    joint_rmse,
 )
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
 from kernreg.solvers.blocks.memory import full_kernel_memory
-from kernreg.solvers.blocks.metrics import rmse
-from kernreg.solvers.blocks.outputs import check_outputs, path_outputs
+from kernreg.solvers.blocks.outputs import check_outputs, path_error
 from kernreg.solvers.blocks.params import LAMBDAS
 from kernreg.solvers.registry import AlgorithmSpec, register
 
@@ -144,8 +142,7 @@ class KRLS(LambdaPathEstimator):
         del U
         alphas = self.kernel_.device.to_numpy(alphas)  # n × L: the path's record is the host's
         self.centers_ = X
-        val_rmse = (rmse(y_val, self.kernel_.matvec(X_val, X, alphas)) if y.ndim == 1 else
-                    joint_rmse(path_outputs(self.kernel_, X_val, X, alphas), y_val))
+        val_rmse = path_error(self.kernel_, X_val, y_val, X, alphas)
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy())
 
     def _refit(self, state: None, X: Any, y: np.ndarray) -> None:
