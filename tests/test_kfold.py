@@ -175,3 +175,16 @@ def test_path_cv_refuses_a_path_it_cannot_refit_and_warns_at_the_cap() -> None:
         PathCV(OnePassSGM(), cv=3, random_state=0).fit(X, labels)
     with pytest.warns(ConvergenceWarning, match="lowest at the last iteration every fold"):
         PathCV(Nytro(m=30, max_iter=3), cv=3, random_state=0).fit(X, y)
+
+
+def test_path_cv_takes_several_outputs_where_its_estimator_does() -> None:
+    from kernreg import PathCV
+
+    X, y = _data(200)
+    Y = np.column_stack([y, 2.0 * y + 1.0])
+    lambdas = np.logspace(-8, 0, 9)
+    cv = PathCV(NystromKRLS(m=40, sigma=1.5, lambdas=lambdas, random_state=0), cv=3,
+                random_state=0).fit(X, Y)
+    assert cv.predict(X).shape == (200, 2)
+    with pytest.raises(ValueError, match="y should be a 1d array"):
+        PathCV(KernelLandweber(sigma=1.5), cv=3, random_state=0).fit(X, Y)

@@ -62,9 +62,11 @@ class PathCV(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self) -> Tags:
-        """A regressor that takes sparse input, as the estimators it selects for."""
+        """A regressor that takes sparse input and, where its estimator does, several
+        outputs."""
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.target_tags.multi_output = self._base().multi_output
         return tags
 
     def _base(self) -> KernelEstimator:
@@ -79,7 +81,8 @@ class PathCV(RegressorMixin, BaseEstimator):
             ``cv`` below 2 or above the rows, or an estimator whose path cross-validation
             cannot refit at (a grid of step sizes or of C).
         """
-        X, y, _, _ = check_fit_data(X, y, estimator=self)
+        X, y, _, _ = check_fit_data(X, y, estimator=self,
+                                    multi_output=self._base().multi_output)
         folds = check_int(self.cv, "cv", minimum=2)
         if folds > X.shape[0]:
             raise ValueError(f"cv={folds} folds need at least {folds} rows, got "

@@ -200,7 +200,6 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
         y, y_val = center_targets(self, y, y_val)
         return X, y, X_val, y_val
 
-
     def _check_nystrom(self) -> None:
         """The Nyström parameters every center-based estimator has (m, ε, sampler, seed)."""
         check_int(self.m, "m", minimum=1)
@@ -246,7 +245,7 @@ class KernelEstimator(RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,), float64
+        y_pred : ndarray of shape (n_samples,) or (n_samples, k), float64
         """
         X = self._check_predict_data(X, "alpha_")
         return self.kernel_.matvec(X, self.centers_, self.alpha_) + intercept_of(self)
