@@ -52,9 +52,11 @@ TARGET_CODES = {"pm1": (-1.0, 1.0), "zero_one": (0.0, 1.0)}
 
 
 def prepare_data(exp: Experiment) -> PreparedData:
-    """Load the dataset; draw the config's ``n_train``/``n_test`` subsamples (seeded by the
-    protocol seed, the same for every trial and algorithm); recode ±1 classes as the config's
-    ``target_coding`` says."""
+    """Load the dataset — a registered one, or a data file (read once, checked against the
+    sha256 the config recorded, described for the manifest) —; draw the config's
+    ``n_train``/``n_test`` subsamples (seeded by the protocol seed, the same for every trial
+    and algorithm); recode ±1 classes as the config's ``target_coding`` says (a multiclass
+    dataset keeps its labels, the sorted classes its coding)."""
     about: dict[str, Any] = {}
     if "file" in exp.dataset:
         data = load_file_data(file_spec_of(exp.dataset), seed=exp.protocol["seed"],
