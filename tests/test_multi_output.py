@@ -9,7 +9,14 @@ import pytest
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-from kernreg import KRLS, KRLSClassifier, NystromKRLS, NystromKRLSClassifier, Nytro
+from kernreg import (
+    KRLS,
+    KernelLandweber,
+    KRLSClassifier,
+    NystromKRLS,
+    NystromKRLSClassifier,
+    Nytro,
+)
 
 
 def _problem(n: int = 240, k: int = 4, seed: int = 0) -> tuple[np.ndarray, ...]:
@@ -55,7 +62,7 @@ def test_what_a_multi_output_fit_does_not_take_is_named() -> None:
     with pytest.raises(ValueError, match=r"y_val has 1 output\(s\) but y has 2"):
         NystromKRLS(m=20).fit(X, Y, X_val, Y_val[:, 0])
     with pytest.raises(ValueError, match="y should be a 1d array"):
-        Nytro(m=20).fit(X, Y)  # not (yet) a multi-output estimator: refused, not guessed
+        KernelLandweber().fit(X, Y)  # not (yet) a multi-output estimator: refused, not guessed
 
 
 def test_nystrom_krls_classifier_at_its_defaults_on_digits() -> None:
@@ -136,11 +143,11 @@ def test_an_algorithm_without_a_classifier_form_is_refused_for_classes(tmp_path,
     _blobs(tmp_path)
     config = tmp_path / "blobs.yaml"
     config.write_text("name: blobs\ndataset: {file: blobs.csv, target: kind}\n"
-                      "algorithms:\n  - {name: nytro, m: 40}\n")
+                      "algorithms:\n  - {name: pcg, m: 40}\n")
     code, _, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs")])
     assert code == 2
-    assert "algorithms[0].name: nytro fits one output; file:blobs.csv is multiclass" in err
-    assert "krls, nkrls" in err and not (tmp_path / "runs").exists()
+    assert "algorithms[0].name: pcg fits one output; file:blobs.csv is multiclass" in err
+    assert "krls, nkrls, nytro" in err and not (tmp_path / "runs").exists()
 
 
 @pytest.mark.mirror
@@ -165,3 +172,30 @@ def test_mnist_runs_as_a_multiclass_task_in_both_selections(mirror, tmp_path,
     code, _, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs"),
                                 "--no-progress"])
     assert code == 0, err
+
+
+@pytest.mark.parametrize("strategy", ["gram", "memory", "blocked"])
+@pytest.mark.parametrize("acceleration", ["none", "nu"])
+def test_nytro_iterates_k_outputs_as_k_single_fits(strategy: str, acceleration: str) -> None:
+    """Every column of ``y`` in the same iterations (each strategy's products, both updates):
+    the joint path's t*, then each column alone for t* iterations at the same step size."""
+    X, Y, X_val, Y_val = _problem(k=3)
+    joint = Nytro(m=50, sigma=1.5, max_iter=60, strategy=strategy, acceleration=acceleration,
+                  stopping_rule="none", random_state=0).fit(X, Y, X_val, Y_val)
+    assert joint.alpha_.shape == (50, 3)
+    for j in range(3):
+        alone = Nytro(m=50, sigma=1.5, max_iter=joint.best_iter_, strategy=strategy,
+                      acceleration=acceleration, stopping_rule="none", random_state=0,
+                      step_size=joint.step_size_).fit(X, Y[:, j])
+        np.testing.assert_allclose(joint.predict(X_val)[:, j], alone.predict(X_val),
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_nytro_classifier_at_its_defaults_on_digits() -> None:
+    from kernreg import NytroClassifier
+
+    X, y = load_digits(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X / 16, y, test_size=0.3, random_state=0)
+    clf = NytroClassifier(random_state=0).fit(X_tr, y_tr)
+    assert clf.score(X_te, y_te) >= 0.98
+    assert clf.decision_function(X_te).shape == (len(y_te), 10)

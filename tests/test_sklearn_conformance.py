@@ -22,6 +22,7 @@ from kernreg.solvers import (
     KernelEstimator,
     KRLSClassifier,
     NystromKRLSClassifier,
+    NytroClassifier,
     PathCV,
     algorithm_specs,
 )
@@ -116,7 +117,7 @@ def test_path_cv_passes_the_conformance_checks(estimator, check):
 
 
 @pytest.mark.filterwarnings(f"ignore:{CLAMP_WARNING}:UserWarning")
-@parametrize_with_checks([NystromKRLSClassifier(random_state=0), KRLSClassifier()],
-                         xfail_strict=True)
+@parametrize_with_checks([NystromKRLSClassifier(random_state=0), KRLSClassifier(),
+                          NytroClassifier(random_state=0)], xfail_strict=True)
 def test_the_least_squares_classifiers_pass_the_conformance_checks(estimator, check):
     check(estimator)

@@ -20,6 +20,7 @@ from kernreg.solvers.blocks.linalg import (
     lanczos_top_pair,
 )
 from kernreg.solvers.blocks.nystrom import NystromSetup
+from kernreg.solvers.blocks.outputs import check_outputs, raveled_error
 from kernreg.solvers.blocks.params import NYSTROM
 from kernreg.solvers.blocks.rows import RowProducts
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
@@ -68,17 +69,20 @@ def nytro_step_size(normals: Sequence[NormalProduct], factor: NystromFactor, m: 
 
 
 def nytro_step(gradient: Callable[[np.ndarray], np.ndarray], gamma: float,
-               factor: NystromFactor, acceleration: str = "none", nu: float = 1.0
-               ) -> Callable[[], np.ndarray]:
-    """One NYTRO update per call: ``β ← β − γ R⁻ᵀ∇``, ``α = R⁻¹β`` (or the ν-method's)."""
+               factor: NystromFactor, acceleration: str = "none", nu: float = 1.0,
+               outputs: int = 0) -> Callable[[], np.ndarray]:
+    """One NYTRO update per call: ``β ← β − γ R⁻ᵀ∇``, ``α = R⁻¹β`` (or the ν-method's); with
+    ``outputs = k`` the k columns of ``y`` at once, ``α`` returned raveled (``m·k``, the
+    iteration loop's column)."""
     m = factor.R.shape[0]
-    beta, alpha = np.zeros(m), np.zeros(m)
+    shape = (m, outputs) if outputs else (m,)
+    beta, alpha = np.zeros(shape), np.zeros(shape)
     update = make_update(acceleration, nu)
 
     def step() -> np.ndarray:
         update(beta, gamma * factor.solve_t(gradient(alpha)))
         alpha[:] = factor.solve(beta)
-        return alpha
+        return alpha.reshape(-1)
 
     return step
 
@@ -174,6 +178,8 @@ class Nytro(IterativeEstimator):
     path_ : dict or None
         ``{"iterations", "val_rmse", "stopped", "diverged"}`` with validation data.
     """
+
+    multi_output = True
 
     def __init__(
         self,
@@ -284,11 +290,17 @@ class _NytroRun:
     def iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any
                    ) -> tuple[Iterations, float]:
         """The loop's input on the fit rows, and the step size."""
+        check_outputs(self.est, y)
         gradient, normal = self.rows.training(X, y, self.C, self.chosen.name)
         normals, val_rmse, chunk = [normal], None, 1
+        self.outputs = y.shape[1] if y.ndim == 2 else 0
         if X_val is not None:
-            val_rmse, chunk, val_normal = self.rows.validation(X_val, y_val, self.C,
-                                                               self.chosen.validation)
+            # k outputs: the strategy's normal product (the step size's; it takes no targets)
+            # beside a scorer of raveled (m·k) columns, every output's predictions at once
+            val_rmse, chunk, val_normal = self.rows.validation(
+                X_val, y_val[:, 0] if self.outputs else y_val, self.C, self.chosen.validation)
+            if self.outputs:
+                val_rmse = raveled_error(self.est.kernel_, X_val, y_val, self.C)
             if self.with_val_rows:
                 normals.append(val_normal)
         # K_vm re-evaluated per product beside a stored K_nm or Grams: start from the fit rows
@@ -313,7 +325,8 @@ class _NytroRun:
 
     def step(self, gradient: Callable[[np.ndarray], np.ndarray], gamma: float
              ) -> Callable[[], np.ndarray]:
-        return nytro_step(gradient, gamma, self.factor, self.est.acceleration, self.est.nu)
+        return nytro_step(gradient, gamma, self.factor, self.est.acceleration, self.est.nu,
+                          self.outputs)
 
 
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:

@@ -28,6 +28,7 @@ __all__ = [
     "prediction_rmse",
     "run_fixed",
     "run_validated",
+    "shaped",
 ]
 
 #: Iterates scored together when validation predictions read a stored or re-evaluated kernel
@@ -186,6 +187,12 @@ def run_validated(
     )
 
 
+def shaped(coef: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """An iterate as the model keeps it: ``(m, k)`` for the k columns of a 2-D ``y`` (the loop
+    carries them raveled), else as it is."""
+    return coef.reshape(-1, y.shape[1]) if y.ndim == 2 else coef
+
+
 def ended_at_cap(selected: float, n_iter: int, stopped: bool, diverged: bool) -> bool:
     """Whether a validated iteration path selected its last iteration because it ran out of
     iterations: neither the stopping rule nor a divergence ended it, and the selection is
@@ -286,7 +293,7 @@ class IterativeEstimator(KernelEstimator):
         refit = self._check_refit()
         it = self._start_iterations(X, y, X_val, y_val)
         if X_val is None:
-            self.alpha_ = run_fixed(it.step, max_iter)
+            self.alpha_ = shaped(run_fixed(it.step, max_iter), y)
             self.best_iter_ = self.n_iter_ = max_iter
             self.path_ = None
             self.stopped_at_cap_ = False  # max_iter iterations are the regularization asked for
@@ -302,12 +309,12 @@ class IterativeEstimator(KernelEstimator):
                 "raise max_iter" + (" or use acceleration='nu'"
                                     if "acceleration" in self.get_params() else ""),
                 ConvergenceWarning, stacklevel=3)
-        self.alpha_ = res.best_coef
+        self.alpha_ = shaped(res.best_coef, y)
         if self.hand_on_each_phase:
             self._hand_on()  # the path's iterates are arrays of their own
         if refit:
             step = it.refit(*refit_rows(X, y, X_val, y_val))
-            self.alpha_ = run_fixed(step, self.best_iter_)
+            self.alpha_ = shaped(run_fixed(step, self.best_iter_), y)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
         """The step on the fit rows, the validation scorer (with validation data) and the

@@ -3,6 +3,7 @@ share — the settings that take them, and the predictions of a path's coefficie
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from kernreg.solvers.blocks.dask_rows import path_rmse
 from kernreg.solvers.blocks.lambda_path import joint_rmse
 
-__all__ = ["check_outputs", "path_error", "path_outputs"]
+__all__ = ["check_outputs", "path_error", "path_outputs", "raveled_error"]
 
 
 def check_outputs(est: Any, y: np.ndarray) -> None:
@@ -39,6 +40,22 @@ def path_error(kernel: Any, X: Any, y: np.ndarray, C: Any, coefs: np.ndarray,
     if coefs.ndim == 2:
         return path_rmse(kernel, X, y, C, coefs, backend)
     return joint_rmse(path_outputs(kernel, X, C, coefs), y)
+
+
+def raveled_error(kernel: Any, X: Any, y: np.ndarray, C: Any
+                  ) -> Callable[[np.ndarray], np.ndarray]:
+    """The validation RMSE over every row and output of raveled coefficient columns: each
+    column is the ``(m, k)`` coefficients of k outputs raveled (what an iteration loop stores
+    of a multi-output iterate), scored by one blocked product for all."""
+    k = y.shape[1]
+
+    def score(coefs: np.ndarray) -> np.ndarray:
+        mk, c = coefs.shape
+        per_point = coefs.reshape(mk // k, k, c).transpose(0, 2, 1)  # (m, c, k)
+        predictions = path_outputs(kernel, X, C, per_point)  # (n, c, k)
+        return joint_rmse(predictions, y)
+
+    return score
 
 
 def path_outputs(kernel: Any, X: Any, C: Any, coefs: np.ndarray) -> np.ndarray:
