@@ -349,12 +349,16 @@ def test_settings_that_do_not_fit_the_file_name_the_key(tmp_path: Path, friedman
         load_experiment(write_config(tmp_path, "d", "{file: ~/no/such/file.csv}"))
 
 
-def test_a_multiclass_file_is_refused_by_the_hold_out(tmp_path: Path) -> None:
+def test_a_multiclass_file_takes_the_classifiers_and_refuses_the_others(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     pd.DataFrame({"a": rng.standard_normal(90), "b": rng.standard_normal(90),
                   "digit": np.arange(90) % 3}).to_csv(tmp_path / "three.csv", index=False)
-    with pytest.raises(ConfigError, match=r"three\.csv is multiclass"):
-        load_experiment(write_config(tmp_path, "m", "{file: three.csv, task: multiclass}"))
+    exp = load_experiment(write_config(tmp_path, "m", "{file: three.csv, task: multiclass}"))
+    assert exp.dataset["task"] == "multiclass"
+    config = tmp_path / "p.yaml"
+    config.write_text("name: p\ndataset: {file: three.csv}\nalgorithms:\n  - {name: pcg}\n")
+    with pytest.raises(ConfigError, match=r"pcg fits one output; file:three\.csv is multiclass"):
+        load_experiment(config)
 
 
 # ------------------------------------------------------------------ plugins
