@@ -43,7 +43,8 @@ REGISTRATION = {
 }
 #: Forms of the registered estimators (their one-vs-all classifiers) and meta-estimators
 #: around them, loaded on first use as they are.
-SELECTORS = ("KRLSClassifier", "NystromKRLSClassifier", "NytroClassifier", "PathCV")
+SELECTORS = ("KRLSClassifier", "KernelLandweberClassifier", "NystromKRLSClassifier",
+             "NytroClassifier", "PathCV")
 __all__ = ["ESTIMATORS", "REGISTRATION", "SELECTORS", "__version__", *ESTIMATORS, *REGISTRATION,
            *SELECTORS]
 

@@ -15,6 +15,7 @@ from kernreg import (
     KRLSClassifier,
     NystromKRLS,
     NystromKRLSClassifier,
+    NystromPCG,
     Nytro,
 )
 
@@ -62,7 +63,7 @@ def test_what_a_multi_output_fit_does_not_take_is_named() -> None:
     with pytest.raises(ValueError, match=r"y_val has 1 output\(s\) but y has 2"):
         NystromKRLS(m=20).fit(X, Y, X_val, Y_val[:, 0])
     with pytest.raises(ValueError, match="y should be a 1d array"):
-        KernelLandweber().fit(X, Y)  # not (yet) a multi-output estimator: refused, not guessed
+        NystromPCG(m=20).fit(X, Y)  # not (yet) a multi-output estimator: refused, not guessed
 
 
 def test_nystrom_krls_classifier_at_its_defaults_on_digits() -> None:
@@ -147,7 +148,8 @@ def test_an_algorithm_without_a_classifier_form_is_refused_for_classes(tmp_path,
     code, _, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "runs")])
     assert code == 2
     assert "algorithms[0].name: pcg fits one output; file:blobs.csv is multiclass" in err
-    assert "krls, nkrls, nytro" in err and not (tmp_path / "runs").exists()
+    assert "krls, es, nkrls, nytro" in err
+    assert not (tmp_path / "runs").exists()
 
 
 @pytest.mark.mirror
@@ -199,3 +201,17 @@ def test_nytro_classifier_at_its_defaults_on_digits() -> None:
     clf = NytroClassifier(random_state=0).fit(X_tr, y_tr)
     assert clf.score(X_te, y_te) >= 0.98
     assert clf.decision_function(X_te).shape == (len(y_te), 10)
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_landweber_iterates_k_outputs_as_k_single_fits(merge: bool) -> None:
+    """Every column in the same iterations, repeated rows merged or not."""
+    X, Y, X_val, Y_val = _problem(k=3)
+    X, Y = np.vstack([X, X[:30]]), np.vstack([Y, Y[:30]])
+    joint = KernelLandweber(sigma=1.5, max_iter=80, stopping_rule="none",
+                            merge_duplicates=merge).fit(X, Y, X_val, Y_val)
+    for j in range(3):
+        alone = KernelLandweber(sigma=1.5, max_iter=joint.best_iter_, stopping_rule="none",
+                                merge_duplicates=merge, step_size=joint.step_size_).fit(X, Y[:, j])
+        np.testing.assert_allclose(joint.predict(X_val)[:, j], alone.predict(X_val),
+                                   rtol=1e-9, atol=1e-9)

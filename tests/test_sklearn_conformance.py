@@ -20,6 +20,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernreg.solvers import (
     KernelEstimator,
+    KernelLandweberClassifier,
     KRLSClassifier,
     NystromKRLSClassifier,
     NytroClassifier,
@@ -118,6 +119,7 @@ def test_path_cv_passes_the_conformance_checks(estimator, check):
 
 @pytest.mark.filterwarnings(f"ignore:{CLAMP_WARNING}:UserWarning")
 @parametrize_with_checks([NystromKRLSClassifier(random_state=0), KRLSClassifier(),
-                          NytroClassifier(random_state=0)], xfail_strict=True)
+                          NytroClassifier(random_state=0), KernelLandweberClassifier()],
+                         xfail_strict=True)
 def test_the_least_squares_classifiers_pass_the_conformance_checks(estimator, check):
     check(estimator)

@@ -28,7 +28,12 @@ from kernreg.solvers.blocks.buffers import reuse_buffers
 from kernreg.solvers.blocks.holdout import holdout_split
 from kernreg.solvers.blocks.metrics import misclassification_rate, rmse
 from kernreg.solvers.blocks.pivoted_cholesky import PivotedCholeskySampler, RPCholeskySampler
-from kernreg.solvers.classifiers import KRLSClassifier, NystromKRLSClassifier, NytroClassifier
+from kernreg.solvers.classifiers import (
+    KernelLandweberClassifier,
+    KRLSClassifier,
+    NystromKRLSClassifier,
+    NytroClassifier,
+)
 from kernreg.solvers.path_cv import PathCV
 from kernreg.solvers.registry import (
     AlgorithmSpec,
@@ -51,6 +56,7 @@ __all__ = [
     "KRLSClassifier",
     "KernelEstimator",
     "KernelLandweber",
+    "KernelLandweberClassifier",
     "LibSVM",
     "MemoryProblem",
     "MultiPassSGM",

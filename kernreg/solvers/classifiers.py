@@ -22,12 +22,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from kernreg._validation import check_choice, check_data
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.algorithms.krls import KRLS
+from kernreg.solvers.algorithms.landweber import KernelLandweber
 from kernreg.solvers.algorithms.nkrls import NystromKRLS
 from kernreg.solvers.algorithms.nytro import Nytro
 from kernreg.solvers.blocks.base import KernelEstimator
 
-__all__ = ["CLASSIFIER_FORMS", "CODINGS", "KRLSClassifier", "NystromKRLSClassifier",
-           "NytroClassifier", "OneVsAllClassifier"]
+__all__ = ["CLASSIFIER_FORMS", "CODINGS", "KRLSClassifier", "KernelLandweberClassifier",
+           "NystromKRLSClassifier", "NytroClassifier", "OneVsAllClassifier"]
 
 #: How a class's column codes the other classes' rows: −1, or −1/(K−1).
 CODINGS = ("pm1", "balanced")
@@ -158,7 +159,29 @@ class NytroClassifier(OneVsAllClassifier, Nytro):
         self.coding = coding
 
 
+class KernelLandweberClassifier(OneVsAllClassifier, KernelLandweber):
+    """Kernel Landweber (ES) as a one-vs-all least-squares classifier (:class:`KernelLandweber`'s
+    parameters, and ``coding``: ``"pm1"`` or ``"balanced"``, see
+    :mod:`kernreg.solvers.classifiers`): every class's column in the same iterations."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, validation_fraction: float | None = None,
+                 max_iter: int = 500, coding: str = "pm1", step_size: float | None = None,
+                 step_rule: str = "norm", stopping_rule: str = "window_linear_fitting",
+                 window: int = 10, threshold: float = 0.0, select: str | None = None,
+                 refit: bool = False, merge_duplicates: bool = True, dtype: str = "float64",
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
+                         validation_fraction=validation_fraction, max_iter=max_iter,
+                         step_size=step_size, step_rule=step_rule, stopping_rule=stopping_rule,
+                         window=window, threshold=threshold, select=select, refit=refit,
+                         merge_duplicates=merge_duplicates, dtype=dtype,
+                         memory_budget=memory_budget)
+        self.coding = coding
+
+
 #: The one-vs-all classifier form of each multi-output estimator (what a run of a multiclass
 #: task fits for its algorithm).
 CLASSIFIER_FORMS: dict[type, type] = {KRLS: KRLSClassifier, NystromKRLS: NystromKRLSClassifier,
-                                      Nytro: NytroClassifier}
+                                      Nytro: NytroClassifier,
+                                      KernelLandweber: KernelLandweberClassifier}

@@ -21,6 +21,7 @@ from kernreg.solvers.blocks.iterative import (
     prediction_rmse,
 )
 from kernreg.solvers.blocks.linalg import sym_inplace, top_eigenvalue
+from kernreg.solvers.blocks.outputs import check_outputs, raveled_error
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -103,6 +104,8 @@ class KernelLandweber(IterativeEstimator):
     #: K and K(X_val, X) go to the refit's kernel before it is evaluated (one n² array at a time)
     hand_on_each_phase = True
 
+    multi_output = True
+
     def __init__(
         self,
         kernel: str = "gaussian",
@@ -160,15 +163,19 @@ class KernelLandweber(IterativeEstimator):
             float(eta)
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
+        check_outputs(self, y)
         step, self.step_size_ = self._iteration(X, y)
         if X_val is None:
             return Iterations(step)
         K_val = _held_kernel(self.kernel_, self._hold, X_val, self.centers_)
         device = self.kernel_.device
+
+        def predict(a: np.ndarray) -> np.ndarray:
+            return device.to_numpy(K_val() @ device.asarray(a))
+
         # scored in chunks: one read of K_val (n_val × n) per chunk instead of per iteration
-        return Iterations(step, prediction_rmse(
-            lambda a: device.to_numpy(K_val() @ device.asarray(a)), y_val),
-            VALIDATION_CHUNK, self._refit_step)
+        score = prediction_rmse(predict, y_val) if y.ndim == 1 else raveled_error(predict, y_val)
+        return Iterations(step, score, VALIDATION_CHUNK, self._refit_step)
 
     def _refit_step(self, X: Any, y: np.ndarray) -> Any:
         step, self.refit_step_size_ = self._iteration(X, y)
@@ -208,16 +215,17 @@ def _landweber_step(K: Callable[[], Any], y: np.ndarray, eta: float, device: Dev
     """One Landweber update per call, ``α ← α − η(Kα − y)``, on ``K``'s device (``K()``: the
     held kernel); returns the centers' coefficients on the host (``C^{1/2} a`` when merged)."""
     yd = device.asarray(y)
-    alpha = device.zeros((yd.shape[0],))
-    coef = None if scale is None else np.zeros(yd.shape[0])
+    alpha = device.zeros(tuple(yd.shape))
+    coef = None if scale is None else np.zeros(yd.shape)
+    weights = None if scale is None else (scale[:, None] if yd.ndim == 2 else scale)
 
     def step() -> np.ndarray:
         alpha[:] -= eta * (K() @ alpha - yd)
         a = device.to_numpy(alpha)  # numpy: alpha itself
         if scale is None:
-            return a
-        np.multiply(scale, a, out=coef)
-        return coef
+            return a.reshape(-1)  # k outputs: the loop's raveled column
+        np.multiply(weights, a, out=coef)
+        return coef.reshape(-1)
 
     return step
 

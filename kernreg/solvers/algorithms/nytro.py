@@ -300,7 +300,8 @@ class _NytroRun:
             val_rmse, chunk, val_normal = self.rows.validation(
                 X_val, y_val[:, 0] if self.outputs else y_val, self.C, self.chosen.validation)
             if self.outputs:
-                val_rmse = raveled_error(self.est.kernel_, X_val, y_val, self.C)
+                val_rmse = raveled_error(
+                    lambda A: self.est.kernel_.matvec(X_val, self.C, A), y_val)
             if self.with_val_rows:
                 normals.append(val_normal)
         # K_vm re-evaluated per product beside a stored K_nm or Grams: start from the fit rows

@@ -42,18 +42,18 @@ def path_error(kernel: Any, X: Any, y: np.ndarray, C: Any, coefs: np.ndarray,
     return joint_rmse(path_outputs(kernel, X, C, coefs), y)
 
 
-def raveled_error(kernel: Any, X: Any, y: np.ndarray, C: Any
+def raveled_error(predict: Callable[[np.ndarray], np.ndarray], y: np.ndarray
                   ) -> Callable[[np.ndarray], np.ndarray]:
     """The validation RMSE over every row and output of raveled coefficient columns: each
     column is the ``(m, k)`` coefficients of k outputs raveled (what an iteration loop stores
-    of a multi-output iterate), scored by one blocked product for all."""
+    of a multi-output iterate); ``predict(A)`` gives the validation rows' outputs of the
+    coefficient columns ``A`` ``(m, N)`` — one product for every iterate and output."""
     k = y.shape[1]
 
     def score(coefs: np.ndarray) -> np.ndarray:
         mk, c = coefs.shape
-        per_point = coefs.reshape(mk // k, k, c).transpose(0, 2, 1)  # (m, c, k)
-        predictions = path_outputs(kernel, X, C, per_point)  # (n, c, k)
-        return joint_rmse(predictions, y)
+        per_point = coefs.reshape(mk // k, k, c).transpose(0, 2, 1).reshape(mk // k, c * k)
+        return joint_rmse(np.asarray(predict(per_point)).reshape(-1, c, k), y)
 
     return score
 
