@@ -186,5 +186,7 @@ def test_path_cv_takes_several_outputs_where_its_estimator_does() -> None:
     cv = PathCV(NystromKRLS(m=40, sigma=1.5, lambdas=lambdas, random_state=0), cv=3,
                 random_state=0).fit(X, Y)
     assert cv.predict(X).shape == (200, 2)
+    from kernreg import NystromPCG
+
     with pytest.raises(ValueError, match="y should be a 1d array"):
-        PathCV(KernelLandweber(sigma=1.5), cv=3, random_state=0).fit(X, Y)
+        PathCV(NystromPCG(m=20, sigma=1.5), cv=3, random_state=0).fit(X, Y)
