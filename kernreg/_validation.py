@@ -22,6 +22,7 @@ __all__ = [
     "check_positive",
     "check_random_state",
     "check_targets",
+    "is_int",
 ]
 
 _FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
@@ -64,11 +65,16 @@ def check_positive(value: Any, name: str, *, allow_none: bool = False) -> float 
     return value
 
 
+def is_int(value: object) -> bool:
+    """An integer (Python or numpy), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def check_int(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:
     """Return ``value`` as an int after checking that it is an integer ``>= minimum``."""
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")

@@ -7,6 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import pdist
 
+from kernreg._validation import is_int
+
 __all__ = ["MEDIAN_SAMPLE", "median_sigma"]
 
 #: The most rows the heuristic's pairwise distances are taken over.
@@ -42,7 +44,7 @@ def median_sigma(X: np.ndarray | sp.spmatrix, seed: int, sample: int = MEDIAN_SA
     """
     if X.ndim != 2 or X.shape[0] < 2:
         raise ValueError(f"median_sigma: X must be 2-D with at least 2 rows, got shape {X.shape}")
-    if not _is_int(sample) or sample < 2:
+    if not is_int(sample) or sample < 2:
         raise ValueError(f"median_sigma: sample must be an integer ≥ 2, got {sample!r}")
     n = X.shape[0]
     rows = X
@@ -50,7 +52,3 @@ def median_sigma(X: np.ndarray | sp.spmatrix, seed: int, sample: int = MEDIAN_SA
         rows = X[np.sort(np.random.default_rng(seed).choice(n, sample, replace=False))]
     rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
     return float(np.median(pdist(rows.astype(np.float64, copy=False))))
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)

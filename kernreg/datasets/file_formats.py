@@ -6,7 +6,6 @@ fields, NaN or infinite values, a test file with the training file's columns."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 import warnings
 import zipfile
@@ -25,7 +24,7 @@ from kernreg.datasets.file_spec import FileDatasetSpec, listing
 from kernreg.errors import DataError, MissingDependencyError
 
 __all__ = ["Table", "check_finite", "checked_file", "match_test_columns", "read_tables",
-           "sha256_of", "sparsity_of"]
+           "sparsity_of"]
 
 _TEXT_FORMATS = ("libsvm", "csv", "tsv")
 
@@ -81,14 +80,6 @@ def _is_hdf5(path: Path) -> bool:
     import h5py  # imported here: only HDF5 files need it
 
     return bool(h5py.is_hdf5(path))
-
-
-def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(chunk), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # What a truncated or corrupt file raises in the libraries that read it.

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from kernreg._validation import is_int
 from kernreg.errors import DataError
 
 __all__ = ["ARRAY_PAIRS", "DEFAULT_MEMORY_GB", "DEFAULT_TEST_FRACTION", "FORMATS", "MAX_CLASSES",
-           "PREPROCESSING", "SUFFIXES", "TASKS", "FileDatasetSpec", "is_int", "is_number",
+           "PREPROCESSING", "SUFFIXES", "TASKS", "FileDatasetSpec", "is_number",
            "listing"]
 
 #: The file formats a user's dataset may have.
@@ -171,11 +172,6 @@ class FileDatasetSpec:
 
 
 # --------------------------------------------------------------------------- checks of values
-
-
-def is_int(value: object) -> bool:
-    """An integer (Python or numpy), not a bool."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
 def is_number(value: object) -> bool:

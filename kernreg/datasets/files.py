@@ -51,15 +51,16 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from kernreg._validation import is_int
 from kernreg.backend.memory import MemoryBudget
 from kernreg.bandwidth import median_sigma
+from kernreg.datasets.fetch import file_digest
 from kernreg.datasets.file_formats import (
     Table,
     check_finite,
     checked_file,
     match_test_columns,
     read_tables,
-    sha256_of,
     sparsity_of,
 )
 from kernreg.datasets.file_spec import (
@@ -71,9 +72,9 @@ from kernreg.datasets.file_spec import (
     SUFFIXES,
     TASKS,
     FileDatasetSpec,
-    is_int,
     listing,
 )
+from kernreg.datasets.loader import check_dtype
 from kernreg.errors import DataError
 
 __all__ = ["DEFAULT_MEMORY_GB", "DEFAULT_TEST_FRACTION", "FORMATS", "MAX_CLASSES",
@@ -84,7 +85,6 @@ __all__ = ["DEFAULT_MEMORY_GB", "DEFAULT_TEST_FRACTION", "FORMATS", "MAX_CLASSES
 _MAX_INFERRED_CLASSES = 50
 # ...and only while they are few against the rows (else it is a count: a regression target).
 _INFERRED_CLASS_SHARE = 0.1
-_DTYPES = ("float64", "float32")
 _MIN_TRAIN_ROWS = 2  # a kernel width needs one pairwise distance
 
 #: The sorted original labels of a classification target; ``None`` for regression.
@@ -174,7 +174,7 @@ def read_file_dataset(spec: FileDatasetSpec, *, seed: int, dtype: str | np.dtype
     ValueError
         ``seed`` is not an integer in [0, 2**32).
     """
-    out_dtype = _check_dtype(dtype)
+    out_dtype = check_dtype(dtype)
     seed = _check_seed(seed)
     budget = memory if memory is not None else MemoryBudget.of(DEFAULT_MEMORY_GB)
     fmt = spec.resolved_format
@@ -186,7 +186,7 @@ def read_file_dataset(spec: FileDatasetSpec, *, seed: int, dtype: str | np.dtype
     match_test_columns(tables)
     for table in tables:
         check_finite(table)
-    sha256 = {str(path): sha256_of(path) for path in paths}
+    sha256 = {str(path): file_digest(path) for path in paths}
     n_rows = sum(t.X.shape[0] for t in tables)
     n_columns = tables[0].X.shape[1]
     sparsity = sparsity_of([t.X for t in tables])
@@ -215,13 +215,6 @@ def read_file_dataset(spec: FileDatasetSpec, *, seed: int, dtype: str | np.dtype
 
 
 # --------------------------------------------------------------------------- checks of values
-
-
-def _check_dtype(dtype: str | np.dtype) -> np.dtype:
-    name = np.dtype(dtype).name
-    if name not in _DTYPES:
-        raise DataError(f"dtype must be one of {', '.join(_DTYPES)}, got {name!r}")
-    return np.dtype(name)
 
 
 def _check_seed(seed: int) -> int:

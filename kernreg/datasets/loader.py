@@ -70,7 +70,8 @@ def combined_sha256(digests: Iterable[str]) -> str:
     return hashlib.sha256("".join(sorted(digests)).encode()).hexdigest()
 
 
-def _check_dtype(dtype: str | np.dtype) -> np.dtype:
+def check_dtype(dtype: str | np.dtype) -> np.dtype:
+    """``dtype`` as a numpy dtype, float64 or float32 (a ``DataError`` for another)."""
     name = np.dtype(dtype).name
     if name not in _DTYPES:
         raise DataError(f"dtype must be one of {', '.join(_DTYPES)}, got {name!r}")
@@ -130,7 +131,7 @@ def load_dataset(
         Unknown name, missing or corrupt files, or data that do not match the registry.
     """
     spec = get_spec(name)
-    dtype = _check_dtype(dtype)
+    dtype = check_dtype(dtype)
     settings = resolve_settings(mirror, cache_dir, offline)
     path = cache.cache_path(settings.processed_dir, spec, dtype)
     if use_cache:
@@ -151,7 +152,7 @@ def is_cached(name: str, *, cache_dir: str | os.PathLike[str] | None = None,
     """Whether a prepared copy of the dataset is in the binary cache."""
     spec = get_spec(name)
     settings = resolve_settings(None, cache_dir, True)
-    return cache.cache_path(settings.processed_dir, spec, _check_dtype(dtype)).is_file()
+    return cache.cache_path(settings.processed_dir, spec, check_dtype(dtype)).is_file()
 
 
 def _dataset(spec: DatasetSpec, splits: Splits, meta: dict, *, from_cache: bool) -> Dataset:

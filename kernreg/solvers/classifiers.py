@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from kernreg._validation import check_choice, check_data
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.losses import get_task
 from kernreg.solvers.algorithms.krls import KRLS
 from kernreg.solvers.algorithms.landweber import KernelLandweber
 from kernreg.solvers.algorithms.nkrls import NystromKRLS
@@ -78,8 +79,10 @@ class OneVsAllClassifier(ClassifierMixin):
             raise ValueError(f"{name} has labels {unknown.tolist()!r} that y does not have")
         if classes.size == 2:
             return np.where(y == classes[1], 1.0, -1.0)
-        other = -1.0 if self.coding == "pm1" else -1.0 / (classes.size - 1)
-        return np.where(y[:, None] == classes[None, :], 1.0, other)
+        codes = get_task("multiclass").encode(y, classes)  # the ±1 one-vs-all columns
+        if self.coding == "balanced":
+            codes[codes < 0] = -1.0 / (classes.size - 1)
+        return codes
 
     def decision_function(self, X: Any) -> np.ndarray:
         """The coded columns' outputs: ``(n_samples, K)``, or ``(n_samples,)`` for two classes

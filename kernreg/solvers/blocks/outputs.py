@@ -21,14 +21,12 @@ def check_outputs(est: Any, y: np.ndarray) -> None:
     if y.ndim == 1:
         return
     params = est.get_params()
-    for key, allowed in (("backend", "local"), ("device", "cpu"), ("precision", None)):
+    if params.get("precision") == "mixed":
+        raise ValueError("precision='mixed' refines one output's path; with y of shape (n, k) "
+                         "give precision='float64' or 'auto'")
+    for key, allowed in (("backend", "local"), ("device", "cpu")):
         value = params.get(key, allowed)
-        if key == "precision":
-            if value == "mixed":
-                raise ValueError("precision='mixed' refines one output's path; with y of shape "
-                                 "(n, k) give precision='float64' or 'auto'")
-            continue
-        if str(getattr(value, "name", value)) != allowed:
+        if str(getattr(value, "name", value)) != allowed:  # a Device, or its name
             raise ValueError(f"{key}={value!r}: y of shape (n, k) is fitted with "
                              f"{key}={allowed!r}")
 
