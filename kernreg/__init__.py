@@ -43,8 +43,9 @@ REGISTRATION = {
 }
 #: Forms of the registered estimators (their one-vs-all classifiers) and meta-estimators
 #: around them, loaded on first use as they are.
-SELECTORS = ("KRLSClassifier", "KernelLandweberClassifier", "NystromKRLSClassifier",
-             "NytroClassifier", "PathCV")
+SELECTORS = ("IncrementalNystromKRLSClassifier", "KOLSClassifier", "KRLSClassifier",
+             "KernelLandweberClassifier", "NystromKRLSClassifier", "NystromPCGClassifier",
+             "NytroClassifier", "RandomFeaturesKRLSClassifier", "PathCV")
 __all__ = ["ESTIMATORS", "REGISTRATION", "SELECTORS", "__version__", *ESTIMATORS, *REGISTRATION,
            *SELECTORS]
 

@@ -250,8 +250,8 @@ def test_a_multiclass_dataset_takes_the_least_squares_classifiers(tmp_path: Path
     exp = load_experiment(config)
     assert isinstance(make_estimator(exp.algorithms[0], exp, random_state=0),
                       NystromKRLSClassifier)
-    config.write_text(text.replace("name: nkrls", "name: pcg"))
-    with pytest.raises(ConfigError, match="pcg fits one output; mnist is multiclass"):
+    config.write_text(text.replace("name: nkrls, m: 50", "name: sgm"))
+    with pytest.raises(ConfigError, match="sgm fits one output; mnist is multiclass"):
         load_experiment(config)
     config.write_text(text.replace(f"task: {task}", "task: binary") if task else
                       text + "task: binary\n")

@@ -186,7 +186,7 @@ def test_path_cv_takes_several_outputs_where_its_estimator_does() -> None:
     cv = PathCV(NystromKRLS(m=40, sigma=1.5, lambdas=lambdas, random_state=0), cv=3,
                 random_state=0).fit(X, Y)
     assert cv.predict(X).shape == (200, 2)
-    from kernreg import NystromPCG
+    from kernreg import MultiPassSGM
 
-    with pytest.raises(ValueError, match="y should be a 1d array"):
-        PathCV(NystromPCG(m=20, sigma=1.5), cv=3, random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="y should be a 1d array"):  # a hinge-loss model
+        PathCV(MultiPassSGM(sigma=1.5), cv=3, random_state=0).fit(X, np.sign(Y))

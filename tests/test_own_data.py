@@ -356,8 +356,8 @@ def test_a_multiclass_file_takes_the_classifiers_and_refuses_the_others(tmp_path
     exp = load_experiment(write_config(tmp_path, "m", "{file: three.csv, task: multiclass}"))
     assert exp.dataset["task"] == "multiclass"
     config = tmp_path / "p.yaml"
-    config.write_text("name: p\ndataset: {file: three.csv}\nalgorithms:\n  - {name: pcg}\n")
-    with pytest.raises(ConfigError, match=r"pcg fits one output; file:three\.csv is multiclass"):
+    config.write_text("name: p\ndataset: {file: three.csv}\nalgorithms:\n  - {name: sigm}\n")
+    with pytest.raises(ConfigError, match=r"sigm fits one output; file:three\.csv is multiclass"):
         load_experiment(config)
 
 

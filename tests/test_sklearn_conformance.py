@@ -19,12 +19,16 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernreg.solvers import (
+    IncrementalNystromKRLSClassifier,
     KernelEstimator,
     KernelLandweberClassifier,
+    KOLSClassifier,
     KRLSClassifier,
     NystromKRLSClassifier,
+    NystromPCGClassifier,
     NytroClassifier,
     PathCV,
+    RandomFeaturesKRLSClassifier,
     algorithm_specs,
 )
 
@@ -119,7 +123,10 @@ def test_path_cv_passes_the_conformance_checks(estimator, check):
 
 @pytest.mark.filterwarnings(f"ignore:{CLAMP_WARNING}:UserWarning")
 @parametrize_with_checks([NystromKRLSClassifier(random_state=0), KRLSClassifier(),
-                          NytroClassifier(random_state=0), KernelLandweberClassifier()],
+                          NytroClassifier(random_state=0), KernelLandweberClassifier(),
+                          KOLSClassifier(), IncrementalNystromKRLSClassifier(random_state=0),
+                          NystromPCGClassifier(random_state=0),
+                          RandomFeaturesKRLSClassifier(random_state=0)],
                          xfail_strict=True)
 def test_the_least_squares_classifiers_pass_the_conformance_checks(estimator, check):
     check(estimator)

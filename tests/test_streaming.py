@@ -256,10 +256,10 @@ def test_the_hold_out_reader_and_the_old_command_point_to_kernreg_run(
     assert not (tmp_path / "o").exists()
     holdout = tmp_path / "mnist.yaml"
     holdout.write_text(yaml.safe_dump({"dataset": {"name": "mnist"}, "kernel": {"sigma": 7.0},
-                                       "algorithms": [{"name": "pcg", "m": 10}]}))
+                                       "algorithms": [{"name": "libsvm"}]}))
     with pytest.raises(SystemExit):  # a hold-out fits MNIST's classes with RLSC only
         main(["run", str(holdout), "--out", str(tmp_path / "o")])
-    assert "pcg fits one output; mnist is multiclass" in capsys.readouterr().err
+    assert "libsvm fits one output; mnist is multiclass" in capsys.readouterr().err
 
 
 def test_bayes_rule_of_figure_7_1() -> None:

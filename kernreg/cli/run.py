@@ -196,9 +196,7 @@ def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
     two_parameter_paths = results["m_selected"].notna().any()
     # m sweeps and (λ, m) paths: one row per label
     table = "table2" if one_label_each and not two_parameter_paths else "summary"
-    # a multiclass run's rows are its accuracy (a ±1-coded RMSE says little of classes)
-    measures = ["accuracy"] if set(results.get("task", [])) == {"multiclass"} else []
-    click.echo(render_table(table, Collected(results, measures=measures), "md"))
+    click.echo(render_table(table, Collected(results), "md"))
     run_dir = run_dir_for(exp, out)
     report = _write_report([run_dir], run_dir / "report.html",
                            f"kernreg: {exp.name}") if with_report else None

@@ -100,6 +100,8 @@ class Experiment:
     sigma_source: str = ""
     #: The ``plugins:`` the config imports (:mod:`kernreg.plugins`), as given.
     plugins: tuple[str, ...] = ()
+    #: Test measures recorded besides the task's own (``measures:``), as given.
+    measures: tuple[str, ...] = ()
 
     @property
     def dataset_name(self) -> str:
@@ -126,6 +128,8 @@ class Experiment:
             out["task"] = self.task
         if self.plugins:
             out["plugins"] = list(self.plugins)
+        if self.measures:  # absent when none are asked: earlier hashes stand
+            out["measures"] = list(self.measures)
         return out
 
     def config_hash(self) -> str:

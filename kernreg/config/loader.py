@@ -35,7 +35,7 @@ from kernreg.config.file_dataset import file_dataset_section
 from kernreg.config.schema import experiment_schema
 from kernreg.config.settings import apply_settings
 from kernreg.config.smoke import smoke_config
-from kernreg.config.task import check_task
+from kernreg.config.task import check_measures, check_task
 from kernreg.datasets import DatasetSpec, get_spec, paper_default
 from kernreg.errors import ConfigError, DataError
 from kernreg.grid import is_grid
@@ -482,6 +482,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
                              problems)
     protocol = _intercept(protocol, data, dataset, problems)
     task = check_task(data.get("task"), spec, problems)
+    measures = check_measures(data.get("measures", []), task, spec, problems)
     kernel = _kernel(data.get("kernel", {}), spec, dataset["dtype"], problems)
     execution = _execution(data.get("execution", {}), problems)
     if protocol.get("selection") == "kfold" and is_grid(kernel.get("sigma")):
@@ -504,6 +505,7 @@ def _with_defaults(data: dict[str, Any], path: Path, problems: list[str]) -> Exp
         task=task,
         device=data.get("device", "cpu"),
         plugins=tuple(data.get("plugins", ())),
+        measures=measures,
         sigma_source="" if "sigma" not in kernel else
         "kernel.sigma" if "sigma" in data.get("kernel", {}) else "dataset",
         tf32=data.get("tf32", False),
@@ -689,6 +691,12 @@ def _fit_problems(i: int, name: str, params: dict[str, Any], algo_spec: Algorith
                         f"multiclass, which the one-vs-all least-squares classifiers fit: "
                         f"{', '.join(multiclass_algorithms())} (or the class-incremental "
                         f"stream, `protocol: {{kind: streaming}}`)")
+    elif run.spec.task == "multiclass":  # k coded outputs: float64 products in this process
+        for key, single in (("precision", "mixed"), ("backend", "dask")):
+            if params.get(key) == single:
+                problems.append(f"algorithms[{i}].{key}: {single} fits one output; "
+                                f"{run.spec.name} is multiclass (one output per class): "
+                                f"leave {key} out")
     elif algo_spec.tasks:
         run_task = run.task or default_task(run.spec.task).name
         coding = run.dataset["target_coding"]

@@ -17,6 +17,7 @@ from kernreg.config.experiment import HOLDOUT
 from kernreg.config.file_dataset import file_dataset_schema
 from kernreg.kernels import kernel_names
 from kernreg.losses import task_names
+from kernreg.losses.measures import measure_names
 from kernreg.solvers import algorithm_names
 from kernreg.solvers.blocks.params import POSITIVE, POSITIVE_INT
 
@@ -47,6 +48,11 @@ def experiment_schema() -> dict[str, Any]:
             "task": {"description": "the learning task (default: the dataset's own); it names "
                                     "the error measures each trial records",
                      "enum": task_names()},
+            "measures": {"description": "test measures each trial records besides its "
+                                        "task's own (top_5_accuracy: a multiclass run's "
+                                        "top-5 accuracy)",
+                         "type": "array", "uniqueItems": True,
+                         "items": {"enum": measure_names()}},
             "dataset": {
                 "description": "a registered dataset ({name: adult}) or a data file of one's "
                                "own ({file: data.csv})",

@@ -8,8 +8,9 @@ from typing import Any
 from kernreg.datasets import DatasetSpec, get_spec
 from kernreg.datasets.own import SPEC_TASKS
 from kernreg.losses import Task, default_task, get_task, task_names
+from kernreg.losses.measures import get_measure
 
-__all__ = ["check_task", "experiment_task"]
+__all__ = ["check_measures", "check_task", "experiment_task"]
 
 
 def check_task(value: Any, spec: DatasetSpec, problems: list[str]) -> str | None:
@@ -34,6 +35,26 @@ def check_task(value: Any, spec: DatasetSpec, problems: list[str]) -> str | None
     except ValueError:  # a kind without a hold-out default (multiclass): the task is said
         return task.name
     return None if task is default else task.name
+
+
+def check_measures(values: list[str], task: str | None, spec: DatasetSpec,
+                   problems: list[str]) -> tuple[str, ...]:
+    """The config's ``measures:`` (registered names: the schema checked them) less those its
+    task records anyway; a measure of other tasks' outputs adds a problem naming it."""
+    try:
+        run_task = get_task(task) if task else default_task(spec.task)
+    except ValueError:  # no task to check against: check_task said why
+        return ()
+    asked = []
+    for i, name in enumerate(values):
+        measure = get_measure(name)
+        if measure.tasks and run_task.name not in measure.tasks:
+            problems.append(f"measures[{i}]: {name} reads the outputs of a "
+                            f"{' or '.join(measure.tasks)} task; this run is "
+                            f"{run_task.name} on {spec.name}")
+        elif name not in run_task.measures:
+            asked.append(name)
+    return tuple(asked)
 
 
 def experiment_task(task: str | None, dataset: str | dict[str, Any]) -> Task:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from kernreg.backend import CPU, Device, MemoryBudget, get_device
 from kernreg.config import Algorithm, Experiment, device_algorithms, make_estimator, takes_device
+from kernreg.config.task import experiment_task
 from kernreg.errors import ConfigError
 
 __all__ = ["check_device_support", "device_memory_bytes", "experiment_device", "run_memory"]
@@ -68,6 +69,10 @@ def check_device_support(exp: Experiment, algorithms: tuple[Algorithm, ...],
     """
     if device.is_numpy:
         return
+    if experiment_task(exp.task, exp.dataset).name == "multiclass":
+        raise ConfigError(f"{exp.name}: a multiclass task fits one output per class, on the "
+                          f"cpu (device {device.name!r} takes one output): run it with "
+                          f"device: cpu")
     scheduler = exp.execution["scheduler"]
     workers = int(scheduler.split(":", 1)[1]) if scheduler.startswith("local:") else 1
     if device.is_gpu and workers > 1 and exp.budget.get("gpu_memory_gb") is None:

@@ -49,9 +49,10 @@ class Estimate:
 
 def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
              block_bytes: int, memory_limit: int, dtype: str = "float64",
-             device: Device = CPU) -> Estimate:
-    """Peak-memory estimate of ``algo`` on ``n_fit`` training and ``n_val`` validation rows:
-    the data, one kernel block, and the algorithm's own arrays (its spec's estimate). On a
+             device: Device = CPU, outputs: int = 1) -> Estimate:
+    """Peak-memory estimate of ``algo`` on ``n_fit`` training and ``n_val`` validation rows
+    (of ``outputs`` target columns): the data, one kernel block, and the algorithm's own
+    arrays (its spec's estimate). On a
     device other than ``cpu`` an algorithm without Nyström centers that runs there holds its
     kernel arrays on the device (:func:`check_device_memory`): the host keeps the data."""
     parts = {"data": (n_fit + n_val + n_test) * d * _F64 * 2, "kernel block": block_bytes}
@@ -59,22 +60,24 @@ def estimate(algo: Algorithm, n_fit: int, n_val: int, n_test: int, d: int,
     if not device.is_numpy and not spec.takes_centers and takes_device(algo.name):
         return Estimate(algo.label, parts["data"], {"data": parts["data"]})
     if spec.memory is not None:
-        problem = MemoryProblem(n_fit, n_val, n_test, d, block_bytes, memory_limit, dtype)
+        problem = MemoryProblem(n_fit, n_val, n_test, d, block_bytes, memory_limit, dtype,
+                                outputs)
         parts.update(spec.memory(algo.params, problem))
     return Estimate(algo.label, sum(parts.values()), parts)
 
 
 def check_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fit: int, n_val: int,
-                 n_test: int, d: int, device: Device = CPU, memory: MemoryBudget | None = None
-                 ) -> list[Estimate]:
-    """Host-memory estimates of ``algorithms`` (those holding their kernel arrays on
-    ``device`` count the data only); raise :class:`BudgetError` if one exceeds the run's host
-    budget (``memory``: by default ``budget.memory_gb`` capped by this machine's memory)."""
+                 n_test: int, d: int, device: Device = CPU, memory: MemoryBudget | None = None,
+                 outputs: int = 1) -> list[Estimate]:
+    """Host-memory estimates of ``algorithms`` on targets of ``outputs`` columns (those
+    holding their kernel arrays on ``device`` count the data only); raise
+    :class:`BudgetError` if one exceeds the run's host budget (``memory``: by default
+    ``budget.memory_gb`` capped by this machine's memory)."""
     memory = memory or MemoryBudget.of_config(exp.budget)
     budget = memory.host
     block = int(exp.budget["block_mb"] * 2**20)
     estimates = [estimate(a, n_fit, n_val, n_test, d, block, budget,
-                          exp.dataset["dtype"], device) for a in algorithms]
+                          exp.dataset["dtype"], device, outputs) for a in algorithms]
     over = [e for e in estimates if e.peak_bytes > budget]
     if over:
         lines = "\n  ".join(e.describe() for e in over)

@@ -105,8 +105,9 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
                  len(data.y_test), data.X_train.shape[1], data.task,
                  time.perf_counter() - clock, data.source)
         check_numerics(exp, algorithms, data.X_train, data.X_test, n_fit)
-        estimates = check_memory(exp, algorithms, n_fit, n_val,
-                                 len(data.y_test), data.X_train.shape[1], device, memory)
+        outputs = len(data.codes) if data.task == "multiclass" else 1  # one per class
+        estimates = check_memory(exp, algorithms, n_fit, n_val, len(data.y_test),
+                                 data.X_train.shape[1], device, memory, outputs)
         for estimate in estimates:
             log.info("memory plan: %s (budget %s)", estimate.describe(), memory.describe())
         check_device_memory(exp, algorithms, n_fit, n_val, len(data.y_test),

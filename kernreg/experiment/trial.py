@@ -216,6 +216,9 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     task = experiment_task(exp.task, exp.dataset)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is checked just below
         measures = task.evaluate(data.y_test, y_pred, data.codes)
+        measures.update({name: float(get_measure(name).compute(task, data.y_test, y_pred,
+                                                               data.codes))
+                         for name in exp.measures})  # the config's own, beside the task's
         test_rmse = measures["rmse"] if "rmse" in measures else _coded_rmse(task, data, y_pred)
     test_error = measures.get("error", float("nan"))
     check_finite_measures(where, measures, test_rmse, test_error,

@@ -19,7 +19,8 @@ import numpy as np
 from kernreg.losses.loss import get_loss
 from kernreg.registry import Registry
 
-__all__ = ["Measure", "get_measure", "measure_names", "register_measure", "unregister_measure"]
+__all__ = ["TOP_K", "Measure", "get_measure", "measure_names", "register_measure",
+           "top_k_accuracy", "unregister_measure"]
 
 
 class Task(Protocol):
@@ -57,6 +58,9 @@ class Measure:
         papers give in percent).
     per_class : str
         For a per-class measure, the column prefix of its values (``accuracy_class``).
+    tasks : tuple of str
+        The tasks whose outputs it reads (empty: any task's); a config's ``measures:`` may ask
+        for it only on those.
     """
 
     name: str
@@ -67,6 +71,7 @@ class Measure:
     fmt: str = ".4f"
     paper_scale: float = 1.0
     per_class: str = ""
+    tasks: tuple[str, ...] = ()
 
     def to_paper(self, value: float) -> float:
         """``value`` in the unit of the papers' tables."""
@@ -124,6 +129,28 @@ def _per_class_accuracy(task: Task, y: Any, f: Any, coding: Any) -> dict[str, fl
             else float("nan") for c in task.classes(coding)}
 
 
+def top_k_accuracy(k: int) -> Callable[[Task, Any, Any, Any], float]:
+    """The fraction of points whose class is among the ``k`` classes of largest output (the
+    outputs' columns are the sorted classes; ties broken by column order)."""
+
+    def compute(task: Task, y: Any, f: Any, coding: Any) -> float:
+        classes = task.classes(coding)
+        f = np.asarray(f, dtype=np.float64)
+        if f.ndim != 2 or f.shape[1] != len(classes):
+            raise ValueError(f"top-{k} accuracy needs one output per class, (n, "
+                             f"{len(classes)}); got {f.shape}")
+        column = np.searchsorted(classes, np.asarray(y))
+        if k >= len(classes):
+            return 1.0
+        best = np.argsort(-f, axis=1, kind="stable")[:, :k]
+        return float(np.mean(np.any(best == column[:, None], axis=1)))
+
+    return compute
+
+
+#: The ``k`` of the registered top-k accuracies (``top_<k>_accuracy``).
+TOP_K = (2, 3, 5, 10)
+
 _MEASURES: Registry[Measure] = Registry("measure", lambda measure: measure.name)
 #: Add a measure (a name once); remove one (a test's toy); the measure registered as a name
 #: (else a ``ValueError`` naming the registered ones).
@@ -149,5 +176,8 @@ for _m in (
             "label is right", _accuracy, lower_is_better=False),
     Measure("per_class_accuracy", "accuracy of class", "accuracy on the points of each class",
             _per_class_accuracy, lower_is_better=False, per_class="accuracy_class"),
+    *(Measure(f"top_{k}_accuracy", f"top-{k} accuracy", f"the fraction of points whose class "
+              f"is among the {k} of largest output (multiclass)", top_k_accuracy(k),
+              lower_is_better=False, tasks=("multiclass",)) for k in TOP_K),
 ):
     register_measure(_m)

@@ -26,7 +26,7 @@ from kernreg.config import load_experiment, raise_problems, read_yaml, schema_pr
 from kernreg.datasets import get_spec
 from kernreg.datasets.own import is_file_dataset_name
 from kernreg.errors import DataError
-from kernreg.losses import get_measure, get_task, measure_names
+from kernreg.losses import Task, get_measure, get_task, measure_names, task_names
 from kernreg.registry import Registry
 from kernreg.results.published_cells import (
     COLUMN_TITLES,
@@ -369,20 +369,54 @@ def _mean_std(values: pd.Series, fmt: str) -> str:
 
 
 def summary_measures(table: pd.DataFrame) -> list[str]:
-    """The measures a summary shows by default: those of the tasks in ``table`` (its ``task``
-    column; results stored before it: binary where a classification error was kept)."""
+    """The measures a summary shows by default: those of the tasks in ``table``
+    (:func:`table_tasks`), then those a config asked for beside them
+    (:func:`asked_measures`)."""
+    names = ["rmse"]  # every record keeps one
+    for task in table_tasks(table):
+        names += [m for m in task.table_measures if m not in names]
+    return names + [m for m in asked_measures(table) if m not in names]
+
+
+def table_tasks(table: pd.DataFrame) -> list[Task]:
+    """The registered tasks of ``table``'s rows (its ``task`` column; results stored before
+    it: binary where a classification error was kept, else regression; a plugin's task not
+    registered here is left out)."""
     inferred = pd.Series("regression", index=table.index)
     if "test_error" in table:
         inferred[table["test_error"].notna()] = "binary"
-    tasks = table["task"].fillna(inferred) if "task" in table else inferred
-    names = ["rmse"]  # every record keeps one
-    for name in dict.fromkeys(tasks):
+    names = table["task"].fillna(inferred) if "task" in table else inferred
+    tasks = []
+    for name in dict.fromkeys(names):
         try:
-            task = get_task(str(name))
+            tasks.append(get_task(str(name)))
         except ValueError:  # results of a task not registered here (a plugin's)
             continue
-        names += [m for m in task.table_measures if m not in names]
-    return names
+    return tasks
+
+
+def asked_measures(table: pd.DataFrame) -> list[str]:
+    """The measures recorded in ``table`` that no registered task records of its own (the
+    top-k accuracies): those its configs asked for (``measures:``). A task's measure asked
+    on another task (the MSE of a binary run) stays in the results only: records of earlier
+    versions may hold it unasked."""
+    own = {m for name in task_names() for m in get_task(name).measures}
+    recorded = [column[len("test_"):] for column in table.columns
+                if column.startswith("test_") and table[column].notna().any()]
+    return [m for m in recorded if m in measure_names() and m not in own]
+
+
+def shown_measures(table: pd.DataFrame, layout: str) -> list[str]:
+    """The measures a table of ``layout`` (``"table2"`` or ``"summary"``) shows when none are
+    named: a multiclass run's accuracy (its ±1-coded RMSE says little of the classes; the
+    report has each class's), Table 2's RMSE, a summary's :func:`summary_measures`; then the
+    measures its configs asked for."""
+    asked = asked_measures(table)
+    if "task" in table and set(table["task"]) == {"multiclass"}:
+        return ["accuracy", *asked]
+    if layout == "table2":
+        return ["rmse", *asked]
+    return summary_measures(table)
 
 
 def measure_columns(g: pd.DataFrame, name: str) -> list[tuple[str, str]]:
@@ -535,7 +569,8 @@ def _table1(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 def _table2(c: Collected, fmt: str, compare_paper: bool) -> str:
     return render_table2(build_table2(c.results, c.not_run, compare_paper, c.notes,
-                                      c.measures or ("rmse",)), fmt, compare_paper)
+                                      c.measures or shown_measures(c.results, "table2")),
+                          fmt, compare_paper)
 
 
 def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
@@ -662,7 +697,9 @@ def _lim_fig1_points(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 
 def _summary(c: Collected, fmt: str, compare_paper: bool) -> str:
-    return render_frame(summary_table(c.results, c.measures or None), fmt)
+    return render_frame(summary_table(c.results, c.measures or shown_measures(c.results,
+                                                                              "summary")),
+                        fmt)
 
 
 _TABLES: Registry[TableKind] = Registry("table", lambda kind: kind.name, KeyError)

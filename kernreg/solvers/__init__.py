@@ -29,10 +29,14 @@ from kernreg.solvers.blocks.holdout import holdout_split
 from kernreg.solvers.blocks.metrics import misclassification_rate, rmse
 from kernreg.solvers.blocks.pivoted_cholesky import PivotedCholeskySampler, RPCholeskySampler
 from kernreg.solvers.classifiers import (
+    IncrementalNystromKRLSClassifier,
     KernelLandweberClassifier,
+    KOLSClassifier,
     KRLSClassifier,
     NystromKRLSClassifier,
+    NystromPCGClassifier,
     NytroClassifier,
+    RandomFeaturesKRLSClassifier,
 )
 from kernreg.solvers.path_cv import PathCV
 from kernreg.solvers.registry import (
@@ -53,6 +57,8 @@ __all__ = [
     "AlgorithmSpec",
     "FeatureSGM",
     "IncrementalNystromKRLS",
+    "IncrementalNystromKRLSClassifier",
+    "KOLSClassifier",
     "KRLSClassifier",
     "KernelEstimator",
     "KernelLandweber",
@@ -63,6 +69,7 @@ __all__ = [
     "NystromKRLS",
     "NystromKRLSClassifier",
     "NystromPCG",
+    "NystromPCGClassifier",
     "Nytro",
     "NytroClassifier",
     "OnePassSGM",
@@ -70,6 +77,7 @@ __all__ = [
     "PivotedCholeskySampler",
     "RPCholeskySampler",
     "RandomFeaturesKRLS",
+    "RandomFeaturesKRLSClassifier",
     "Selection",
     "algorithm_names",
     "algorithm_specs",

@@ -22,14 +22,19 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from kernreg._validation import check_choice, check_data
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.losses import get_task
+from kernreg.solvers.algorithms.incremental import IncrementalNystromKRLS
+from kernreg.solvers.algorithms.kols import KOLS
 from kernreg.solvers.algorithms.krls import KRLS
 from kernreg.solvers.algorithms.landweber import KernelLandweber
 from kernreg.solvers.algorithms.nkrls import NystromKRLS
 from kernreg.solvers.algorithms.nytro import Nytro
-from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.algorithms.pcg import NystromPCG
+from kernreg.solvers.algorithms.random_features import RandomFeaturesKRLS
 
-__all__ = ["CLASSIFIER_FORMS", "CODINGS", "KRLSClassifier", "KernelLandweberClassifier",
-           "NystromKRLSClassifier", "NytroClassifier", "OneVsAllClassifier"]
+__all__ = ["CLASSIFIER_FORMS", "CODINGS", "IncrementalNystromKRLSClassifier", "KOLSClassifier",
+           "KRLSClassifier", "KernelLandweberClassifier", "NystromKRLSClassifier",
+           "NystromPCGClassifier", "NytroClassifier", "OneVsAllClassifier",
+           "RandomFeaturesKRLSClassifier"]
 
 #: How a class's column codes the other classes' rows: −1, or −1/(K−1).
 CODINGS = ("pm1", "balanced")
@@ -88,7 +93,7 @@ class OneVsAllClassifier(ClassifierMixin):
         """The coded columns' outputs: ``(n_samples, K)``, or ``(n_samples,)`` for two classes
         (positive for ``classes_[1]``)."""
         check_is_fitted(self, "classes_")
-        return KernelEstimator.predict(self, X)
+        return super().predict(X)  # the regressor's (this class's predict is the labels)
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of the largest output (of the output's sign for two classes)."""
@@ -109,12 +114,14 @@ class NystromKRLSClassifier(OneVsAllClassifier, NystromKRLS):
                  m: int = 300, lam: float = 1e-6, lambdas: Any = None, coding: str = "pm1",
                  path_method: str = "eigh", epsilon: float = 1e-10, penalty: str = "kmm",
                  sampler: Any = "uniform", random_state: Any = None, refit: bool = False,
-                 dtype: str = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET):
+                 dtype: str = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET,
+                 kernel_params: dict[str, Any] | None = None):
         super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
                          validation_fraction=validation_fraction, m=m, lam=lam,
                          lambdas=lambdas, path_method=path_method, epsilon=epsilon,
                          penalty=penalty, sampler=sampler, random_state=random_state,
-                         refit=refit, dtype=dtype, memory_budget=memory_budget)
+                         refit=refit, dtype=dtype, memory_budget=memory_budget,
+                         kernel_params=kernel_params)
         self.coding = coding
 
 
@@ -126,10 +133,12 @@ class KRLSClassifier(OneVsAllClassifier, KRLS):
                  fit_intercept: bool = True, validation_fraction: float | None = None,
                  lam: float = 1e-6, lambdas: Any = None, coding: str = "pm1",
                  refit: bool = False, dtype: str = "float64",
-                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET,
+                 kernel_params: dict[str, Any] | None = None):
         super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
                          validation_fraction=validation_fraction, lam=lam, lambdas=lambdas,
-                         refit=refit, dtype=dtype, memory_budget=memory_budget)
+                         refit=refit, dtype=dtype, memory_budget=memory_budget,
+                         kernel_params=kernel_params)
         self.coding = coding
 
 
@@ -183,8 +192,96 @@ class KernelLandweberClassifier(OneVsAllClassifier, KernelLandweber):
         self.coding = coding
 
 
+class KOLSClassifier(OneVsAllClassifier, KOLS):
+    """KOLS as a one-vs-all least-squares classifier (:class:`KOLS`'s parameters, and
+    ``coding``: ``"pm1"`` or ``"balanced"``, see :mod:`kernreg.solvers.classifiers`): every
+    class's column from the one factorization."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, rcond: float | None = None, coding: str = "pm1",
+                 solver: str = "pivoted_cholesky", merge_duplicates: bool = True,
+                 dtype: str = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept, rcond=rcond,
+                         solver=solver, merge_duplicates=merge_duplicates, dtype=dtype,
+                         memory_budget=memory_budget)
+        self.coding = coding
+
+
+class IncrementalNystromKRLSClassifier(OneVsAllClassifier, IncrementalNystromKRLS):
+    """Incremental Nyström KRLS as a one-vs-all least-squares classifier
+    (:class:`IncrementalNystromKRLS`'s parameters, and ``coding``: ``"pm1"`` or
+    ``"balanced"``, see :mod:`kernreg.solvers.classifiers`): every class's column from the
+    same factors, ``(λ, m')`` selected on the coded columns (their joint RMSE, or with
+    ``validation_measure="error"`` the classification error). Its default ``m`` is 300, as
+    :class:`NystromKRLSClassifier`'s."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, validation_fraction: float | None = None,
+                 m: int = 300, lam: float = 1e-6, lambdas: Any = None, m_values: Any = None,
+                 coding: str = "pm1", update: str = "block", epsilon: float = 1e-10,
+                 penalty: str = "kmm", sampler: Any = "uniform", random_state: Any = None,
+                 refit: bool = False, dtype: str = "float64",
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, validation_measure: str = "rmse"):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
+                         validation_fraction=validation_fraction, m=m, lam=lam,
+                         lambdas=lambdas, m_values=m_values, update=update, epsilon=epsilon,
+                         penalty=penalty, sampler=sampler, random_state=random_state,
+                         refit=refit, dtype=dtype, memory_budget=memory_budget,
+                         validation_measure=validation_measure)
+        self.coding = coding
+
+
+class NystromPCGClassifier(OneVsAllClassifier, NystromPCG):
+    """Nyström KRLS by Falkon's preconditioned conjugate gradient as a one-vs-all
+    least-squares classifier (:class:`NystromPCG`'s parameters, and ``coding``: ``"pm1"`` or
+    ``"balanced"``, see :mod:`kernreg.solvers.classifiers`): every class's column in the same
+    passes over ``K_nm``. Its default ``m`` is 300, as :class:`NystromKRLSClassifier`'s."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, validation_fraction: float | None = None,
+                 m: int = 300, lam: float = 1e-6, lambdas: Any = None, max_iter: int = 20,
+                 coding: str = "pm1", tol: float = 1e-10,
+                 stopping_rule: str = "window_linear_fitting", window: int = 10,
+                 threshold: float = 0.0, strategy: str = "memory",
+                 validation_strategy: str | None = None, preconditioner: str = "falkon",
+                 epsilon: float = 1e-10, sampler: Any = "uniform", random_state: Any = None,
+                 refit: bool = False, dtype: str = "float64",
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
+                         validation_fraction=validation_fraction, m=m, lam=lam,
+                         lambdas=lambdas, max_iter=max_iter, tol=tol,
+                         stopping_rule=stopping_rule, window=window, threshold=threshold,
+                         strategy=strategy, validation_strategy=validation_strategy,
+                         preconditioner=preconditioner, epsilon=epsilon, sampler=sampler,
+                         random_state=random_state, refit=refit, dtype=dtype,
+                         memory_budget=memory_budget)
+        self.coding = coding
+
+
+class RandomFeaturesKRLSClassifier(OneVsAllClassifier, RandomFeaturesKRLS):
+    """Random-features KRLS as a one-vs-all least-squares classifier
+    (:class:`RandomFeaturesKRLS`'s parameters, and ``coding``: ``"pm1"`` or ``"balanced"``,
+    see :mod:`kernreg.solvers.classifiers`): every class's column from the same features and
+    eigendecompositions."""
+
+    def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
+                 fit_intercept: bool = True, validation_fraction: float | None = None,
+                 n_components: int = 1000, lam: float = 1e-6, lambdas: Any = None,
+                 d_values: Any = None, coding: str = "pm1", random_state: Any = None,
+                 refit: bool = False, dtype: str = "float64",
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, features: str = "rff"):
+        super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
+                         validation_fraction=validation_fraction, n_components=n_components,
+                         lam=lam, lambdas=lambdas, d_values=d_values,
+                         random_state=random_state, refit=refit, dtype=dtype,
+                         memory_budget=memory_budget, features=features)
+        self.coding = coding
+
+
 #: The one-vs-all classifier form of each multi-output estimator (what a run of a multiclass
 #: task fits for its algorithm).
-CLASSIFIER_FORMS: dict[type, type] = {KRLS: KRLSClassifier, NystromKRLS: NystromKRLSClassifier,
-                                      Nytro: NytroClassifier,
-                                      KernelLandweber: KernelLandweberClassifier}
+CLASSIFIER_FORMS: dict[type, type] = {
+    KOLS: KOLSClassifier, KRLS: KRLSClassifier, NystromKRLS: NystromKRLSClassifier,
+    Nytro: NytroClassifier, KernelLandweber: KernelLandweberClassifier,
+    IncrementalNystromKRLS: IncrementalNystromKRLSClassifier,
+    NystromPCG: NystromPCGClassifier, RandomFeaturesKRLS: RandomFeaturesKRLSClassifier}

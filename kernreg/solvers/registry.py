@@ -51,6 +51,8 @@ class MemoryProblem:
     block_bytes: int
     memory_limit: int
     dtype: str = "float64"
+    #: Columns of the targets: one per class of a multiclass task (its one-vs-all codes)
+    outputs: int = 1
 
     @property
     def itemsize(self) -> int:

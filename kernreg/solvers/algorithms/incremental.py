@@ -29,6 +29,7 @@ from kernreg.solvers.blocks.lambda_path import (
 )
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.nystrom import PENALTIES, nystrom_products
+from kernreg.solvers.blocks.outputs import check_outputs
 from kernreg.solvers.blocks.params import (
     LAMBDAS,
     M_LEVELS,
@@ -59,7 +60,8 @@ def incremental_nkrls_path(
     Parameters
     ----------
     H, Aty : ndarray
-        ``AᵀA`` (m, m) and ``Aᵀy`` (m,) for all ``m`` centers (see :func:`nystrom_products`).
+        ``AᵀA`` (m, m) and ``Aᵀy`` (m,) for all ``m`` centers (see :func:`nystrom_products`);
+        ``Aᵀy`` (m, k) for k outputs, solved with the same factors.
     factor : NystromFactor
         ``RᵀR = K_mm + εI`` for all ``m`` centers; its leading blocks serve every level.
     lambdas : ndarray of shape (L,)
@@ -78,7 +80,7 @@ def incremental_nkrls_path(
 
     Returns
     -------
-    coefs : ndarray of shape (m, L, M)
+    coefs : ndarray of shape (m, L, M), or (m, L, M, k) for k outputs
         ``coefs[:m', j, k]`` = α of λ_j on the first ``m' = levels[k]`` centers, zero below.
         NaN where ``AᵀA + λnI`` was not numerically positive definite at that level.
     failed : ndarray of shape (L,), bool
@@ -87,7 +89,7 @@ def incremental_nkrls_path(
     check_choice(update, "update", UPDATES)
     m = H.shape[0]
     L, M = lambdas.size, levels.size
-    coefs = np.zeros((m, L, M))
+    coefs = np.zeros((m, L, M, *Aty.shape[1:]))
     failed = np.zeros(L, dtype=bool)
     costs = np.zeros(M) if level_costs is None else level_costs
     costs[:] = 0.0
@@ -97,7 +99,7 @@ def incremental_nkrls_path(
         costs += np.add.reduceat(center_costs, np.concatenate([[0], levels[:-1]]))
     for j, lam in enumerate(lambdas):
         R = np.zeros((m, m)) if update == "block" else steps[j]
-        w = np.zeros(m)  # w = R⁻ᵀ Aᵀy: forward substitution grows with R, prefix by prefix
+        w = np.zeros(Aty.shape)  # w = R⁻ᵀ Aᵀy: forward substitution grows with R, prefix by prefix
         start = done = 0
         for stop in levels:
             began = time.perf_counter()
@@ -125,7 +127,8 @@ def incremental_nkrls_path(
 
 def _level_coefs(R: np.ndarray, R_mm: np.ndarray, w: np.ndarray, levels: np.ndarray
                  ) -> np.ndarray:
-    """``α_{m'} = R_mm⁻¹ R⁻¹ w`` restricted to the first ``m'`` centers, for every level at once.
+    """``α_{m'} = R_mm⁻¹ R⁻¹ w`` restricted to the first ``m'`` centers, for every level at once
+    (``(m, levels)``, or ``(m, levels, k)`` for the k columns of ``w``).
 
     Both factors are upper triangular, so their leading blocks invert the leading blocks:
     solving with ``w`` cut to its first ``m'`` entries (zeros below) gives the level-``m'``
@@ -133,11 +136,12 @@ def _level_coefs(R: np.ndarray, R_mm: np.ndarray, w: np.ndarray, levels: np.ndar
     replace two matrix-vector solves per level, which re-read the factor each time.
     """
     top = int(levels[-1])
-    W = np.zeros((R.shape[0], levels.size))
+    W = np.zeros((R.shape[0], levels.size, *w.shape[1:]))
     for k, level in enumerate(levels):
         W[:level, k] = w[:level]
-    B = la.solve_triangular(R[:top, :top], W[:top], check_finite=False)
-    W[:top] = la.solve_triangular(R_mm[:top, :top], B, check_finite=False)
+    flat = W.reshape(R.shape[0], -1)  # a view: every level's (and output's) column
+    B = la.solve_triangular(R[:top, :top], flat[:top], check_finite=False)
+    flat[:top] = la.solve_triangular(R_mm[:top, :top], B, check_finite=False)
     return W
 
 
@@ -178,6 +182,16 @@ def _rank_one_factors(H: np.ndarray, shifts: np.ndarray, m: int,
     return R
 
 
+def _validation_scores(kernel: Any, X_val: Any, centers: Any, flat: np.ndarray,
+                       y_val: np.ndarray, measure: str) -> np.ndarray:
+    """``measure`` (``"rmse"`` or ``"error"``) of every path point of ``flat`` (its columns;
+    a point's k outputs consecutive) on the validation rows, their kernel read block-wise."""
+    blocks = kernel.blocks(X_val, centers, reuse_buffer=True,
+                           block_rows=kernel.block_rows(max(flat.shape)))
+    score = column_error if measure == "error" else column_rmse
+    return score(blocks, flat, y_val, kernel.dtype)
+
+
 #: What the fit rows give every (λ, m'): all m centers and their NKRLS system.
 _State = tuple[Any, NystromSystem]
 
@@ -187,7 +201,9 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
 
     Selects the pair ``(λ, m')`` with the lowest validation RMSE (ties: the fewest centers).
     At every level the solution equals :class:`NystromKRLS` fitted on the first ``m'`` centers
-    (same ``ε``); the whole grid costs one pass over the data plus ``O(m³)`` per λ.
+    (same ``ε``); the whole grid costs one pass over the data plus ``O(m³)`` per λ. ``y`` of
+    shape ``(n, k)`` gives k outputs from the same factors, selected on the RMSE over every
+    validation row and output.
 
     Parameters
     ----------
@@ -223,12 +239,12 @@ class IncrementalNystromKRLS(LambdaPathEstimator):
         Bytes per kernel block in blocked evaluation.
     validation_measure : {"rmse", "error"}, default "rmse"
         What selects ``(λ, m')`` on the validation rows: the RMSE, or the classification error
-        of two-class targets (LiM Figure 1's breast-cancer panel); ``path_["val_rmse"]`` holds
-        it.
+        of two-class targets (LiM Figure 1's breast-cancer panel) or of one-vs-all coded
+        columns (the largest output's column); ``path_["val_rmse"]`` holds it.
 
     Attributes
     ----------
-    alpha_ : ndarray of shape (m*,)
+    alpha_ : ndarray of shape (m*,) or (m*, k)
     centers_ : the first ``m*`` centers
     center_indices_ : ndarray of shape (m,)
         All ``m`` centers' indices into the training rows, in selection order.
@@ -243,6 +259,7 @@ level_seconds`).
     """
 
     level_parameter = "m"
+    multi_output = True
 
     def __init__(
         self,
@@ -294,6 +311,7 @@ level_seconds`).
         check_m_levels(self.m_values, check_int(self.m, "m", minimum=1))
 
     def _prepare(self, X: Any, y: np.ndarray) -> _State:
+        check_outputs(self, y)
         setup = self._nystrom_setup(X, self.penalty)  # centers_: the first m* after selection
         H, Aty = nystrom_products(self.kernel_, X, setup.centers, y, setup.factor)
         return setup.centers, NystromSystem(setup.factor, H, Aty)
@@ -321,11 +339,8 @@ level_seconds`).
         coefs, failed = self._levels_path(state, X.shape[0], lambdas, levels, costs)
         solved = clock()
         L, M = lambdas.size, levels.size
-        flat = coefs.reshape(m, L * M)
-        blocks = self.kernel_.blocks(X_val, centers, reuse_buffer=True,
-                                     block_rows=self.kernel_.block_rows(max(flat.shape)))
-        score = column_error if self.validation_measure == "error" else column_rmse
-        val_rmse = score(blocks, flat, y_val, self.kernel_.dtype).reshape(L, M)
+        val_rmse = _validation_scores(self.kernel_, X_val, centers, coefs.reshape(m, -1), y_val,
+                                      self.validation_measure).reshape(L, M)
         if np.all(np.isnan(val_rmse)):
             raise np.linalg.LinAlgError("AᵀA + λnI was not positive definite for any λ")
         # the m-path's times: level by level, each level's λs together
@@ -360,7 +375,7 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     levels = len(level_values(params.get("m_values")) or range(min(m, DEFAULT_LEVELS)))
     parts = {"m×m matrices": 5 * m * m * F64,
              "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
-             "path": m * lambdas * levels * F64 * 2}
+             "path": m * lambdas * levels * problem.outputs * F64 * 2}
     if params.get("update") == "rank_one":  # every λ's factor exists at once
         parts["factors"] = lambdas * m * m * F64
     return parts

@@ -11,6 +11,7 @@ from kernreg._validation import check_bool
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.distinct import repeated_rows
+from kernreg.solvers.blocks.lambda_path import joint_rmse
 from kernreg.solvers.blocks.memory import full_kernel_memory
 from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.min_norm import (
@@ -19,6 +20,7 @@ from kernreg.solvers.blocks.min_norm import (
     default_rcond,
     min_norm_solve,
 )
+from kernreg.solvers.blocks.outputs import check_outputs
 from kernreg.solvers.registry import AlgorithmSpec, register
 
 __all__ = ["KOLS"]
@@ -44,6 +46,9 @@ class KOLS(KernelEstimator):
     rule keeps the same rank (a spectrum without a gap at the cut-off) it falls back to the
     eigendecomposition, so both solvers give the same model to rounding
     (:mod:`kernreg.solvers.blocks.min_norm`).
+
+    ``y`` of shape ``(n, k)`` gives k outputs from the one factorization (``alpha_`` of shape
+    ``(n, k)``), each equal to its column's own fit.
 
     Repeated training rows are merged first (``merge_duplicates``): with ``u`` distinct rows the
     factorization runs on a ``u × u`` matrix with the same non-zero spectrum as ``K``, which
@@ -74,7 +79,7 @@ class KOLS(KernelEstimator):
 
     Attributes
     ----------
-    alpha_ : ndarray of shape (n,)
+    alpha_ : ndarray of shape (n,) or (n, k)
     centers_ : training inputs
     rank_ : int
         Number of eigenvalues (or Cholesky pivots) kept.
@@ -84,8 +89,11 @@ class KOLS(KernelEstimator):
         Rows of the system factored (the distinct training rows, or all with
         ``merge_duplicates=False``).
     path_ : dict or None
-        ``{"val_rmse": array([e])}`` when validation data were given to ``fit``.
+        ``{"val_rmse": array([e])}`` when validation data were given to ``fit`` (over every
+        row and output for k outputs).
     """
+
+    multi_output = True
 
     def __init__(
         self,
@@ -125,7 +133,7 @@ class KOLS(KernelEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n,)
+        y : array-like of shape (n,) or (n, k)
         X_val, y_val : optional validation data (given together)
 
         Returns
@@ -133,6 +141,7 @@ class KOLS(KernelEstimator):
         self
         """
         X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+        check_outputs(self, y)
         rcond = default_rcond(len(y)) if self.rcond is None else self.rcond  # pinv's n
         rows = repeated_rows(X) if self.merge_duplicates else None
         if rows is not None:  # M = C^{1/2} K_u C^{1/2} on the distinct rows, from Qᵀy
@@ -151,7 +160,10 @@ class KOLS(KernelEstimator):
         self.centers_ = X
         self.path_ = None
         if X_val is not None:
-            self.path_ = {"val_rmse": np.array([rmse(y_val, self.predict(X_val))])}
+            predicted = KernelEstimator.predict(self, X_val)  # outputs, in a classifier too
+            error = rmse(y_val, predicted) if y.ndim == 1 else \
+                joint_rmse(predicted[:, None, :], y_val)[0]
+            self.path_ = {"val_rmse": np.array([error])}
         return self
 
 

@@ -210,7 +210,7 @@ def nystrom_path_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[
     m, lambdas = params["m"], len(lambda_grid(params["lambdas"]))
     out = {"m×m matrices": 5 * m * m * F64,
            "A blocks": 2 * problem.block_bytes * F64 // problem.itemsize,
-           "path": (m + problem.n_val) * lambdas * F64}
+           "path": (m + problem.n_val) * lambdas * problem.outputs * F64}
     if params.get("precision") == "mixed":  # A = K_nm R⁻¹ kept for the refinement
         out["A (mixed precision)"] = problem.n_fit * m * F64
     return out

@@ -49,6 +49,7 @@ from kernreg.solvers.blocks.iterative import prediction_rmse
 from kernreg.solvers.blocks.knm import knm_normal_product, make_knm
 from kernreg.solvers.blocks.lambda_path import LambdaPath, LambdaPathEstimator
 from kernreg.solvers.blocks.nystrom import NystromSetup
+from kernreg.solvers.blocks.outputs import check_outputs, raveled_error
 from kernreg.solvers.blocks.params import LAMBDAS, NYSTROM
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
@@ -70,6 +71,10 @@ class NystromPCG(LambdaPathEstimator):
     each; a λ's iterations end when the residual falls below ``tol`` (relative) or the
     stopping rule fires. The pair (λ, iteration) with the lowest validation RMSE is selected
     (ties: the smaller λ, then the earlier iteration).
+
+    ``y`` of shape ``(n, k)`` runs k conjugate gradients in lockstep, one pass over ``K_nm``
+    per iteration for all (each column's own step lengths, a column held once it reaches
+    ``tol``), the iterations and λ selected on the RMSE over every validation row and output.
 
     Parameters
     ----------
@@ -181,6 +186,7 @@ class NystromPCG(LambdaPathEstimator):
 
     #: The rule only ends a λ's iterations (the grid's lowest error is selected, not its own)
     select = None
+    multi_output = True
 
     def check_params(self) -> None:
         super().check_params()
@@ -211,8 +217,9 @@ class NystromPCG(LambdaPathEstimator):
         val_knm = make_knm(_validation_strategy(self.strategy, self.validation_strategy),
                            self.kernel_, X_val, state.centers)
         try:
-            solved = _solve(self, X, y, state, lambdas, self._check_max_iter(),
-                            prediction_rmse(val_knm.matvec, y_val))
+            score = prediction_rmse(val_knm.matvec, y_val) if y.ndim == 1 else \
+                raveled_error(val_knm.matvec, y_val)
+            solved = _solve(self, X, y, state, lambdas, self._check_max_iter(), score)
         finally:
             val_knm.close()
         self.n_iter_ = sum(s.n_iter for s in solved)
@@ -247,6 +254,7 @@ def _solve(est: NystromPCG, X: Any, y: np.ndarray, setup: NystromSetup, lambdas:
            n_iter: int, score: Any = None) -> list[LambdaSolve]:
     """:func:`~kernreg.solvers.blocks.cg.cg_path` of ``est``'s system on the rows ``(X, y)``,
     ``K_nm`` used as its strategy says (largest λ first, warm starts)."""
+    check_outputs(est, y)
     if est.strategy == "gram":
         G, _ = est.kernel_.with_dtype(np.float64).gram_products(X, setup.centers)
         normal, knm = (lambda u: G @ u), None

@@ -14,6 +14,7 @@ stay on the host.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,7 @@ from kernreg.solvers.blocks.lambda_path import (
     column_rmse,
     eigen_path_coefs,
 )
+from kernreg.solvers.blocks.outputs import check_outputs
 from kernreg.solvers.blocks.params import LAMBDAS, M_LEVELS, POSITIVE_INT, lambda_grid, level_values
 from kernreg.solvers.blocks.path_clock import FitClock, running_clock, scored_seconds
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
@@ -90,15 +92,32 @@ def _val_rmse(fmap: FeatureMap, X: Any, coefs: np.ndarray, y: np.ndarray, budget
 
 def _level_path(G: np.ndarray, c: np.ndarray, level: int, shifts: np.ndarray) -> np.ndarray:
     """Weights of the unscaled features for every shift λn at level ``D'``: with ``Z = U/√D'``,
-    ``w = (ZᵀZ + λnI)⁻¹Zᵀy`` and predictions ``Zw = U (w/√D')``."""
+    ``w = (ZᵀZ + λnI)⁻¹Zᵀy`` and predictions ``Zw = U (w/√D')``; ``(D', L)``, or ``(D', L, k)``
+    for the k columns of ``c = Uᵀy``."""
     s, V = la.eigh(G[:level, :level] / level, check_finite=False)
     return eigen_path_coefs(s, V, c[:level] / np.sqrt(level), shifts) / np.sqrt(level)
+
+
+def _levels_path(state: _Features, levels: np.ndarray, shifts: np.ndarray,
+                 clock: Callable[[], float]) -> tuple[np.ndarray, np.ndarray]:
+    """Every level's :func:`_level_path`, ``(D, L, M)`` (``(D, L, M, k)`` for k outputs: a
+    path point's outputs last), zero below each level; and when each level was solved on
+    ``clock`` (the D-path's times)."""
+    D = state.fmap.n_components
+    coefs = np.zeros((D, shifts.size, levels.size, *state.c.shape[1:]))
+    ready = np.zeros(levels.size)
+    for k, level in enumerate(levels):
+        coefs[:level, :, k] = _level_path(state.G, state.c, int(level), shifts)
+        ready[k] = clock()
+    return coefs, ready
 
 
 class RandomFeaturesKRLS(LambdaPathEstimator):
     """KRLS on ``D`` random features, with a path over λ and the number of features.
 
     Selects the pair ``(λ, D')`` with the lowest validation RMSE (ties: the fewest features).
+    ``y`` of shape ``(n, k)`` gives k outputs from the same products and eigendecompositions,
+    selected on the RMSE over every validation row and output.
     Any registered feature map of the kernel (random Fourier features of the Gaussian kernel by
     default). Cost ``O(nD(D + d))`` for the data pass plus ``O(D'³)`` per level.
 
@@ -137,7 +156,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (D*,)
+    coef_ : ndarray of shape (D*,) or (D*, k)
         Weights of the unscaled features ``ψ(x)`` (``√2·cos(Wx + b)`` for ``"rff"``; the
         ``√(1/D*)`` folded in).
     feature_map_ : FeatureMap
@@ -153,6 +172,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     """
 
     level_parameter = "n_components"
+    multi_output = True
 
     def __init__(
         self,
@@ -207,6 +227,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
     def _prepare(self, X: Any, y: np.ndarray) -> _Features:
         D = check_int(self.n_components, "n_components", minimum=1)
         fmap = self._feature_map(D).draw(X.shape[1])
+        check_outputs(self, y)
         return _Features(fmap, *fmap.gram(X, y, self.memory_budget))
 
     def _fit_at(self, state: _Features, X: Any, y: np.ndarray, lam: float) -> None:
@@ -219,13 +240,9 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
         D = state.fmap.n_components
         levels = check_m_levels(self.d_values, D)
         L, M = lambdas.size, levels.size
-        coefs = np.zeros((D, L, M))
-        clock, ready = running_clock() or FitClock(), np.zeros(M)
-        for k, level in enumerate(levels):
-            coefs[:level, :, k] = _level_path(state.G, state.c, int(level),
-                                                   lambdas * X.shape[0])
-            ready[k] = clock()  # the D-path's times: level by level, as solved
-        val_rmse = _val_rmse(state.fmap, X_val, coefs.reshape(D, L * M), y_val,
+        clock = running_clock() or FitClock()
+        coefs, ready = _levels_path(state, levels, lambdas * X.shape[0], clock)
+        val_rmse = _val_rmse(state.fmap, X_val, coefs.reshape(D, -1), y_val,
                              self.memory_budget).reshape(L, M)
         seconds = np.broadcast_to(scored_seconds(ready, clock()), (L, M)).copy()
         return LambdaPath(lambdas, val_rmse, lambda j, k: coefs[:levels[k], j, k], levels,
@@ -261,7 +278,7 @@ class RandomFeaturesKRLS(LambdaPathEstimator):
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,), float64
+        y_pred : ndarray of shape (n_samples,) or (n_samples, k), float64
         """
         X = self._check_predict_data(X, "coef_")
         return self.feature_map_.matvec(X, self.coef_, self.memory_budget) + intercept_of(self)
@@ -272,7 +289,8 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     # blocks (budget-sized) with their predictions for every pair
     D, lambdas = params["n_components"], len(lambda_grid(params["lambdas"]))
     levels = len(level_values(params.get("d_values")) or range(min(D, DEFAULT_LEVELS)))
-    return {"D×D matrices": 3 * D * D * F64, "path": 2 * D * lambdas * levels * F64,
+    return {"D×D matrices": 3 * D * D * F64,
+            "path": 2 * D * lambdas * levels * problem.outputs * F64,
             "feature blocks": 2 * problem.block_bytes}
 
 

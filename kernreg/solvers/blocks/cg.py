@@ -8,6 +8,11 @@ regularize. The λs are walked in the given order, each warm-started from the pr
 last iterate, every iterate scored on validation rows when a scorer is given. ``K_nm`` enters
 only through the product ``u ↦ K_nmᵀK_nm u`` (:class:`~kernreg.solvers.blocks.knm.NormalProduct`,
 on any device); the preconditioner and CG's ``m``-vectors stay on the host.
+
+Several outputs (a right-hand side ``K_nmᵀY`` of k columns) run as k conjugate gradients in
+lockstep: one product with the system's matrix for all k columns per iteration, each column
+with its own step lengths (its own CG, to rounding), a column whose residual reached ``tol``
+held where it stopped while the others go on.
 """
 
 from __future__ import annotations
@@ -69,18 +74,23 @@ class FalkonPreconditioner(Preconditioner):
 
     def apply(self, v: np.ndarray, lam: float) -> np.ndarray:
         """``B_λ v``."""
-        return self.factor.solve(self.Q @ (self.Q.T @ v / np.sqrt(self.eigenvalues + lam))) \
+        return self.factor.solve(self.Q @ (self.Q.T @ v / self._root(lam, v))) \
             / np.sqrt(self.n)
 
     def apply_t(self, v: np.ndarray, lam: float) -> np.ndarray:
         """``B_λᵀ v``."""
-        return self.Q @ (self.Q.T @ self.factor.solve_t(v) / np.sqrt(self.eigenvalues + lam)) \
+        return self.Q @ (self.Q.T @ self.factor.solve_t(v) / self._root(lam, v)) \
             / np.sqrt(self.n)
 
     def inverse(self, alpha: np.ndarray, lam: float) -> np.ndarray:
         """``B_λ⁻¹ α`` (a warm start's β)."""
-        return np.sqrt(self.n) * self.Q @ (np.sqrt(self.eigenvalues + lam)
+        return np.sqrt(self.n) * self.Q @ (self._root(lam, alpha)
                                            * (self.Q.T @ (self.factor.R @ alpha)))
+
+    def _root(self, lam: float, v: np.ndarray) -> np.ndarray:
+        """``(Λ + λ)^{1/2}``, a column against the k columns of ``v``."""
+        root = np.sqrt(self.eigenvalues + lam)
+        return root[:, None] if v.ndim == 2 else root
 
 
 class NystromPreconditioner(Preconditioner):
@@ -110,9 +120,15 @@ def make_preconditioner(name: str, factor: NystromFactor, n: int) -> Preconditio
     return _PRECONDITIONER_CLASSES[name](factor, n)
 
 
+def _column_dots(a: np.ndarray, b: np.ndarray) -> Any:
+    """``aᵀb``: a float for vectors, one per column (a ``(k,)`` array) for ``(m, k)``."""
+    return float(a @ b) if a.ndim == 1 else np.einsum("ij,ij->j", a, b)
+
+
 class _CG:
     """Conjugate gradient on one λ's preconditioned system ``B_λᵀWB_λ β = B_λᵀK_nmᵀy``
-    (``W = K_nmᵀK_nm + λn·K_mm``), warm-started from ``alpha``."""
+    (``W = K_nmᵀK_nm + λn·K_mm``), warm-started from ``alpha``; for k columns of ``K_nmᵀY``,
+    k conjugate gradients in lockstep (the module's docstring)."""
 
     def __init__(self, normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lam: float,
                  alpha: np.ndarray, tol: float) -> None:
@@ -127,24 +143,43 @@ class _CG:
         self.beta = pre.inverse(alpha, lam)
         self.r = b - W(self.beta)
         self.p = self.r.copy()
-        self.rr = float(self.r @ self.r)
-        self.stop_at = tol * float(np.linalg.norm(b))
+        self.rr = _column_dots(self.r, self.r)
+        self.stop_at = tol * np.linalg.norm(b, axis=0)
+
+    def _running(self) -> Any:
+        """Whether the relative residual is not yet at ``tol`` (per column for k columns; a
+        NaN residual runs on, for the loop to see the divergence)."""
+        return ~(np.sqrt(self.rr) <= self.stop_at)
 
     def converged(self) -> bool:
-        """Whether the relative residual fell below ``tol``."""
-        return bool(np.sqrt(self.rr) <= self.stop_at)
+        """Whether the relative residual fell below ``tol`` (in every column)."""
+        return not np.any(self._running())
 
     def step(self) -> np.ndarray:
         """One CG iteration; the new α."""
         Wp = self.W(self.p)
-        step = self.rr / float(self.p @ Wp)
-        self.beta = self.beta + step * self.p
-        self.r = self.r - step * Wp
-        rr_new = float(self.r @ self.r)
-        self.p = self.r + (rr_new / self.rr) * self.p
+        if self.r.ndim == 1:
+            step = self.rr / float(self.p @ Wp)
+            self.beta = self.beta + step * self.p
+            self.r = self.r - step * Wp
+            rr_new = float(self.r @ self.r)
+            self.p = self.r + (rr_new / self.rr) * self.p
+        else:  # each column's own CG; one that reached tol holds still, as its lone run stops
+            running = self._running()
+            step = np.divide(self.rr, _column_dots(self.p, Wp), out=np.zeros_like(self.rr),
+                             where=running)
+            self.beta = self.beta + step * self.p
+            self.r = self.r - step * Wp
+            rr_new = _column_dots(self.r, self.r)
+            ratio = np.divide(rr_new, self.rr, out=np.zeros_like(self.rr), where=running)
+            self.p = np.where(running, self.r + ratio * self.p, self.p)
         self.rr = rr_new
         self.alpha = self.pre.apply(self.beta, self.lam)
         return self.alpha
+
+    def raveled_step(self) -> np.ndarray:
+        """:meth:`step`, α raveled (the iteration loop's column: ``m·k`` for k columns)."""
+        return self.step().reshape(-1)
 
 
 @dataclasses.dataclass
@@ -171,8 +206,13 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
     are scored :data:`~kernreg.solvers.blocks.iterative.VALIDATION_CHUNK` at a time (one read
     of the validation kernel for all of them) where the rule cannot fire among them, so that no
     CG step, a pass over ``K_nm``, is spent past a stop: the same path as one by one. Each
-    λ's ``seconds`` is read on the running fit's clock when its last iterate was scored."""
-    alpha = np.zeros(pre.factor.R.shape[0])
+    λ's ``seconds`` is read on the running fit's clock when its last iterate was scored.
+
+    For k columns of ``rhs`` ``(m, k)``, ``score`` takes raveled ``(m·k, c)`` iterates (the
+    loop's columns; :func:`~kernreg.solvers.blocks.outputs.raveled_error`) and the solves hold
+    ``(m, k)`` coefficients."""
+    alpha = np.zeros((pre.factor.R.shape[0], *rhs.shape[1:]))
+    shape = alpha.shape
     solved = []
     for lam in lambdas:
         cg = _CG(normal, rhs, pre, lam, alpha, tol)
@@ -184,13 +224,14 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
             solved.append(LambdaSolve(cg.alpha, max(n_iter, 1)))
             alpha = cg.alpha
             continue
-        res = run_validated(cg.step, score, rule, max_iter, VALIDATION_CHUNK,
-                            done=cg.converged, speculate=False)
+        res = run_validated(cg.raveled_step, score, rule, max_iter,
+                            VALIDATION_CHUNK, done=cg.converged, speculate=False)
         if res.n_iter:
-            solved.append(LambdaSolve(res.last_coef, res.n_iter, res.best_coef,
-                                       res.best_iter - 1, res.val_rmse, float(res.seconds[-1])))
+            solved.append(LambdaSolve(res.last_coef.reshape(shape), res.n_iter,
+                                      res.best_coef.reshape(shape), res.best_iter - 1,
+                                      res.val_rmse, float(res.seconds[-1])))
         else:  # converged before any iteration: the warm start is the answer
-            errors = np.atleast_1d(score(cg.alpha[:, None]))
+            errors = np.atleast_1d(score(cg.alpha.reshape(-1, 1)))
             clock = running_clock()
             solved.append(LambdaSolve(cg.alpha, 1, cg.alpha, 0, errors,
                                        clock() if clock is not None else float("nan")))

@@ -74,8 +74,11 @@ class DistinctRows:
         return np.bincount(self.inverse, weights=y, minlength=self.n_distinct) / self.scale
 
     def expand(self, z: np.ndarray) -> np.ndarray:
-        """``Q z = P C^{-1/2} z``: every copy of a distinct row gets its ``z / √count``."""
-        return (np.asarray(z, dtype=np.float64) / self.scale)[self.inverse]
+        """``Q z = P C^{-1/2} z``: every copy of a distinct row gets its ``z / √count`` (a
+        row of k outputs for ``z`` of shape ``(u, k)``)."""
+        z = np.asarray(z, dtype=np.float64)
+        scale = self.scale[:, None] if z.ndim == 2 else self.scale
+        return (z / scale)[self.inverse]
 
 
 def distinct_rows(X: Any) -> DistinctRows:

@@ -217,15 +217,24 @@ def column_rmse(row_blocks: Iterable[tuple[slice, np.ndarray]], coefs: np.ndarra
                 y: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
     """RMSE of ``B @ coefs[:, j]`` against ``y`` for every column ``j``, where ``row_blocks``
     yields ``(rows, B[rows])``; NaN columns stay NaN and the ``n × columns`` predictions are
-    never stored. ``coefs`` enter the products in ``dtype`` (the blocks' own)."""
+    never stored. ``coefs`` enter the products in ``dtype`` (the blocks' own).
+
+    For k outputs (``y`` of shape ``(n, k)``) a path point is k consecutive columns (its
+    ``(m, k)`` coefficients raveled, outputs fastest) and its RMSE runs over every row and
+    output: ``(columns / k,)`` values."""
+    k = 1 if y.ndim == 1 else y.shape[1]
     bad = np.isnan(coefs).any(axis=0)
     coefs = np.where(bad, 0.0, coefs).astype(dtype)
-    sq = np.zeros(coefs.shape[1])
+    sq = np.zeros(coefs.shape[1] // k)
     for sl, block in row_blocks:
-        resid = block @ coefs - y[sl, None]
-        sq += np.einsum("ij,ij->j", resid, resid, dtype=np.float64)
-    out = np.sqrt(sq / y.shape[0])
-    out[bad] = np.nan
+        if y.ndim == 1:
+            resid = block @ coefs - y[sl, None]
+            sq += np.einsum("ij,ij->j", resid, resid, dtype=np.float64)
+        else:
+            resid = (block @ coefs).reshape(block.shape[0], -1, k) - y[sl, None, :]
+            sq += np.einsum("ijk,ijk->j", resid, resid, dtype=np.float64)
+    out = np.sqrt(sq / y.size)
+    out[bad.reshape(-1, k).any(axis=1)] = np.nan
     return out
 
 
@@ -234,16 +243,26 @@ def column_error(row_blocks: Iterable[tuple[slice, np.ndarray]], coefs: np.ndarr
     """Classification error of ``B @ coefs[:, j]`` against the two-class targets ``y`` for
     every column ``j`` (``row_blocks`` as :func:`column_rmse`): an output is the upper class
     when it is at or above the midpoint of the two codes (0 for ±1, 0.5 for {0, 1}); NaN
-    columns stay NaN."""
+    columns stay NaN. For one-vs-all coded targets ``y`` ``(n, k)`` (columns as
+    :func:`column_rmse`'s), a row is wrong when its largest output is not its class's."""
+    k = 1 if y.ndim == 1 else y.shape[1]
     bad = np.isnan(coefs).any(axis=0)
     coefs = np.where(bad, 0.0, coefs).astype(dtype)
-    middle = (float(np.min(y)) + float(np.max(y))) / 2.0
-    upper = np.asarray(y) > middle
-    wrong = np.zeros(coefs.shape[1])
+    if y.ndim == 1:
+        middle = (float(np.min(y)) + float(np.max(y))) / 2.0
+        upper = np.asarray(y) > middle
+    else:
+        classes = np.argmax(y, axis=1)
+    wrong = np.zeros(coefs.shape[1] // k)
     for sl, block in row_blocks:
-        wrong += ((block @ coefs >= middle) != upper[sl, None]).sum(axis=0)
+        outputs = block @ coefs
+        if y.ndim == 1:
+            wrong += ((outputs >= middle) != upper[sl, None]).sum(axis=0)
+        else:
+            chosen = np.argmax(outputs.reshape(block.shape[0], -1, k), axis=2)
+            wrong += (chosen != classes[sl, None]).sum(axis=0)
     out = wrong / y.shape[0]
-    out[bad] = np.nan
+    out[bad.reshape(-1, k).any(axis=1)] = np.nan
     return out
 
 

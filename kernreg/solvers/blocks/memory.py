@@ -16,4 +16,4 @@ def full_kernel_memory(params: dict[str, Any], problem: MemoryProblem) -> dict[s
     needs less (n² + (n − r)·r, see blocks/min_norm.py), its fallback to eigh the same."""
     n = problem.n_fit
     lambdas = len(lambda_grid(params["lambdas"])) if "lambdas" in params else 1
-    return {"K + eigenvectors": 2 * n * n * F64, "path": n * lambdas * F64}
+    return {"K + eigenvectors": 2 * n * n * F64, "path": n * lambdas * problem.outputs * F64}

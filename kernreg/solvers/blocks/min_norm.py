@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -71,7 +71,7 @@ class MinNormSolution:
 
     Attributes
     ----------
-    alpha : ndarray of shape (n,)
+    alpha : ndarray of shape (n,) or (n, k)
     rank : int
         Directions kept (eigenvalues above ``τ``, or Cholesky pivots above ``τ``).
     cutoff : float
@@ -123,8 +123,11 @@ def eigh_min_norm(K: Any, y: Any, rcond: float) -> MinNormSolution:
     y = xp.asarray(y, device=device_of(U))
     cutoff = rcond * (float(xp.max(xp.abs(s))) if s.shape[0] else 0.0)
     keep = xp.abs(s) > cutoff
+    kept, divisor = keep, xp.where(keep, s, xp.ones_like(s))
+    if y.ndim == 2:  # k right-hand sides: one weight column each
+        kept, divisor = kept[:, None], divisor[:, None]
     # zero weights instead of U[:, keep], which would copy the n × n eigenvectors twice
-    weights = xp.where(keep, (U.T @ y) / xp.where(keep, s, xp.ones_like(s)), xp.zeros_like(s))
+    weights = xp.where(kept, (U.T @ y) / divisor, xp.zeros_like(divisor))
     alpha = _to_host(U @ weights)
     clock.lap("solve")
     return MinNormSolution(alpha, int(keep.sum()), cutoff, "eigh", True, clock.seconds)
@@ -140,7 +143,7 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
     Parameters
     ----------
     K : ndarray of shape (n, n)
-    y : ndarray of shape (n,)
+    y : ndarray of shape (n,) or (n, k)
     rcond : float
         Relative cut-off.
     lambda_max : float, optional
@@ -169,7 +172,7 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
     if info < 0:  # pragma: no cover - an argument error would be a bug here
         raise ValueError(f"dpstrf: illegal argument {-info}")
     if rank == 0:  # every diagonal entry at most τ: certified when even their sum is
-        return MinNormSolution(np.zeros(n), 0, cutoff, "pivoted_cholesky",
+        return MinNormSolution(np.zeros(y.shape), 0, cutoff, "pivoted_cholesky",
                                bool(diag.sum() <= cutoff), clock.seconds)
     piv = piv.astype(np.int64) - 1
     yp = y[piv]
@@ -181,8 +184,7 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
         if not (certified or solve_uncertified):
             return MinNormSolution(None, rank, cutoff, "pivoted_cholesky", False, clock.seconds,
                                    bound, trace_s)
-        z = blas.dtrsv(c, yp, lower=1)
-        ap = blas.dtrsv(c, z, lower=1, trans=1)
+        ap = _triangular(c, _triangular(c, yp), trans=1)
     else:
         M = np.asfortranarray(c[rank:, :rank])  # L₂₁, turned into M = L₂₁ L₁₁⁻¹ below
         L11 = _leading_block(c.T, rank)
@@ -197,14 +199,22 @@ def pivoted_cholesky_min_norm(K: np.ndarray, y: np.ndarray, rcond: float, *,
         M = blas.dtrsm(1.0, L11, M, side=1, lower=1, overwrite_b=1)
         gram_inv = _inverse_of_btb(M)
         u = gram_inv(yp[:rank] + M.T @ yp[rank:])
-        v = blas.dtrsv(L11, blas.dtrsv(L11, u, lower=1), lower=1, trans=1)
+        v = _triangular(L11, _triangular(L11, u), trans=1)
         w = gram_inv(v)
         ap = np.concatenate([w, M @ w])
-    alpha = np.empty(n)
+    alpha = np.empty(y.shape)
     alpha[piv] = ap
     clock.lap("solve")
     return MinNormSolution(alpha, int(rank), cutoff, "pivoted_cholesky", bool(certified),
                            clock.seconds, bound, trace_s)
+
+
+def _triangular(L: np.ndarray, b: np.ndarray, trans: int = 0) -> np.ndarray:
+    """``L⁻¹ b`` (``L⁻ᵀ b`` with ``trans=1``) for lower-triangular ``L``: one BLAS-2 solve
+    for a vector, one BLAS-3 solve for the k columns of several outputs."""
+    if b.ndim == 1:
+        return blas.dtrsv(L, b, lower=1, trans=trans)
+    return blas.dtrsm(1.0, L, b, lower=1, trans_a=trans)
 
 
 class _Clock:
@@ -271,7 +281,8 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
         Returns a fresh ``K`` (float64 or float32, C-ordered, ``n × n``; a numpy array, or an
         array of a device); called once, twice on a fallback (the first ``K`` is destroyed by
         the factorization and released first).
-    y : ndarray of shape (n,)
+    y : ndarray of shape (n,) or (n, k)
+        One right-hand side, or k solved with the same factorization.
     rcond : float, optional
         Relative cut-off; default :func:`default_rcond`.
     solver : {"pivoted_cholesky", "eigh"}
@@ -286,6 +297,10 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
     check_solver(solver)
     y = np.asarray(y, dtype=np.float64)
     rcond = default_rcond(y.shape[0]) if rcond is None else float(rcond)
+    if y.ndim == 2 and y.shape[1] == 1:  # one column: the vector's solve, to the bit
+        solution = min_norm_solve(kernel_matrix, y[:, 0], rcond=rcond, solver=solver,
+                                  scale=scale)
+        return replace(solution, alpha=solution.alpha[:, None])
 
     def fresh() -> Any:
         K = kernel_matrix()
