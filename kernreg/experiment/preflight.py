@@ -107,7 +107,8 @@ def check_device_memory(exp: Experiment, algorithms: tuple[Algorithm, ...], n_fi
         spec = get_algorithm_spec(algo.name)
         if spec.takes_centers or spec.memory is None:
             continue
-        problem = MemoryProblem(n_fit, n_val, n_test, d, block, budget, exp.dataset["dtype"])
+        problem = MemoryProblem(n_fit, n_val, n_test, d, block, budget, exp.dataset["dtype"],
+                                device=device.name)
         parts = {"kernel block": block, **spec.memory(algo.params, problem)}
         estimates.append(Estimate(algo.label, sum(parts.values()), parts))
     over = [e for e in estimates if e.peak_bytes > budget]

@@ -134,11 +134,13 @@ class KRLSClassifier(OneVsAllClassifier, KRLS):
                  lam: float = 1e-6, lambdas: Any = None, coding: str = "pm1",
                  refit: bool = False, dtype: str = "float64",
                  memory_budget: int = DEFAULT_MEMORY_BUDGET,
-                 kernel_params: dict[str, Any] | None = None):
+                 kernel_params: dict[str, Any] | None = None, path_method: str = "auto",
+                 max_memory: int | None = None):
         super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept,
                          validation_fraction=validation_fraction, lam=lam, lambdas=lambdas,
                          refit=refit, dtype=dtype, memory_budget=memory_budget,
-                         kernel_params=kernel_params)
+                         kernel_params=kernel_params, path_method=path_method,
+                         max_memory=max_memory)
         self.coding = coding
 
 
@@ -200,10 +202,11 @@ class KOLSClassifier(OneVsAllClassifier, KOLS):
     def __init__(self, kernel: str = "gaussian", sigma: float | str = "median",
                  fit_intercept: bool = True, rcond: float | None = None, coding: str = "pm1",
                  solver: str = "pivoted_cholesky", merge_duplicates: bool = True,
-                 dtype: str = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET):
+                 dtype: str = "float64", memory_budget: int = DEFAULT_MEMORY_BUDGET,
+                 max_memory: int | None = None):
         super().__init__(kernel=kernel, sigma=sigma, fit_intercept=fit_intercept, rcond=rcond,
                          solver=solver, merge_duplicates=merge_duplicates, dtype=dtype,
-                         memory_budget=memory_budget)
+                         memory_budget=memory_budget, max_memory=max_memory)
         self.coding = coding
 
 

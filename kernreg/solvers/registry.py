@@ -53,6 +53,8 @@ class MemoryProblem:
     dtype: str = "float64"
     #: Columns of the targets: one per class of a multiclass task (its one-vs-all codes)
     outputs: int = 1
+    #: Where the arrays estimated live: ``cpu`` (the host), or a device's name
+    device: str = "cpu"
 
     @property
     def itemsize(self) -> int:

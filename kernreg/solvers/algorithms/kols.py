@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kernreg._validation import check_bool
+from kernreg._validation import check_bool, check_positive
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.distinct import repeated_rows
@@ -21,6 +21,7 @@ from kernreg.solvers.blocks.min_norm import (
     min_norm_solve,
 )
 from kernreg.solvers.blocks.outputs import check_outputs
+from kernreg.solvers.blocks.tridiagonal import spectral_method
 from kernreg.solvers.registry import AlgorithmSpec, register
 
 __all__ = ["KOLS"]
@@ -63,9 +64,11 @@ class KOLS(KernelEstimator):
         Fit the targets less their mean, added back to predictions (``intercept_``).
     rcond : float, optional
         Relative cutoff of the pseudo-inverse; default ``n · machine epsilon``.
-    solver : {"pivoted_cholesky", "eigh"}, default "pivoted_cholesky"
-        Factorization of ``K``: pivoted Cholesky (falling back to ``eigh`` when the gap test
-        fails) or the full eigendecomposition.
+    solver : {"pivoted_cholesky", "eigh", "tridiagonal"}, default "pivoted_cholesky"
+        Factorization of ``K``: pivoted Cholesky (falling back to the eigenvalue rule when the
+        gap test fails), the full eigendecomposition, or the eigenvalue rule in ``K``'s own
+        memory (:mod:`kernreg.solvers.blocks.tridiagonal`). The fallback is ``eigh``, or the
+        tridiagonal path when ``eigh``'s ``2n²`` float64 exceed ``max_memory``.
     merge_duplicates : bool, default True
         Solve on the distinct rows (the same ``α``; ``False`` factors the whole ``K``).
     dtype : {"float64", "float32"}, default "float64"
@@ -76,6 +79,9 @@ class KOLS(KernelEstimator):
         Where the ``n × n`` kernel lives and is factored (:mod:`kernreg.backend`). PyTorch
         has no pivoted Cholesky: on a device ``K⁺y`` always comes from ``eigh`` (cuSOLVER on
         a GPU), whatever ``solver`` says, and ``factorization_`` records ``"eigh"``.
+    max_memory : int, optional
+        Bytes the fit may hold (a run's budget): above it ``eigh`` gives way to the
+        tridiagonal path; ``None``: no limit.
 
     Attributes
     ----------
@@ -83,8 +89,9 @@ class KOLS(KernelEstimator):
     centers_ : training inputs
     rank_ : int
         Number of eigenvalues (or Cholesky pivots) kept.
-    factorization_ : {"pivoted_cholesky", "eigh"}
-        The factorization that produced ``alpha_`` (``eigh`` after a fallback).
+    factorization_ : {"pivoted_cholesky", "eigh", "tridiagonal"}
+        The factorization that produced ``alpha_`` (``eigh`` or ``tridiagonal`` after a
+        fallback).
     n_distinct_ : int
         Rows of the system factored (the distinct training rows, or all with
         ``merge_duplicates=False``).
@@ -106,6 +113,7 @@ class KOLS(KernelEstimator):
         dtype: str = "float64",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         device: str = "cpu",
+        max_memory: int | None = None,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -116,6 +124,7 @@ class KOLS(KernelEstimator):
         self.dtype = dtype
         self.memory_budget = memory_budget
         self.device = device
+        self.max_memory = max_memory
 
     def _fit_info(self) -> dict[str, Any]:
         return {"rank": float(self.rank_), "factorization": self.factorization_,
@@ -126,6 +135,7 @@ class KOLS(KernelEstimator):
         _check_rcond(self.rcond)
         check_solver(self.solver)
         check_bool(self.merge_duplicates, "merge_duplicates")
+        check_positive(self.max_memory, "max_memory", allow_none=True)
 
     def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> KOLS:
         """Fit ``α = K⁺ y``; with validation data also record the validation RMSE.
@@ -144,15 +154,19 @@ class KOLS(KernelEstimator):
         check_outputs(self, y)
         rcond = default_rcond(len(y)) if self.rcond is None else self.rcond  # pinv's n
         rows = repeated_rows(X) if self.merge_duplicates else None
+        size = len(y) if rows is None else rows.n_distinct
+        fallback = spectral_method("auto", size, self.max_memory, self.kernel_.device.is_numpy,
+                                   "KOLS")
         if rows is not None:  # M = C^{1/2} K_u C^{1/2} on the distinct rows, from Qᵀy
             X_u = X[rows.first]
             solution = min_norm_solve(lambda: self.kernel_.on_device(X_u), rows.reduce(y),
-                                      rcond=rcond, solver=self.solver, scale=rows.scale)
+                                      rcond=rcond, solver=self.solver, scale=rows.scale,
+                                      fallback=fallback)
             self.alpha_ = rows.expand(solution.alpha)
             self.n_distinct_ = rows.n_distinct
         else:
             solution = min_norm_solve(lambda: self.kernel_.on_device(X), y, rcond=rcond,
-                                      solver=self.solver)
+                                      solver=self.solver, fallback=fallback)
             self.alpha_ = solution.alpha
             self.n_distinct_ = len(y)
         self.rank_ = solution.rank

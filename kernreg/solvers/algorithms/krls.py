@@ -8,8 +8,10 @@ import numpy as np
 import scipy.linalg as la
 from array_api_compat import device as device_of
 
+from kernreg._validation import check_choice, check_positive
 from kernreg.backend.linalg import cholesky_upper, is_host, namespace, solve_triangular
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
+from kernreg.solvers.blocks.base import estimator_device
 from kernreg.solvers.blocks.lambda_path import (
     LambdaPath,
     LambdaPathEstimator,
@@ -19,6 +21,12 @@ from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
 from kernreg.solvers.blocks.memory import full_kernel_memory
 from kernreg.solvers.blocks.outputs import check_outputs, path_error
 from kernreg.solvers.blocks.params import LAMBDAS
+from kernreg.solvers.blocks.tridiagonal import (
+    SPECTRAL_METHODS,
+    spectral_method,
+    tridiagonal_path_coefs,
+    tridiagonalize,
+)
 from kernreg.solvers.registry import AlgorithmSpec, register
 
 __all__ = ["KRLS"]
@@ -49,6 +57,9 @@ class KRLS(LambdaPathEstimator):
     With validation data, ``fit`` computes one eigendecomposition ``K = U diag(s) Uᵀ`` and gets
     every λ of the grid as ``α(λ) = U diag(1/(s + λn)) Uᵀ y`` (``O(n³ + n²·|Λ|)``); validation
     predictions of all λ come from one blocked product ``K(X_val, X) @ [α(λ_1) … α(λ_L)]``.
+    Where ``eigh``'s eigenvectors beside ``K`` would exceed ``max_memory``, the same path comes
+    from one tridiagonalization in ``K``'s own memory
+    (:mod:`kernreg.solvers.blocks.tridiagonal`, ``path_method``).
 
     Parameters
     ----------
@@ -75,6 +86,11 @@ class KRLS(LambdaPathEstimator):
     device : {"cpu", "torch", "cuda", "cuda:N"}, default "cpu"
         Where the ``n × n`` kernel lives and is factored (:mod:`kernreg.backend`): its
         eigendecomposition or Cholesky runs there; ``alpha_`` and the path come back as numpy.
+    path_method : {"auto", "eigh", "tridiagonal"}, default "auto"
+        How the λ path is computed: ``eigh``, or the tridiagonalization in ``K``'s memory
+        (host only); ``auto``: ``eigh`` where its ``2n²`` float64 fit ``max_memory``.
+    max_memory : int, optional
+        Bytes the fit may hold (a run's budget); ``None``: no limit.
     kernel_params : dict, optional
         The kernel's parameters besides σ (scikit-learn's ``KernelRidge`` convention), e.g.
         ``{"beta": 2}`` for ``periodic_spline``; left out, the registered defaults. A config's
@@ -105,6 +121,8 @@ class KRLS(LambdaPathEstimator):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         kernel_params: dict[str, Any] | None = None,
         device: str = "cpu",
+        path_method: str = "auto",
+        max_memory: int | None = None,
     ):
         self.kernel = kernel
         self.sigma = sigma
@@ -117,6 +135,16 @@ class KRLS(LambdaPathEstimator):
         self.memory_budget = memory_budget
         self.kernel_params = kernel_params
         self.device = device
+        self.path_method = path_method
+        self.max_memory = max_memory
+
+    def check_params(self) -> None:
+        super().check_params()
+        check_choice(self.path_method, "path_method", SPECTRAL_METHODS)
+        check_positive(self.max_memory, "max_memory", allow_none=True)
+        if self.path_method == "tridiagonal" and not estimator_device(self).is_numpy:
+            raise ValueError(f"path_method='tridiagonal' runs on the host; device="
+                             f"{self.device!r} takes 'eigh' or 'auto'")
 
     def _kernel(self, X: Any) -> Any:
         """``K(X, X)`` in float64, symmetric, on the kernel's device (numpy on ``cpu``)."""
@@ -137,10 +165,15 @@ class KRLS(LambdaPathEstimator):
     def _path(self, state: None, X: Any, y: np.ndarray, X_val: Any, y_val: np.ndarray,
               lambdas: np.ndarray) -> LambdaPath:
         check_outputs(self, y)
-        s, U = eigh_inplace(self._kernel(X))  # K's memory holds the eigenvectors
-        alphas = eigen_path_coefs(s, U, y, lambdas * X.shape[0])
-        del U
-        alphas = self.kernel_.device.to_numpy(alphas)  # n × L: the path's record is the host's
+        n, device = X.shape[0], self.kernel_.device
+        if spectral_method(self.path_method, n, self.max_memory, device.is_numpy,
+                           "KRLS") == "tridiagonal":
+            alphas = tridiagonal_path_coefs(tridiagonalize(self._kernel(X)), y, lambdas * n)
+        else:
+            s, U = eigh_inplace(self._kernel(X))  # K's memory holds the eigenvectors
+            alphas = eigen_path_coefs(s, U, y, lambdas * n)
+            del U
+            alphas = device.to_numpy(alphas)  # n × L: the path's record is the host's
         self.centers_ = X
         val_rmse = path_error(self.kernel_, X_val, y_val, X, alphas)
         return LambdaPath(lambdas, val_rmse, lambda j, k: alphas[:, j].copy())
@@ -155,7 +188,7 @@ register(AlgorithmSpec(
     estimator=KRLS,
     title="KRLS",
     order=20,
-    schema={"lambdas": LAMBDAS},
+    schema={"lambdas": LAMBDAS, "path_method": {"enum": list(SPECTRAL_METHODS)}},
     config_defaults=("lambdas",),
     memory=full_kernel_memory,
     summary="α = (K + λnI)⁻¹y for every λ of the grid from one eigendecomposition",

@@ -57,12 +57,14 @@ from scipy.linalg import blas, lapack
 
 from kernreg.backend.linalg import is_host, namespace
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace, top_eigenvalue
+from kernreg.solvers.blocks.tridiagonal import tridiagonal_min_norm, tridiagonalize
 
 __all__ = ["MIN_NORM_SOLVERS", "MinNormSolution", "check_solver", "default_rcond",
            "eigh_min_norm", "min_norm_solve", "pivoted_cholesky_min_norm"]
 
-#: Factorizations of :func:`min_norm_solve`.
-MIN_NORM_SOLVERS = ("pivoted_cholesky", "eigh")
+#: Factorizations of :func:`min_norm_solve` (``tridiagonal``: the eigendecomposition's rule
+#: in ``K``'s memory, :mod:`kernreg.solvers.blocks.tridiagonal`).
+MIN_NORM_SOLVERS = ("pivoted_cholesky", "eigh", "tridiagonal")
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class MinNormSolution:
         Directions kept (eigenvalues above ``τ``, or Cholesky pivots above ``τ``).
     cutoff : float
         ``τ = rcond · λ_max(K)``.
-    factorization : {"eigh", "pivoted_cholesky"}
+    factorization : {"eigh", "pivoted_cholesky", "tridiagonal"}
         What produced ``alpha``.
     certified : bool
         The eigenvalue rule keeps the same ``rank`` (always true for ``eigh``; for the pivoted
@@ -266,12 +268,14 @@ def _inverse_of_btb(M: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
 
 def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
                    rcond: float | None = None, solver: str = "pivoted_cholesky",
-                   scale: np.ndarray | None = None) -> MinNormSolution:
+                   scale: np.ndarray | None = None, fallback: str = "eigh"
+                   ) -> MinNormSolution:
     """``α = K⁺ y`` under MATLAB ``pinv``'s cut-off, by ``solver``.
 
     ``pivoted_cholesky`` returns its own answer only when the gap test certifies that the
-    eigenvalue rule keeps the same rank, and otherwise falls back to ``eigh`` on a freshly
-    evaluated ``K``, so both solvers follow the same rank cut-off rule. A ``K`` on a device
+    eigenvalue rule keeps the same rank, and otherwise falls back to ``fallback`` (``eigh``, or
+    ``tridiagonal``: the same rule in ``K``'s memory) on a freshly evaluated ``K``, so every
+    solver follows the same rank cut-off rule. A ``K`` on a device
     (a torch array: PyTorch has no LAPACK pivoted Cholesky) is always solved by ``eigh``, there
     (the solution's ``factorization`` says so).
 
@@ -285,10 +289,12 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
         One right-hand side, or k solved with the same factorization.
     rcond : float, optional
         Relative cut-off; default :func:`default_rcond`.
-    solver : {"pivoted_cholesky", "eigh"}
+    solver : {"pivoted_cholesky", "eigh", "tridiagonal"}
     scale : ndarray of shape (n,), optional
         Solve with ``diag(scale) K diag(scale)`` instead of ``K`` (repeated rows merged:
         :mod:`kernreg.solvers.blocks.distinct`), scaled where ``K`` is.
+    fallback : {"eigh", "tridiagonal"}, default "eigh"
+        What an uncertified pivoted Cholesky falls back to.
 
     Returns
     -------
@@ -299,7 +305,7 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
     rcond = default_rcond(y.shape[0]) if rcond is None else float(rcond)
     if y.ndim == 2 and y.shape[1] == 1:  # one column: the vector's solve, to the bit
         solution = min_norm_solve(kernel_matrix, y[:, 0], rcond=rcond, solver=solver,
-                                  scale=scale)
+                                  scale=scale, fallback=fallback)
         return replace(solution, alpha=solution.alpha[:, None])
 
     def fresh() -> Any:
@@ -319,6 +325,14 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
             return solution
         del K  # destroyed by the factorization: its memory goes before the fresh one's
         K = fresh()
+        solver = fallback
+    if solver == "tridiagonal" and is_host(K):
+        clock = _Clock()
+        tri = tridiagonalize(K)
+        clock.lap("factor")
+        alpha, rank, cutoff = tridiagonal_min_norm(tri, y, rcond)
+        clock.lap("solve")
+        return MinNormSolution(alpha, rank, cutoff, "tridiagonal", True, clock.seconds)
     return eigh_min_norm(K, y, rcond)
 
 
