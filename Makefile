@@ -17,6 +17,8 @@ export OPENBLAS_THREAD_TIMEOUT ?= 4
 # lists them; `make NAME` is `python -m reproduce make NAME` for each (the pattern rule at the
 # end; tests/test_reproduce.py checks that every artifact is made through it).
 REPRODUCE := $(BIN)/python -m reproduce make
+# PyTorch's index of CPU-only wheels (make install)
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 
 help:
 	@echo "make install     create $(VENV) and install kernreg with its dev tools"
@@ -38,9 +40,12 @@ $(BIN)/python:
 
 install: $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
-	# PyTorch's CPU build first (device: torch in the tests): an unpinned torch pulls a CUDA
-	# build of several GB, which a machine without a GPU does not need
-	$(BIN)/python -m pip install torch==2.13.0
+	# PyTorch's CPU build first (device: torch in the tests): PyPI's torch for Linux is the
+	# CUDA build (several GB of GPU libraries), which a machine without a GPU does not need.
+	# The CPU index's 2.13.0+cpu outranks it (a local version label sorts above the plain
+	# one); where that index cannot be reached (an offline mirror) --retries 0 goes on at
+	# once with the wheels at hand. A GPU machine: docs/gpu.md.
+	$(BIN)/python -m pip install --retries 0 --extra-index-url $(TORCH_CPU_INDEX) torch==2.13.0
 	$(BIN)/python -m pip install -e '.[dev,dask,torch,jit,parquet,rdata,robot]'
 
 test:

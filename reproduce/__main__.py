@@ -147,6 +147,26 @@ def _make(artifact: Artifact, dry_run: bool, render_only: bool, smoke: Path | No
     return 0
 
 
+#: The one folder of the repository a smoke run may write into (ignored by git, as
+#: ``kernreg run --smoke``'s default).
+SMOKE_INSIDE = RESULTS / "smoke"
+
+
+def smoke_folder_problem(folder: str | None) -> str:
+    """Why ``--smoke DIR`` may not be written into (empty when it may): a smoke run's tiny
+    numbers never go over the committed results or into the repository's own folders."""
+    if folder is None:
+        return ""
+    if not folder.strip():
+        return "'': name a folder for the smoke outputs (e.g. /tmp/smoke)"
+    where = Path(folder).resolve()
+    if where.is_relative_to(ROOT) and not where.is_relative_to(SMOKE_INSIDE):
+        return (f"{folder}: inside the repository ({ROOT}), whose results and sources smoke "
+                f"numbers would overwrite; give a folder outside it, or under "
+                f"{SMOKE_INSIDE.relative_to(ROOT)}/")
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reproduce",
                                      description=__doc__.splitlines()[0])
@@ -159,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     maker.add_argument("--dry-run", action="store_true", help="print the steps only")
     maker.add_argument("--render-only", action="store_true",
                        help="only the steps that render the outputs from the runs present")
-    maker.add_argument("--smoke", type=Path, metavar="DIR",
+    maker.add_argument("--smoke", metavar="DIR",
                        help="the smoke steps (tiny data, seconds), writing into DIR")
     readme = sub.add_parser("readme", help="write results/README.md from the registry")
     readme.add_argument("--check", action="store_true",
@@ -183,8 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         except KeyError as err:
             print(f"reproduce: {err.args[0]}", file=sys.stderr)
             return 2
+        problem = smoke_folder_problem(args.smoke)
+        if problem:
+            print(f"reproduce: --smoke {problem}", file=sys.stderr)
+            return 2
+        smoke = None if args.smoke is None else Path(args.smoke)
         for artifact in artifacts:
-            code = make(artifact, args.dry_run, args.render_only, args.smoke)
+            code = make(artifact, args.dry_run, args.render_only, smoke)
             if code:
                 return code
         return 0

@@ -796,6 +796,31 @@ def test_an_error_measure_that_overflows_is_degenerate_not_a_result(
     assert len(err.strip().splitlines()) == 1
     assert not (out / "steps" / "results.csv").exists()
     assert _trial_files(out / "steps") == []
+    # nothing left behind (no manifest, no lock): the next run needs no --force
+    assert not (out / "steps").exists()
+    code, _, err = _run(["run", str(config), "--out", str(out), "--no-progress"], capsys)
+    assert code == 2 and "--force" not in err, err
+
+
+def test_a_run_stopped_in_its_first_trial_leaves_its_folder_as_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupted before any trial was stored: the manifest goes, a folder the run created
+    goes; one that existed keeps what was in it. A run with stored trials keeps them."""
+    from kernreg.experiment import runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_trial", interrupted)
+    out = tmp_path / "out"
+    args = ["run", str(_config(tmp_path)), "--out", str(out), "--no-progress"]
+    assert _run(args, capsys)[0] == 130
+    assert not (out / "small").exists()
+    (out / "small").mkdir(parents=True)
+    (out / "small" / "notes.txt").write_text("mine")
+    assert _run(args, capsys)[0] == 130
+    assert sorted(p.name for p in (out / "small").iterdir()) == [".lock", "notes.txt"]
 
 
 def test_the_error_measures_must_be_finite_but_an_absent_class_may_be_nan() -> None:

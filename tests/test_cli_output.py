@@ -53,6 +53,11 @@ def test_default_output_is_the_table_then_where_and_what_next(kernreg_cli, confi
     for expected, line in zip(NEXT_LINES, lines[results_line + 1:], strict=True):
         assert line.startswith(expected)
     assert f"kernreg report {run_dir} -o {run_dir}/report.html" in out
+    assert re.fullmatch(r"4 trials in [0-9.e+-]+ s", lines[results_line - 1])
+    code, out, err = kernreg_cli(["run", str(config), "--out", str(tmp_path / "r"),
+                                  "--resume", "--trials", "3"])
+    assert code == 0, err
+    assert re.search(r"^6 trials in [0-9.e+-]+ s \(4 resumed\)$", out, re.MULTILINE)
     # stderr is no terminal here: no progress bar (tqdm would write "\r" and "trial/s")
     assert "\r" not in err and "trial" not in err
 
@@ -192,3 +197,34 @@ def test_quiet_and_verbose_work_after_the_sub_command_too(kernreg_cli, config: P
     assert code == 0 and re.search(r"\d\d:\d\d:\d\d data: breast_cancer", err)
     code, _, err = kernreg_cli([*args, "-v", "-q"])
     assert code == 2 and "-v and -q exclude each other" in err
+
+
+def test_progress_from_python_draws_on_a_terminal_only(config: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """``run_experiment(progress=True)`` into a non-terminal stderr (a notebook's log, a
+    pipe): no progress-bar frames."""
+    from kernreg.config import load_experiment
+    from kernreg.experiment import run_experiment
+
+    run_experiment(load_experiment(config), tmp_path / "r", progress=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err and "trial/s" not in err
+
+
+def test_a_number_that_is_a_label_and_a_position_is_refused(kernreg_cli, tmp_path: Path
+                                                            ) -> None:
+    """Entries labelled "1" and "0": ``algorithms.1`` could be either; refused, not guessed.
+    A number that is only a position, or only a label, still names its entry."""
+    path = tmp_path / "labels.yaml"
+    path.write_text(CONFIG.replace("{name: nkrls, m: 20,", "{name: nkrls, label: '1', m: 20,")
+                    .replace("{name: nytro, m: 20,", "{name: nytro, label: '0', m: 20,"))
+    code, _, err = kernreg_cli(["run", str(path), "--out", str(tmp_path / "r"),
+                                "--set", "algorithms.1.m=30"])
+    assert code == 2
+    assert "--set algorithms.1.m: '1' is the label of entry 0 and the position of entry 1" in err
+    assert not (tmp_path / "r").exists()
+    path.write_text(CONFIG)  # labels nkrls and nytro: the position
+    code, printed, err = kernreg_cli(["run", str(path), "--print-config",
+                                      "--set", "algorithms.1.m=30"])
+    assert code == 0 and "m: 30" in printed, err

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from kernreg.cli import main
 from kernreg.config import load_experiment
@@ -89,12 +91,16 @@ def test_cli_override_is_validated(tmp_path: Path) -> None:
 # (config text, expected fragment of the message)
 BAD_CONFIGS = {
     "unknown top-level key": (GOOD + "trails: 3\n",
-                              "(top level): unknown key 'trails'; allowed keys: algorithms"),
+                              "(top level): unknown key 'trails' (did you mean "
+                              "protocol.trials?); allowed keys: algorithms"),
+    "misspelt algorithm key": (GOOD.replace("max_iter: 20", "max_iters: 20"),
+                               "algorithms[1]: unknown key 'max_iters' (did you mean "
+                               "'max_iter'?); allowed keys:"),
     "unknown algorithm": (GOOD.replace("name: nytro", "name: svm"),
                           "algorithms[1].name: 'svm' is not allowed; allowed values: kols, "
                           "krls, es, nkrls, nytro, inkrls, rf, pcg"),
-    "unknown algorithm key": (GOOD.replace("max_iter: 20", "max_iters: 20"),
-                              "algorithms[1]: unknown key 'max_iters'; allowed keys:"),
+    "unknown algorithm key": (GOOD.replace("max_iter: 20", "steps: 20"),
+                              "algorithms[1]: unknown key 'steps'; allowed keys:"),
     "wrong type": (GOOD.replace("max_iter: 20", "max_iter: many"),
                    "algorithms[1].max_iter: expected integer, got 'many'"),
     "negative sigma": (GOOD + "kernel: {sigma: -1}\n", "kernel.sigma: must be > 0, got -1"),
@@ -257,3 +263,18 @@ def test_a_multiclass_dataset_takes_the_least_squares_classifiers(tmp_path: Path
                       text + "task: binary\n")
     with pytest.raises(ConfigError, match="task: 'binary' does not apply to mnist"):
         load_experiment(config)
+
+
+def test_print_config_shows_the_resolved_config_and_runs_nothing(tmp_path: Path,
+                                                                  kernreg_cli) -> None:
+    config = _write(tmp_path, GOOD)
+    out = tmp_path / "out"
+    code, printed, err = kernreg_cli(["run", str(config), "--print-config", "--out", str(out),
+                                      "--set", "protocol.trials=3"])
+    assert code == 0, err
+    shown = yaml.safe_load(printed)
+    exp = load_experiment(config, {"protocol": {"trials": 3}})
+    assert shown == json.loads(json.dumps(exp.as_dict()))
+    assert shown["protocol"]["trials"] == 3
+    assert f"config hash {exp.config_hash()[:12]}" in printed.splitlines()[0]
+    assert not out.exists()

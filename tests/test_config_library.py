@@ -75,11 +75,21 @@ def test_config_reference_is_what_to_type_here(tmp_path: Path,
 
 
 def test_kernreg_configs_lists_shows_and_locates(kernreg_cli) -> None:
-    code, out, _ = kernreg_cli(["configs"])
+    code, out, _ = kernreg_cli(["configs", "--all"])
     assert code == 0
-    listed = [line.split()[0] for line in out.splitlines()[:len(CONFIG_FILES)]]
+    lines = out.splitlines()
+    assert lines[0].split() == ["config", "kind", "trials", "×", "size", "memory", "about"]
+    listed = [line.split()[0] for line in lines[1:len(CONFIG_FILES) + 1]]
     assert listed == [p.stem for p in CONFIG_FILES]
-    assert f"{len(CONFIG_FILES)} configs in {REPO / 'configs'}" in out
+    assert f"{len(CONFIG_FILES)} configs in {REPO / 'configs'};" in out
+    # a hold-out config shows what it runs and its preflight's largest estimate
+    adult = next(line for line in lines if line.startswith("adult_nytro "))
+    assert "5 × 32561 rows, m ≤ 1000" in adult and " GiB " in adult
+    code, out, _ = kernreg_cli(["configs"])  # the test suite's own configs left out
+    ci = [p.stem for p in CONFIG_FILES if p.stem.startswith("ci_")]
+    assert ci and not any(line.startswith(tuple(ci)) for line in out.splitlines())
+    assert f"{len(CONFIG_FILES) - len(ci)} configs in {REPO / 'configs'} ({len(ci)} kept " \
+           f"for the test suite: --all lists them)" in out
     code, out, _ = kernreg_cli(["configs", "adult_nytro"])
     assert code == 0 and out == (REPO / "configs" / "adult_nytro.yaml").read_text()
     code, out, _ = kernreg_cli(["configs", "adult_nytro", "--path"])

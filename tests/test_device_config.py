@@ -95,8 +95,9 @@ def test_the_device_names_are_accepted(device: str, tmp_path: Path) -> None:
     ("budget: {gpu_memory_gb: -4}", "budget.gpu_memory_gb: must be > 0, got -4"),
     ("budget: {gpu_memory_gb: 4GB}", "budget.gpu_memory_gb: expected number, got '4GB'"),
     ("budget: {gpu_memory_gb: .inf}", "budget.gpu_memory_gb: must be a finite number"),
-    ("budget: {gpu_memroy_gb: 4}", "budget: unknown key 'gpu_memroy_gb'; allowed keys: "
-                                   "blas_threads, block_mb, gpu_memory_gb, memory_gb"),
+    ("budget: {gpu_memroy_gb: 4}", "budget: unknown key 'gpu_memroy_gb' (did you mean "
+                                   "'gpu_memory_gb'?); allowed keys: blas_threads, block_mb, "
+                                   "gpu_memory_gb, memory_gb"),
 ])
 def test_bad_device_keys_exit_2_naming_the_key_and_write_nothing(
     line: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -413,3 +414,26 @@ def test_trials_stored_before_devices_read_as_cpu(tmp_path: Path) -> None:
     table = RunStore(run).finalize()
     assert set(table["device"]) == {"cpu"}
     assert "device" not in pd.read_csv(OLD / "ci_cpusmall.csv").columns  # tables: old CSVs
+
+
+def test_a_pytorch_that_does_not_load_exits_2_naming_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CUDA build without its libraries fails `import torch` with an OSError."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def broken(name, *args, **kwargs):
+        if name == "torch":
+            raise OSError("libcudart.so.12: cannot open shared object file")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setattr(builtins, "__import__", broken)
+    out = tmp_path / "out"
+    code, _, err = run_kernreg(["run", str(_config(tmp_path)), "--out", str(out),
+                                "--device", "torch"], capsys)
+    assert code == 2
+    assert "device 'torch': PyTorch is installed but does not load (libcudart.so.12" in err
+    assert not out.exists()

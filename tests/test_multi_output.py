@@ -419,3 +419,11 @@ def test_a_config_asks_for_top_k_beside_the_task_s_measures(tmp_path, kernreg_cl
     assert code == 2
     assert "measures[0]: top_2_accuracy reads the outputs of a multiclass task" in err
     assert not (tmp_path / "reg").exists()
+
+
+def test_a_classifier_names_labels_that_do_not_match_the_rows() -> None:
+    X = np.random.default_rng(0).standard_normal((6, 2))
+    with pytest.raises(ValueError, match=r"inconsistent numbers of samples: \[6, 0\]"):
+        NystromKRLSClassifier(m=3).fit(X, np.zeros(0))
+    with pytest.raises(ValueError, match="X: Found array with 0 sample"):
+        NystromKRLSClassifier(m=3).fit(X[:0], np.zeros(0))

@@ -233,3 +233,17 @@ def test_a_listing_into_a_closed_pipe_ends_quietly() -> None:
     listing.stdout.close()  # as `head -1` does once it has its line: the listing writes after
     _, err = listing.communicate(timeout=60)
     assert listing.returncode == 0 and b"Traceback" not in err, err.decode()
+
+
+@pytest.mark.parametrize("folder", ["", "results", ".", "reproduce/out"])
+def test_a_smoke_run_never_writes_into_the_repository(folder: str) -> None:
+    """Tiny numbers over the committed results, or files in the checkout: refused, exit 2."""
+    before = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                            cwd=REPO, capture_output=True, text=True).stdout
+    done = subprocess.run([sys.executable, "-m", "reproduce", "make", "table1", "--smoke",
+                           folder], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("reproduce: --smoke ")
+    after = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                           cwd=REPO, capture_output=True, text=True).stdout
+    assert after == before

@@ -144,3 +144,9 @@ def test_gemm_note_names_each_datasets_rates_when_they_differ() -> None:
     assert gemm_note(close).endswith("median 65 GFLOP/s, range 60–70")
     # one dataset: nothing to split
     assert gemm_note(adult).endswith("median 56 GFLOP/s, range 56–92")
+
+
+def test_a_table_of_a_path_that_does_not_exist_says_so(tmp_path, kernreg_cli) -> None:
+    code, _, err = kernreg_cli(["table", str(tmp_path / "nope")])
+    assert code == 2
+    assert f"no results at {tmp_path / 'nope'}: it does not exist" in err

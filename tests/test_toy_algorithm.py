@@ -128,8 +128,9 @@ def test_a_registered_toy_runs_through_preflight_trials_store_and_tables(
 def test_its_schema_rejects_unknown_keys_with_its_own_key_list(
     toy: AlgorithmSpec, tmp_path: Path
 ) -> None:
-    with pytest.raises(ConfigError, match=r"algorithms\[0\]: unknown key 'columns'; allowed "
-                                          r"keys: label, lambdas, n_columns, name"):
+    with pytest.raises(ConfigError, match=r"algorithms\[0\]: unknown key 'columns' \(did you "
+                                          r"mean 'n_columns'\?\); allowed keys: label, "
+                                          r"lambdas, n_columns, name"):
         load_experiment(_with(tmp_path, "n_columns: 8", "columns: 8"))
 
 

@@ -167,6 +167,9 @@ def get_device(spec: Any = "cpu", *, memory_bytes: int | None = None,
     except ImportError:
         raise ValueError(f"device {spec!r} needs PyTorch (pip install torch), which is not "
                          "installed") from None
+    except OSError as exc:  # installed, but a library it links (a CUDA build's) is missing
+        raise ValueError(f"device {spec!r}: PyTorch is installed but does not load ({exc}); "
+                         f"install the build for this machine (docs/gpu.md)") from None
     if spec.startswith("cuda"):
         if not torch.cuda.is_available():
             raise ValueError(f"device {spec!r}: no CUDA GPU is visible to this PyTorch "

@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+import yaml
 
 from kernreg.cli.configs import resolve_config_argument
 from kernreg.cli.data import data_options
@@ -36,6 +38,7 @@ from kernreg.experiment.protocol import (
 )
 from kernreg.results.collect import collect_results
 from kernreg.results.run_folder import kind_words
+from kernreg.results.store import RunStore
 from kernreg.results.tables import (
     Collected,
     is_table_config,
@@ -124,6 +127,9 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
                    "and recorded in the run's manifest: a dotted key, an algorithm by its "
                    "label (protocol.trials=3, kernel.sigma=4, algorithms.nytro.max_iter=200); "
                    "the value is YAML. `--set name=NEW` keeps the run beside the original.")
+@click.option("--print-config", is_flag=True,
+              help="Print the config as the run would use it (defaults filled in, --set and "
+                   "the other options applied, its hash) and exit without running.")
 @click.option("--report", "with_report", is_flag=True,
               help="At the end, write the HTML report of the run (tables beside the papers' "
                    "values, every figure, provenance) to OUT/<name>/report.html; of a table "
@@ -134,8 +140,8 @@ def experiment_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
         out: str | None, resume: bool, smoke: bool, force: bool, only: tuple[str, ...],
         no_progress: bool, scheduler: str | None, scheduler_file: str | None,
-        device: str | None, settings: tuple[str, ...], with_report: bool, mirror: str | None,
-        cache_dir: str | None, offline: bool | None) -> None:
+        device: str | None, settings: tuple[str, ...], print_config: bool, with_report: bool,
+        mirror: str | None, cache_dir: str | None, offline: bool | None) -> None:
     """Run the experiment of CONFIG (a YAML file, or the name of a shipped config: `kernreg
     configs` lists them): every algorithm, every trial. A config of a registered protocol
     (`protocol: {kind: streaming}`, `online_regression`) runs that protocol's trials and
@@ -152,6 +158,9 @@ def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
     progress = show_progress(no_progress, quiet)
     out = out_folder(out, smoke)
     kind = config_kind(config)
+    if print_config and kind != HOLDOUT:
+        raise click.UsageError(f"--print-config applies to hold-out configs; {config} is a "
+                               f"{kind_words(kind) if kind != 'table' else 'table'} config")
     if kind not in (HOLDOUT, "table"):
         for option, given in (("--only", only), ("--scheduler", scheduler or scheduler_file),
                               ("--device", device not in (None, "cpu"))):
@@ -190,17 +199,26 @@ def run(ctx: click.Context, config: str, trials: int | None, seed: int | None,
         return
     export_data_settings(mirror, cache_dir, offline)
     exp = load_experiment(config, overrides, smoke, settings)
+    if print_config:
+        click.echo(f"# {exp.path}: as `kernreg run` would use it (config hash "
+                   f"{exp.config_hash()[:12]}…)")
+        click.echo(yaml.safe_dump(exp.as_dict(), sort_keys=False, allow_unicode=True), nl=False)
+        return
+    run_dir = run_dir_for(exp, out)
+    kept = len(RunStore(run_dir).trial_files()) if resume else 0  # what --resume keeps
+    started = time.perf_counter()
     results = run_experiment(exp, out, resume=resume, force=force, progress=progress,
                              only=only)
+    seconds = time.perf_counter() - started
     one_label_each = results.groupby("algorithm")["label"].nunique().max() == 1
     two_parameter_paths = results["m_selected"].notna().any()
     # m sweeps and (λ, m) paths: one row per label
     table = "table2" if one_label_each and not two_parameter_paths else "summary"
     click.echo(render_table(table, Collected(results), "md"))
-    run_dir = run_dir_for(exp, out)
     report = _write_report([run_dir], run_dir / "report.html",
                            f"kernreg: {exp.name}") if with_report else None
     if not quiet:
+        click.echo(finished_line(len(results), min(kept, len(results)), seconds))
         click.echo(next_steps(run_dir, report))
 
 

@@ -7,6 +7,7 @@ the file and the key path (``algorithms[1].stopping.window``) and says what is a
 from __future__ import annotations
 
 import copy
+import difflib
 import inspect
 import logging
 import math
@@ -205,15 +206,29 @@ def _key_path(parts: Any) -> str:
     return text or "(top level)"
 
 
+def _did_you_mean(unknown: list[Any], properties: dict[str, Any]) -> str:
+    """`` (did you mean 'x'?)`` for unknown keys close to a key of this section or of one of
+    its sections one level down (``trails`` → ``protocol.trials``); empty when none is."""
+    keys = {key: repr(key) for key in properties}
+    for name, sub in properties.items():
+        if isinstance(sub, dict) and isinstance(sub.get("properties"), dict):
+            keys.update({key: f"{name}.{key}" for key in sub["properties"] if key not in keys})
+    close = [keys[match] for key in unknown
+             for match in difflib.get_close_matches(str(key), list(keys), n=1, cutoff=0.75)]
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
 def _explain(error: jsonschema.ValidationError, prefix: list[Any]) -> str:
     """One line for one schema violation: the key path, then what is wrong and what is allowed."""
     where = _key_path([*prefix, *error.absolute_path])
     schema, value = error.schema, error.instance
     if error.validator == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
-        unknown = sorted(set(value) - set(allowed))
+        unknown = sorted(set(value) - set(allowed), key=str)
+        hint = _did_you_mean(unknown, schema.get("properties", {}))
         return (f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
-                f"{', '.join(repr(k) for k in unknown)}; allowed keys: {', '.join(allowed)}")
+                f"{', '.join(repr(k) for k in unknown)}{hint}; allowed keys: "
+                f"{', '.join(allowed)}")
     if error.validator == "required":
         return f"{where}: {error.message.replace('is a required property', 'is required')}"
     if error.validator == "enum":

@@ -56,7 +56,15 @@ def _list_index(items: list[Any], part: str, key: str) -> int:
     entry whose label, or else whose name, it is."""
     if part.lstrip("-").isdigit():
         index = int(part)
-        if not -len(items) <= index < len(items):
+        inside = -len(items) <= index < len(items)
+        labelled = [i for i, item in enumerate(items) if isinstance(item, dict)
+                    and str(item.get("label", item.get("name"))) == part]
+        if labelled and (not inside or labelled != [index % len(items)]):  # which one is meant?
+            position = f"entry {index}" if inside else "no entry"
+            raise ConfigError(f"--set {key}: {part!r} is the label of entry {labelled[0]} and "
+                              f"the position of {position}; give that entry a label that is "
+                              f"not a number")
+        if not inside:
             raise ConfigError(f"--set {key}: no entry {index} (there are {len(items)})")
         return index
     for field in ("label", "name"):

@@ -487,7 +487,7 @@ def run_trials_on_dask(exp: Experiment, todo: Sequence[tuple[Algorithm, int]],
             futures[future] = (algo.label, trial)
         failed: list[tuple[str, int, BaseException]] = []
         bar = tqdm(total=len(futures), desc=f"{exp.name} on {scheduler}", unit="trial",
-                   disable=not progress, leave=False)
+                   disable=None if progress else True, leave=False)
         for done, future in enumerate(as_completed(futures), start=1):
             label, trial = futures[future]
             if future.status == "error":

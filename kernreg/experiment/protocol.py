@@ -241,7 +241,8 @@ def run_protocol(spec: ProtocolSpec, cfg: ProtocolConfig, out: str | Path, *,
                     "settings": list(settings)}
         store.open(manifest, resume=resume, force=force)
         todo = [t for t in range(cfg.trials) if not store.completed(t)]
-        for trial in tqdm(todo, desc=cfg.name, unit="trial", disable=not progress, leave=False):
+        for trial in tqdm(todo, desc=cfg.name, unit="trial",
+                          disable=None if progress else True, leave=False):  # a terminal's
             start = time.perf_counter()
             store.save_trial(trial, spec.trial(cfg, prepared, trial))
             log.info("%s trial %d in %.3g s", cfg.name, trial, time.perf_counter() - start)

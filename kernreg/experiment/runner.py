@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from itertools import groupby
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from kernreg.experiment.devices import check_device_support, experiment_device, 
 from kernreg.experiment.preflight import check_device_memory, check_memory, check_numerics
 from kernreg.experiment.provenance import source_commit, utc_now
 from kernreg.experiment.resources import environment, gemm_gflops, resolve_blas_threads
-from kernreg.experiment.trial import prepare_data, run_trial
+from kernreg.experiment.trial import PreparedData, prepare_data, run_trial
 from kernreg.kernels.compiled import warm_up
 from kernreg.progress import progress_sink
 from kernreg.results.store import RunStore
@@ -137,41 +137,63 @@ def _run_locked(exp: Experiment, store: RunStore, algorithms: tuple[Algorithm, .
 
             connection = dask_client(scheduler)  # reached before the manifest is written
         with connection as client:
+            fresh = not store.has_results()  # a run refused before its first trial leaves none
             store.open(manifest, resume=resume, force=force, redo=only)
             todo = [(algo, t) for algo in algorithms for t in range(exp.protocol["trials"])
                     if not store.completed(algo.label, t)]
             if todo and scheduler != "local":
                 from kernreg.experiment.distributed import run_trials_on_dask
 
-                run_trials_on_dask(exp, todo, data, store.save_trial, progress=progress,
-                                   peaks={e.label: e.peak_bytes for e in estimates},
-                                   client=client)
+                with _unstarted_unless_trials(store, fresh):
+                    run_trials_on_dask(exp, todo, data, store.save_trial, progress=progress,
+                                       peaks={e.label: e.peak_bytes for e in estimates},
+                                       client=client)
                 store.update_manifest(finished_at=utc_now())
                 return store.finalize()
         # the yardstick of this process's times (hosts differ 2.5× on the same run); a smoke
         # run's times mean nothing
         gflops = gemm_gflops() if todo and not exp.smoke else None
-        bar = tqdm(todo, desc=exp.name, unit="trial", disable=not progress, leave=False)
-        for _, trials in groupby(bar, key=lambda todo_item: todo_item[0].label):
-            # one algorithm's trials hand their big kernel arrays on
-            # (kernreg.solvers.blocks.buffers)
-            with reuse_buffers():
-                for algo, trial in trials:
-                    where = f"{algo.label} trial {trial}"
-                    bar.set_postfix_str(where)
-                    # "auto" threads follow the load trial by trial; the record keeps the count
-                    with threadpool_limits(
-                            limits=resolve_blas_threads(exp.budget["blas_threads"])), \
-                            progress_sink(_show_progress(bar, where), BAR_INTERVAL):
-                        record = run_trial(exp, algo, data, trial, gflops, memory)
-                    store.save_trial(record)
-                    log.info("%s: %s in %.3g s (fit and selection), test RMSE %.4g%s", where,
-                             _selected_text(record.param_name, record.selected),
-                             record.model_selection_time, record.test_rmse,
-                             "; t* is max_iter: the path ended at its cap"
-                             if record.info.get("stopped_at_cap") else "")
+        # disable=None: tqdm draws on a terminal only, never frames into a file or a pipe
+        bar = tqdm(todo, desc=exp.name, unit="trial", disable=None if progress else True,
+                   leave=False)
+        with _unstarted_unless_trials(store, fresh):
+            for _, trials in groupby(bar, key=lambda todo_item: todo_item[0].label):
+                # one algorithm's trials hand their big kernel arrays on
+                # (kernreg.solvers.blocks.buffers)
+                with reuse_buffers():
+                    for algo, trial in trials:
+                        _run_one(exp, algo, trial, data, gflops, memory, store, bar)
     store.update_manifest(finished_at=utc_now())
     return store.finalize()
+
+
+def _run_one(exp: Experiment, algo: Algorithm, trial: int, data: PreparedData,
+             gflops: float | None, memory: MemoryBudget, store: RunStore, bar: tqdm) -> None:
+    """Run and store one trial, its progress on the bar and in the ``-v`` log."""
+    where = f"{algo.label} trial {trial}"
+    bar.set_postfix_str(where)
+    # "auto" threads follow the load trial by trial; the record keeps the count
+    with threadpool_limits(limits=resolve_blas_threads(exp.budget["blas_threads"])), \
+            progress_sink(_show_progress(bar, where), BAR_INTERVAL):
+        record = run_trial(exp, algo, data, trial, gflops, memory)
+    store.save_trial(record)
+    log.info("%s: %s in %.3g s (fit and selection), test RMSE %.4g%s", where,
+             _selected_text(record.param_name, record.selected), record.model_selection_time,
+             record.test_rmse, "; t* is max_iter: the path ended at its cap"
+             if record.info.get("stopped_at_cap") else "")
+
+
+@contextmanager
+def _unstarted_unless_trials(store: RunStore, fresh: bool) -> Iterator[None]:
+    """A new run that ends (refused, failed or interrupted) before its first trial is stored
+    takes its manifest back (:meth:`~kernreg.results.run_folder.RunFolder.unstart`): the
+    folder is as it found it, and the next run needs no ``--force``."""
+    try:
+        yield
+    except BaseException:
+        if fresh:
+            store.unstart()
+        raise
 
 
 def _selected_text(param_name: str | None, selected: float) -> str:

@@ -275,6 +275,21 @@ class RunFolder:
             os.close(fd)
 
     # ------------------------------------------------------------------------- trial files
+    def unstart(self) -> None:
+        """Undo :meth:`start` of a run that ended before its first trial (a refusal that comes
+        only once trials run): the manifest and the empty ``trials/`` go, so the folder is as
+        the run found it and the next run needs no ``--force`` (call with the lock held)."""
+        if self.trial_files():
+            return
+        for path in (self.manifest_path,):
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+        if self.trials_dir.is_dir() and not self.trials_dir.is_symlink():
+            try:
+                self.trials_dir.rmdir()  # only when empty: nothing of anyone else's goes
+            except OSError:
+                pass
+
     def trial_files(self) -> list[Path]:
         """The trial files of the run (names matching :attr:`TRIAL_FILE`), sorted."""
         if not self.trials_dir.is_dir():

@@ -392,6 +392,9 @@ def read_results_csv(path: str | Path) -> pd.DataFrame:
     run_dir = csv.parent
     rebuild = (f"rebuild it from the trial files: kernreg table --rebuild {run_dir}"
                if (run_dir / "trials").is_dir() else "it is not one kernreg wrote")
+    if not path.exists():
+        raise ResultsError(f"no results at {path}: it does not exist (a run folder, as "
+                           f"`kernreg run` writes under --out, or its results.csv)")
     if not csv.is_file():
         raise ResultsError(f"no results found at {path} (expected {csv})")
     try:

@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils import Tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from kernreg._validation import check_choice, check_data
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
@@ -66,6 +66,7 @@ class OneVsAllClassifier(ClassifierMixin):
         check_choice(self.coding, "coding", CODINGS)
         check_data(X, "X")  # empty or malformed rows are named before the labels are read
         y = column_or_1d(np.asarray(y), warn=True)
+        check_consistent_length(X, y)  # as many labels as rows, before the classes are read
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:

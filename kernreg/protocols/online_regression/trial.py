@@ -173,7 +173,8 @@ def online_trials(cfg: OnlineRegressionConfig, parts: Sequence[int] | None = Non
         return
     with threadpool_limits(limits=cfg.budget["blas_threads"]):
         state = prepare(cfg)
-        for part in tqdm(parts, desc=cfg.name, unit="part", disable=not progress,
+        for part in tqdm(parts, desc=cfg.name, unit="part",
+                         disable=None if progress else True,  # a terminal's only
                          leave=False):
             yield run_part(state, part)
 

@@ -28,11 +28,14 @@ from __future__ import annotations
 import ctypes
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cython_lapack, lapack
+
+from kernreg.progress import report
 
 __all__ = ["CHUNK", "SPECTRAL_METHODS", "Tridiagonal", "eigh_fits", "spectral_method",
            "tridiagonal_min_norm", "tridiagonal_path_coefs", "tridiagonalize"]
@@ -133,6 +136,7 @@ class Tridiagonal:
         """``(w_c, S_c)``: ``T``'s eigenvalues and eigenvectors in ascending order,
         ``chunk`` at a time (each chunk computed by its index range, then dropped)."""
         for start in range(0, self.n, chunk):
+            report("tridiagonal eigenvectors {}/{}", start, self.n)
             yield _dstemr(self.d, self.e, start, min(start + chunk, self.n))
 
     def spectral_sum(self, z: np.ndarray, weights: Callable[[np.ndarray], np.ndarray],
@@ -159,7 +163,11 @@ def tridiagonalize(K: np.ndarray) -> Tridiagonal:
     float64, destroyed: ``Kᵀ = K`` is the Fortran array LAPACK factors)."""
     n = K.shape[0]
     lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
+    started = time.perf_counter()
+    log.info("tridiagonalizing the %d × %d kernel in place (LAPACK dsytrd, %.2g flops; no "
+             "progress until it returns)", n, n, 4 * n**3 / 3)
     A, d, e, tau, info = lapack.dsytrd(K.T, lower=1, lwork=max(lwork, 1), overwrite_a=1)
+    log.info("tridiagonalized in %.1f s", time.perf_counter() - started)
     if info:
         raise np.linalg.LinAlgError(f"dsytrd: illegal argument {-info}")
     if not np.shares_memory(A, K):  # pragma: no cover - a copy would double the memory
