@@ -254,6 +254,30 @@ def test_download_with_wrong_checksum_is_not_kept(tmp_path: Path,
         unregister(toy.name)
 
 
+def test_a_failed_download_is_tried_once_per_run(tmp_path: Path, http_root: tuple[Path, str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table of runs on one missing dataset asks its sources once: the second load in the
+    same process names the earlier failure instead of downloading again."""
+    from kernreg.datasets import fetch
+
+    _, url = http_root
+    toy = Toy(tmp_path / "d", "toy_missing", urls=(f"{url}/nowhere",))
+    (toy.mirror / "toy" / "toy.t").unlink()
+    calls = []
+    real_create = fetch.pooch.create
+    monkeypatch.setattr(fetch.pooch, "create",
+                        lambda **kw: calls.append(kw["urls"]) or real_create(**kw))
+    register(toy.spec)
+    try:
+        with pytest.raises(DataError, match=r"download of .*nowhere/toy.t failed: 404"):
+            toy.load(offline=False)
+        with pytest.raises(DataError, match=r"nowhere/toy.t failed \(earlier in this run: 404"):
+            toy.load(offline=False)
+        assert len(calls) == 1
+    finally:
+        unregister(toy.name)
+
+
 @pytest.mark.parametrize("toy", [{"pin": True}], indirect=True)
 def test_file_without_published_checksum_is_pinned(toy: Toy, caplog: pytest.LogCaptureFixture
                                                    ) -> None:

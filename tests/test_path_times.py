@@ -178,7 +178,16 @@ def test_old_trial_files_load_without_times_and_skip_the_figure(tmp_path: Path) 
     assert "no trial recorded when its path points were reached" in skipped["error_vs_time"]
 
 
-def test_the_time_figure_draws_one_line_per_label_at_the_recorded_times() -> None:
+def _curves(ax) -> dict[str, list]:
+    """The trials' curves of an axes by label (each label's first curve carries its legend
+    entry, the others its colour)."""
+    lines = ax.get_lines()
+    first = {ln.get_label().split(" ")[0]: ln for ln in lines if not ln.get_label().startswith("_")}
+    return {label: [ln for ln in lines if ln.get_color() == head.get_color()]
+            for label, head in first.items()}
+
+
+def test_the_time_figure_draws_each_trial_at_its_recorded_times() -> None:
     t = np.arange(1.0, 5.0)
     records = [_record(k, "nytro", "nytro", "iterations", t, 0.6 + 0.1 / t + 0.01 * k, 3,
                        (1 + k) * 0.01 * t) for k in range(2)]
@@ -187,14 +196,19 @@ def test_the_time_figure_draws_one_line_per_label_at_the_recorded_times() -> Non
     figures, _ = captioned_figures(_synthetic_run(records))
     drawn = figures["error_vs_time"]
     ax = drawn.figure.axes[0]
-    lines = {ln.get_label().split(" ")[0]: ln for ln in ax.get_lines()}
-    assert set(lines) == {"nytro", "nkrls"} and ax.get_xscale() == "log"
-    np.testing.assert_allclose(lines["nytro"].get_xdata(), 0.015 * t)  # median of the trials
-    np.testing.assert_allclose(lines["nytro"].get_ydata(), 0.605 + 0.1 / t)
-    np.testing.assert_allclose(lines["nkrls"].get_xdata(), [0.25] * 3)  # every λ at once
-    assert f"test RMSE {format_number(0.505, 0.005)}" in lines["nytro"].get_label()
-    assert len(ax.collections) == 2  # each label's selected points
+    curves = _curves(ax)
+    assert set(curves) == {"nytro", "nkrls"} and ax.get_xscale() == "log"  # 0.01 to 0.3 s
+    for k, line in enumerate(curves["nytro"]):  # each trial its own times and errors
+        np.testing.assert_allclose(line.get_xdata(), (1 + k) * 0.01 * t)
+        np.testing.assert_allclose(line.get_ydata(), 0.6 + 0.1 / t + 0.01 * k)
+    np.testing.assert_allclose(curves["nkrls"][0].get_xdata(), [0.2] * 3)  # every λ at once
+    assert f"test RMSE {format_number(0.505, 0.005)}" in curves["nytro"][0].get_label()
+    # each trial's selected point, on its own curve
+    assert len(ax.collections) == 4
+    picked = np.array([c.get_offsets()[0] for c in ax.collections])
+    assert np.isclose(picked, [0.03, 0.6 + 0.1 / 3]).all(axis=1).any()  # trial 0's t* = 3
     assert drawn.caption.startswith("Validation RMSE against the time at which it was known")
+    assert "one curve per trial" in drawn.caption
     assert len(drawn.figure.axes) == 1  # no test path recorded
 
 
@@ -208,10 +222,13 @@ def test_a_recorded_test_path_is_drawn_against_the_same_times() -> None:
     records.append(_record(0, "nytro", "nytro", "iterations", t, 0.7 / t, 3, 0.1 * t))
     drawn = captioned_figures(_synthetic_run(records))[0]["error_vs_time"]
     val_ax, test_ax = drawn.figure.axes
-    (curve,) = test_ax.get_lines()
-    np.testing.assert_allclose(curve.get_xdata(), [0.1, 0.2, 0.3])
-    np.testing.assert_allclose(curve.get_ydata(), test["rmse"])
-    assert len(val_ax.get_lines()) == 2 and "test RMSE" in drawn.caption
+    for curve in test_ax.get_lines():  # the two NKRLS trials
+        np.testing.assert_allclose(curve.get_xdata(), [0.1, 0.2, 0.3])
+        np.testing.assert_allclose(curve.get_ydata(), test["rmse"])
+    assert len(test_ax.get_lines()) == 2 and len(val_ax.get_lines()) == 3
+    assert "test RMSE" in drawn.caption
+    # 0.1 to 0.3 s: less than a decade, a linear axis (a narrow log axis crowds its labels)
+    assert val_ax.get_xscale() == "linear" and "linear scale" in drawn.caption
 
 
 @pytest.fixture(scope="module")
@@ -240,9 +257,8 @@ def test_a_real_run_records_times_and_draws_them(small_run: RunData) -> None:
     figures, _ = captioned_figures(small_run)
     fig = figures["error_vs_time"].figure
     assert len(fig.axes) == 1  # no test path recorded
-    lines = {ln.get_label().split(" ")[0]: ln for ln in fig.axes[0].get_lines()}
-    assert set(lines) == {"nkrls", "nytro"}
+    curves = _curves(fig.axes[0])
+    assert set(curves) == {"nkrls", "nytro"}
     nytro = [r for r in small_run.records if r.label == "nytro"]
-    expected = np.median([r.path_seconds[:min(r.path_seconds.size for r in nytro)]
-                          for r in nytro], axis=0)
-    np.testing.assert_allclose(lines["nytro"].get_xdata()[:expected.size], expected)
+    for record, line in zip(nytro, curves["nytro"], strict=True):
+        np.testing.assert_allclose(line.get_xdata(), np.sort(record.path_seconds))

@@ -3,6 +3,7 @@ table config."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -251,8 +252,10 @@ def _run_table(config: str, experiments: list[Experiment], out: str, *, force: b
                            progress=progress, only=() if wanted is None else labels)
         except KernregError as exc:
             click.echo(f"{exp.name}: not run: {exc}", err=True)
-    click.echo(render_table(table["table"], collect_results((config,), out,
-                                                            default_out=DEFAULT_OUT), "md"))
+    collected = collect_results((config,), out, default_out=DEFAULT_OUT)
+    if any(exp.smoke for exp in experiments):  # the notes explain the full-size runs' cells
+        collected = dataclasses.replace(collected, notes=[])
+    click.echo(render_table(table["table"], collected, "md"))
     if with_report:
         done = [d for d in dict.fromkeys(run_dir_for(e, out) for e in experiments)
                 if (d / "results.csv").is_file()]

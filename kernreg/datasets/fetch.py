@@ -178,11 +178,20 @@ def _find_local(
     return None
 
 
+#: Downloads that failed in this process, by URL: tried once per invocation (a table of
+#: runs on one missing dataset would otherwise retry it for each run).
+_FAILED_DOWNLOADS: dict[str, str] = {}
+
+
 def _download(
     rf: RemoteFile, spec: DatasetSpec, settings: DataSettings, search: _Search
 ) -> tuple[Path, str] | None:
     folder = settings.raw_dir / spec.name
     for url in rf.urls:
+        if url in _FAILED_DOWNLOADS:
+            search.problems.append(f"download of {url} failed (earlier in this run: "
+                                   f"{_FAILED_DOWNLOADS[url]})")
+            continue
         fetcher = pooch.create(
             path=folder,
             base_url="",
@@ -193,6 +202,7 @@ def _download(
         try:
             path = Path(fetcher.fetch(rf.name, progressbar=True))
         except Exception as exc:  # network, HTTP and checksum errors all mean: try the next URL
+            _FAILED_DOWNLOADS[url] = _short(exc)
             search.problems.append(f"download of {url} failed: {_short(exc)}")
             continue
         sha256, ok = _verify(path, rf, spec, settings)

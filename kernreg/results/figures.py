@@ -498,35 +498,36 @@ def _draw_error_vs_time(run: RunData) -> CaptionedFigure | None:
     fig, axes = plt.subplots(1, 2 if test_measure else 1, figsize=(11 if test_measure else 6, 4),
                              layout="constrained", squeeze=False)
     ax_val = axes[0, 0]
-    counts = []
+    counts, times = [], []
     colours = _algorithm_colours({label: recs[0].algorithm for label, recs in by_label.items()})
     for label, recs in by_label.items():
         i = colours[label]
-        paths = [_timed_path(r, test_measure) for r in recs]
-        _, _, vals = _align([p.val for p in paths], [p.grid for p in paths])
-        _, _, secs = _align([p.seconds for p in paths], [p.grid for p in paths])
-        x = _nan_stat(secs, "median")
-        keep = np.isfinite(x) & (x > 0)
-        order = np.argsort(x[keep], kind="stable")  # a walk over λ may run backwards in λ
         test = np.array([r.measures.get(measure, r.test_rmse) for r in recs], dtype=float)
         spread = float(test.std()) if len(test) > 1 else None
-        ax_val.plot(x[keep][order], _nan_stat(vals, "median")[keep][order], marker="o", ms=2,
-                    lw=1.2, color=f"C{i}", label=f"{label} ({algorithm_title(recs[0].algorithm)})"
-                    f": test {title} {format_number(float(test.mean()), spread)}")
-        picks = [(p.seconds[p.selected], p.val[p.selected]) for p in paths
-                 if p.selected is not None and p.seconds[p.selected] > 0]
-        if picks:
-            ax_val.scatter(*zip(*picks, strict=True), marker="v", s=40, color=f"C{i}",
-                           edgecolors="black", linewidths=0.5, zorder=3)
-        if test_measure and all(test_measure in r.test_path for r in recs):
-            _, _, tests = _align([p.test for p in paths], [p.grid for p in paths])
-            axes[0, 1].plot(x[keep][order], _nan_stat(tests, "median")[keep][order],
-                            marker="o", ms=2, lw=1.2, color=f"C{i}", label=label)
+        legend = (f"{label} ({algorithm_title(recs[0].algorithm)}): test {title} "
+                  f"{format_number(float(test.mean()), spread)}")
+        with_test = bool(test_measure) and all(test_measure in r.test_path for r in recs)
+        for k, p in enumerate(_timed_path(r, test_measure) for r in recs):
+            # each trial its own curve, in the order its points became known (a walk over λ
+            # may run backwards in λ): never a median re-sorted into a shape no trial had
+            keep = np.flatnonzero(np.isfinite(p.seconds) & (p.seconds > 0) & np.isfinite(p.val))
+            keep = keep[np.argsort(p.seconds[keep], kind="stable")]
+            times += p.seconds[keep].tolist()
+            ax_val.plot(p.seconds[keep], p.val[keep], marker="o", ms=1.5, lw=0.9, alpha=0.75,
+                        color=f"C{i}", label=legend if k == 0 else None)
+            if p.selected is not None and p.selected in keep:
+                ax_val.scatter([p.seconds[p.selected]], [p.val[p.selected]], marker="v", s=40,
+                               color=f"C{i}", edgecolors="black", linewidths=0.5, zorder=3)
+            if with_test:
+                axes[0, 1].plot(p.seconds[keep], p.test[keep], marker="o", ms=1.5, lw=0.9,
+                                alpha=0.75, color=f"C{i}", label=label if k == 0 else None)
         counts.append(f"{label} {_trials(len(recs))}")
+    # a log axis where the times span a decade or more; a narrow range reads best linear
+    logarithmic = bool(times) and max(times) >= 10 * min(times)
     for ax in axes[0]:
-        ax.set_xscale("log")
+        ax.set_xscale("log" if logarithmic else "linear")
         ax.set_xlabel("seconds since the start of the fit (model-selection clock)")
-        ax.grid(alpha=0.3, which="both")
+        ax.grid(alpha=0.3, which="both" if logarithmic else "major")
     ax_val.set_ylabel(f"validation {title}")
     ax_val.set_title(_title(run, "validation error against time"), fontsize=10)
     ax_val.legend(fontsize=7, title=f"▼ selected; test {title} of the selected models",
@@ -543,13 +544,13 @@ def _draw_error_vs_time(run: RunData) -> CaptionedFigure | None:
     untimed = sorted({r.label for r in run.records} - set(by_label))
     caption = (
         f"Validation {title} against the time at which it was known, in seconds from the start "
-        f"of the fit (the model-selection clock; log scale), one curve per label "
-        f"({'; '.join(counts)}): at each path point, the median over the trials with that "
-        f"point of its validation {title} against the median of its times. Points solved "
-        f"and scored together share one time (every λ of one eigendecomposition: a vertical "
-        f"line; an iteration path scored in chunks: steps); a path over levels (m' or D') is "
-        f"drawn as each level's best λ. ▼ marks each trial's selected point; the legend gives "
-        f"the test {title} of the selected models (mean ± std over trials)." + test_note
+        f"of the fit (the model-selection clock; {'log' if logarithmic else 'linear'} scale): "
+        f"one curve per trial, coloured by label ({'; '.join(counts)}), its points in the "
+        f"order they became known. Points solved and scored together share one time (every λ "
+        f"of one eigendecomposition: a vertical line; an iteration path scored in chunks: "
+        f"steps); a path over levels (m' or D') is drawn as each level's best λ. ▼ marks each "
+        f"trial's selected point on its own curve; the legend gives the test {title} of the "
+        f"selected models (mean ± std over trials)." + test_note
         + (f" Not drawn (no recorded times or another validation measure): "
            f"{', '.join(untimed)}." if untimed else ""))
     return CaptionedFigure(fig, caption)
@@ -557,23 +558,22 @@ def _draw_error_vs_time(run: RunData) -> CaptionedFigure | None:
 
 def error_vs_time_figure(run: RunData) -> Figure | None:
     """Validation error against the elapsed time of the fit at which it was known, for every
-    label whose trials recorded path times (``TrialRecord.path_seconds``): the median over
-    trials of the error and of the time at each path point, log-x, each trial's selected
-    point marked and the test error of the selected models in the legend; beside it, the test
-    error along the path where the run recorded one (``protocol.record_test_path``)."""
+    label whose trials recorded path times (``TrialRecord.path_seconds``): one curve per
+    trial (log-x where the times span a decade), each trial's selected point marked on it and
+    the test error of the selected models in the legend; beside it, the test error along the
+    path where the run recorded one (``protocol.record_test_path``)."""
     drawn = _draw_error_vs_time(run)
     return None if drawn is None else drawn.figure
 
 
 def captioned_figures(run: RunData) -> tuple[dict[str, CaptionedFigure], dict[str, str]]:
     """Every figure the run's contents allow with its caption, by file stem, and for what it
-    cannot draw the reason why (``kernreg plot`` and the HTML report say both)."""
+    cannot draw the reason why (``kernreg plot`` and the HTML report say both). The time
+    against m is drawn where the run swept m and is not missed where it did not."""
     figures: dict[str, CaptionedFigure] = {}
     skipped: dict[str, str] = {}
     time_fig = _draw_time_vs_m(run)
-    if time_fig is None:
-        skipped["time_vs_m"] = "no algorithm ran at two or more values of m"
-    else:
+    if time_fig is not None:
         figures["time_vs_m"] = time_fig
     labels = list(dict.fromkeys(r.label for r in run.records))
     test_fig = _draw_test_path(run)
