@@ -117,3 +117,15 @@ def test_a_shipped_config_runs_by_name_from_an_empty_folder(kernreg_cli, tmp_pat
     assert code == 0, err
     assert "| t* |" in out  # the selected parameter named
     assert (tmp_path / "results" / "smoke" / "adult_nytro" / "results.csv").is_file()
+
+
+def test_a_shipped_config_is_named_by_its_name_in_messages(kernreg_cli, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """From another folder, a shipped config's problem names it as the command did
+    (``adult_nytro``), not by the path of the installed file."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = kernreg_cli(["run", "adult_nytro", "--set", "protocol.trials=0"])
+    assert code == 2
+    assert err.startswith("error: adult_nytro: invalid config:"), err
+    assert str(REPO) not in err

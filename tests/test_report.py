@@ -100,6 +100,8 @@ def test_the_papers_values_stand_beside_ours_with_their_source() -> None:
     assert nytro["test RMSE"] == "0.68830 ± 0.00030" and nytro["time (s)"] == "0.640 ± 0.040"
     assert nytro["test RMSE, paper"] == "0.6873 ± 0.003 (NYTRO Table 2)"
     assert nytro["time (s), paper"] == "0.85 ± 0.05 (NYTRO Table 2)"
+    # the selected t* as the table's other cells (mean ± std), the paper's beside it
+    assert nytro["λ* / t*"] == "44 ± 0" and nytro["λ* / t*, paper"] == "44.9 ± 0.3 (NYTRO Table 2)"
     assert by_label.loc["m67_lam1e-12", "test error, paper"] == \
         "0.0186 (LiM §4.2 (= thesis §4.2) text)"
     sgm = by_label.loc["SGM_C"]
@@ -115,7 +117,7 @@ def test_the_papers_values_stand_beside_ours_with_their_source() -> None:
 def test_no_paper_column_where_nothing_is_published() -> None:
     table, notes = results_table(_rows("breast_cancer", "nytro", "nytro", [0.3], [0.1]))
     assert not [c for c in table.columns if c.endswith(", paper")] and notes == []
-    assert table.loc[0, "test RMSE"] == "0.300" and table.loc[0, "λ* / t* (median)"] == "44"
+    assert table.loc[0, "test RMSE"] == "0.300" and table.loc[0, "λ* / t*"] == "44"
 
 
 def test_the_report_of_a_run(run_dir: Path, tmp_path: Path) -> None:
@@ -186,3 +188,21 @@ def test_the_report_of_an_old_run_stored_before_any_of_this_was_recorded(tmp_pat
     assert "<th>kernel loops of the trials</th><td>not recorded (all 2 trials)</td>" in text
     assert "kernreg 0.1.0, python 3.11.7, numpy 2.4.6" in text  # the versions it recorded
     assert text.count("<figcaption>") == text.count("data:image/png;base64,") >= 1
+
+
+def test_per_class_measures_have_a_table_of_their_own() -> None:
+    """A multiclass run's accuracy of each class: one column per class would not fit beside
+    the results; its own table, one row per label."""
+    from kernreg.results.report import per_class_table
+
+    rows = _rows("mnist", "nkrls", "nkrls", [0.3, 0.3], [1.0, 1.2], task="multiclass",
+                 test_accuracy=[0.97, 0.96], test_accuracy_class_0=[0.99, 0.98],
+                 test_accuracy_class_1=[0.95, 0.97])
+    table, _ = results_table(rows)
+    assert "test accuracy" in table.columns
+    assert not [c for c in table.columns if "of class" in c]
+    per_class = per_class_table(rows)
+    assert list(per_class.columns) == ["dataset", "label", "test accuracy of class 0",
+                                       "test accuracy of class 1"]
+    assert per_class.loc[0, "test accuracy of class 1"] == "0.960 ± 0.010"
+    assert per_class_table(_rows("adult", "nytro", "nytro", [0.3], [0.1])) is None

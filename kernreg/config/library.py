@@ -10,34 +10,17 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from kernreg.config.experiment import HOLDOUT, protocol_kind
 from kernreg.config.loader import read_yaml
+from kernreg.config.shipped import SUFFIXES as _SUFFIXES
+from kernreg.config.shipped import config_reference, shipped_configs_dir
 from kernreg.datasets.own import file_dataset_name
 from kernreg.errors import ConfigError
 
 __all__ = ["ConfigEntry", "config_entries", "config_reference", "resolve_config",
            "shipped_configs_dir"]
-
-_SUFFIXES = (".yaml", ".yml")
-
-
-def shipped_configs_dir() -> Path | None:
-    """The folder of the shipped configs: ``kernreg/configs`` in an installed wheel, else the
-    ``configs/`` of the source checkout kernreg is imported from; None when neither exists."""
-    package = Path(str(resources.files("kernreg")))
-    installed = package / "configs"
-    if installed.is_dir():
-        return installed
-    # a checkout: its pyproject.toml beside the package tells it from a site-packages folder,
-    # whose configs/ (if any) would belong to some other distribution
-    checkout = package.parent / "configs"
-    if (package.parent / "pyproject.toml").is_file() and checkout.is_dir():
-        return checkout
-    return None
-
 
 def _shipped_names() -> dict[str, Path]:
     folder = shipped_configs_dir()
@@ -68,22 +51,6 @@ def resolve_config(name_or_path: str | os.PathLike[str]) -> Path:
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise ConfigError(f"config {str(name_or_path)!r}: no such file, and no shipped config of "
                       f"that name{hint} (`kernreg configs` lists them)")
-
-
-def config_reference(path: str | os.PathLike[str]) -> str:
-    """How to name a config file on a command line here: its path from the working folder
-    when it lies below it (``configs/adult_nytro.yaml`` in a checkout), else its name when it is
-    a shipped config (``adult_nytro``), else the path as given."""
-    path = Path(path)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        pass
-    folder = shipped_configs_dir()
-    if folder is not None and path.suffix in _SUFFIXES \
-            and path.resolve().parent == folder.resolve():
-        return path.stem
-    return str(path)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from kernreg.config.experiment import (
 from kernreg.config.file_dataset import file_dataset_section
 from kernreg.config.schema import experiment_schema
 from kernreg.config.settings import apply_settings
+from kernreg.config.shipped import config_reference
 from kernreg.config.smoke import smoke_config
 from kernreg.config.task import check_measures, check_task
 from kernreg.datasets import DatasetSpec, get_spec, paper_default
@@ -169,8 +170,8 @@ def read_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
         with open(path, "rb") as f:  # never more than the limit into memory
             raw = f.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB (the limit "
-                              f"of a config file)")
+            raise ConfigError(f"{config_reference(path)}: larger than "
+                              f"{MAX_CONFIG_BYTES // 1024} KiB (the limit of a config file)")
         text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file {path} not found") from None
@@ -188,14 +189,15 @@ def read_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
         finally:
             loader.dispose()
     except RecursionError:
-        raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
+        raise ConfigError(f"{config_reference(path)}: invalid YAML: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+        raise ConfigError(f"{config_reference(path)}: invalid YAML{where}: {problem}") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+        raise ConfigError(f"{config_reference(path)}: the config must be a mapping of keys to "
+                          f"values")
     return data
 
 
@@ -305,7 +307,7 @@ def raise_problems(path: Path, problems: list[str]) -> None:
         hidden = len(problems) - len(shown)
         more = f"\n  … and {hidden} more" if hidden else ""
         lines = "\n  ".join(shown)
-        raise ConfigError(f"{path}: invalid config:\n  {lines}{more}")
+        raise ConfigError(f"{config_reference(path)}: invalid config:\n  {lines}{more}")
 
 
 def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any] | None = None,
@@ -322,7 +324,8 @@ def parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any]
     if not settings:
         return _parse_experiment(data, path, overrides, smoke)
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of config keys at the top level")
+        raise ConfigError(f"{config_reference(path)}: expected a mapping of config keys at the "
+                          f"top level")
     try:
         exp = _parse_experiment(apply_settings(data, settings), path, overrides, smoke)
     except ConfigError as exc:
@@ -336,8 +339,9 @@ def _parse_experiment(data: dict[str, Any], path: Path, overrides: dict[str, Any
                       smoke: bool) -> Experiment:
     kind = protocol_kind(data)
     if kind != HOLDOUT:
-        raise ConfigError(f"{path}: protocol.kind: {kind!r} is not the hold-out protocol; "
-                          f"`kernreg run {path}` runs any registered protocol")
+        raise ConfigError(f"{config_reference(path)}: protocol.kind: {kind!r} is not the "
+                          f"hold-out protocol; `kernreg run {config_reference(path)}` runs any "
+                          f"registered protocol")
     _import_plugins(data, path)
     data, problems = _current_spelling(data, path)
     data = smoke_config(data, *_data_rows(data, path)) if smoke else copy.deepcopy(data)
@@ -378,12 +382,12 @@ def _import_plugins(data: dict[str, Any], path: Path) -> None:
     if plugins is None:
         return
     if not isinstance(plugins, list) or not all(isinstance(p, str) and p for p in plugins):
-        raise ConfigError(f"{path}: plugins: expected a list of module names or Python files, "
-                          f"got {plugins!r}")
+        raise ConfigError(f"{config_reference(path)}: plugins: expected a list of module "
+                          f"names or Python files, got {plugins!r}")
     try:
         load_plugins(plugins, path)
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{config_reference(path)}: {exc}") from None
 
 
 def _current_spelling(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
@@ -542,7 +546,7 @@ def _dataset(entry: dict[str, Any], path: Path, seed: int, memory_gb: float,
         try:
             spec = get_spec(dataset["name"])
         except DataError as exc:
-            raise ConfigError(f"{path}: dataset.name: {exc}") from None
+            raise ConfigError(f"{config_reference(path)}: dataset.name: {exc}") from None
         dataset["name"] = spec.name
     if dataset["target_coding"] != "pm1" and spec.task != "classification":
         problems.append(f"dataset.target_coding: {spec.name} is a regression dataset; only "

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from kernreg.atomic import write_text
+from kernreg.losses import get_measure
 from kernreg.results.figures import captioned_figures
 from kernreg.results.numbers import ROUNDING_RULE, format_number
 from kernreg.results.published_cells import read_paper_cells
@@ -61,6 +62,7 @@ th{background:#f2f2f2} td:first-child,th:first-child{text-align:left}
 table.provenance td,table.provenance th{text-align:left;vertical-align:top}
 figure{margin:1rem 0} img{max-width:100%} figcaption{font-size:.85rem;color:#555}
 p.note,ul.notes{font-size:.85rem;color:#555}
+div.wide{overflow-x:auto} table.results td,table.results th{white-space:nowrap}
 """
 
 
@@ -85,7 +87,8 @@ class PaperValue:
 
 def paper_values(rows: pd.DataFrame) -> dict[str, PaperValue]:
     """The papers' published values for the tidy rows of one (dataset, label), by quantity:
-    ``"time"`` or a measure name (``"rmse"``, ``"error"``, ``"hinge"``).
+    ``"time"``, a measure name (``"rmse"``, ``"error"``, ``"hinge"``) or ``"par"`` (the
+    selected λ* or t*).
 
     Looked up as ``kernreg table --compare-paper`` and the paper tables do: the cells of
     :data:`PAPER_CELL_FILES` by (dataset, algorithm label); thesis Table 6.2 by experiment
@@ -114,7 +117,7 @@ def paper_values(rows: pd.DataFrame) -> dict[str, PaperValue]:
                     f"{ref[mean]:g} ± {ref[std]:g}{unit}", THESIS_TABLE6,
                     "" if key[1] == label else f"the paper's {key[1]} row"))
     table2 = paper_table2()
-    for quantity in ("time", "rmse"):
+    for quantity in ("time", "rmse", "par"):
         text = table2.get((dataset, algorithm, quantity))
         if text:
             found.setdefault(quantity, PaperValue(text.replace("±", " ± "), NYTRO_TABLE2))
@@ -122,18 +125,22 @@ def paper_values(rows: pd.DataFrame) -> dict[str, PaperValue]:
 
 
 # ----------------------------------------------------------------------------- the results
-def _measure_columns(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
+def _measure_columns(rows: pd.DataFrame, per_class: bool = False
+                     ) -> list[tuple[str, str, str]]:
     """``(measure, column, title)`` of every test measure the summary shows for ``rows``
-    (those of the results' tasks; every class of a per-class measure)."""
+    (those of the results' tasks): the whole-test-set ones, or with ``per_class`` every class
+    of the per-class ones (a table of their own: a column per class would not fit a screen)."""
     return [(name, column, title) for name in summary_measures(rows)
+            if bool(get_measure(name).per_class) == per_class
             for column, title in measure_columns(rows, name)]
 
 
 def results_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """One row per (dataset, label) of tidy results — algorithm, m, trials, model-selection
-    time, the test measures and the selected parameters, by :func:`format_number` — with a
-    ``"<column>, paper"`` column beside a time or measure that has a published value
-    (:func:`paper_values`, the source named in the cell), and the notes on those sources."""
+    time, the test measures and the selected parameters (mean ± std over trials), by
+    :func:`format_number` — with a ``"<column>, paper"`` column beside a time, measure or
+    selected parameter that has a published value (:func:`paper_values`, the source named in
+    the cell), and the notes on those sources. Per-class measures: :func:`per_class_table`."""
     groups = [g for _, g in table.groupby(["dataset", "label"], sort=False)]
     measures = _measure_columns(table)
     papers = [paper_values(g) for g in groups]
@@ -153,18 +160,36 @@ def results_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
                 row[f"{title}, paper"] = f"{paper.text} ({paper.source})" if paper else ""
         param = g["param_name"].iloc[0] if "param_name" in g else None
         if isinstance(param, str) and param:
-            row["λ* / t* (median)"] = format_number(float(np.median(g["selected"])))
+            row["λ* / t*"] = _mean_spread(g["selected"])
             capped = int(g["stopped_at_cap"].fillna(False).astype(bool).sum()) \
                 if "stopped_at_cap" in g else 0
             if capped:  # t* is max_iter: the path was cut, not stopped
-                row["λ* / t* (median)"] += f" (max_iter in {capped} of {len(g)} trials)"
+                row["λ* / t*"] += f" (max_iter in {capped} of {len(g)} trials)"
+        if "par" in quoted:
+            paper = found.get("par")
+            row["λ* / t*, paper"] = f"{paper.text} ({paper.source})" if paper else ""
         if "m_selected" in g and g["m_selected"].notna().any():
-            row["m* (median)"] = format_number(float(np.median(g["m_selected"].dropna())))
+            row["m*"] = _mean_spread(g["m_selected"])
         if "sigma_selected" in g and g["sigma_selected"].notna().any():
             counts = g["sigma_selected"].dropna().astype(float).value_counts()
             row["σ* (trials)"] = ", ".join(f"{format_number(v)} ×{c}" for v, c in counts.items())
         rows.append(row)
     return pd.DataFrame(rows, dtype=object).fillna(""), _paper_notes(table, papers)
+
+
+def per_class_table(table: pd.DataFrame) -> pd.DataFrame | None:
+    """The per-class measures (a multiclass run's accuracy of each class) of each (dataset,
+    label), mean ± std over trials, a column per class; None when the results have none."""
+    columns = _measure_columns(table, per_class=True)
+    if not columns:
+        return None
+    rows = []
+    for (dataset, label), g in table.groupby(["dataset", "label"], sort=False):
+        row: dict[str, Any] = {"dataset": dataset, "label": label}
+        row.update({title: _mean_spread(g[column]) if column in g else ""
+                    for _, column, title in columns})
+        rows.append(row)
+    return pd.DataFrame(rows, dtype=object).fillna("")
 
 
 def _paper_notes(table: pd.DataFrame, papers: Sequence[dict[str, PaperValue]]) -> list[str]:
@@ -300,6 +325,13 @@ def _provenance_html(rows: Sequence[tuple[str, str]]) -> str:
     return f'<table class="provenance">{body}</table>'
 
 
+def _wide(table: pd.DataFrame) -> str:
+    """A results table in one line per row, scrolled sideways where it is wider than the page
+    (cells never wrap over several lines)."""
+    return ('<div class="wide">' + table.to_html(index=False, escape=True, border=0,
+                                                 classes="results") + "</div>")
+
+
 def _notes_html(notes: Sequence[str]) -> str:
     if not notes:
         return ""
@@ -314,8 +346,10 @@ def _run_section(run: RunData) -> str:
              '<p class="note">Versions, BLAS and machine are those of the run\'s last '
              "invocation (a --resume rewrites them); threads, GEMM rate, device and kernel "
              "loops are each trial's own.</p>",
-             "<h3>Results</h3>", table.to_html(index=False, escape=True, border=0),
-             _notes_html(notes)]
+             "<h3>Results</h3>", _wide(table), _notes_html(notes)]
+    per_class = per_class_table(run.table)
+    if per_class is not None:
+        parts += ["<h3>Per class</h3>", _wide(per_class)]
     figures, skipped = captioned_figures(run)
     if figures:
         parts.append("<h3>Figures</h3>")
