@@ -25,7 +25,7 @@ if "numpy" not in _sys.modules:  # later, OpenBLAS has read the environment alre
 #: (``tests/test_public_api.py`` holds this list to the registry).
 ESTIMATORS = ("FeatureSGM", "IncrementalNystromKRLS", "KOLS", "KRLS", "KernelLandweber",
               "LibSVM", "MultiPassSGM", "NystromKRLS", "NystromPCG", "Nytro", "OnePassSGM",
-              "RandomFeaturesKRLS")
+              "RPCholeskyPCG", "RandomFeaturesKRLS")
 #: What a plugin (kernreg.plugins) registers its parts with: ``{public name: (module,
 #: name there)}``, loaded on first use like the estimators. A part is its spec plus one call,
 #: the same from a plugin as from kernreg's own files.

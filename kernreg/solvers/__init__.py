@@ -20,6 +20,7 @@ from kernreg.solvers.algorithms.nkrls import NystromKRLS
 from kernreg.solvers.algorithms.nytro import Nytro
 from kernreg.solvers.algorithms.pcg import NystromPCG
 from kernreg.solvers.algorithms.random_features import RandomFeaturesKRLS
+from kernreg.solvers.algorithms.rpcholesky_pcg import RPCholeskyPCG
 from kernreg.solvers.algorithms.sgm import OnePassSGM
 from kernreg.solvers.algorithms.sgm_features import FeatureSGM
 from kernreg.solvers.algorithms.sigm import MultiPassSGM
@@ -75,6 +76,7 @@ __all__ = [
     "OnePassSGM",
     "PathCV",
     "PivotedCholeskySampler",
+    "RPCholeskyPCG",
     "RPCholeskySampler",
     "RandomFeaturesKRLS",
     "RandomFeaturesKRLSClassifier",

@@ -44,6 +44,7 @@ from kernreg.solvers.blocks.cg import (
     NystromPreconditioner,
     cg_path,
     make_preconditioner,
+    walked_path,
 )
 from kernreg.solvers.blocks.iterative import prediction_rmse
 from kernreg.solvers.blocks.knm import knm_normal_product, make_knm
@@ -223,7 +224,7 @@ class NystromPCG(LambdaPathEstimator):
         finally:
             val_knm.close()
         self.n_iter_ = sum(s.n_iter for s in solved)
-        return _walked_path(lambdas, solved)
+        return walked_path(lambdas, solved)
 
     def _choose(self, state: NystromSetup, path: LambdaPath, j: int, k: int) -> None:
         solved = path.coef(j, k)
@@ -233,21 +234,6 @@ class NystromPCG(LambdaPathEstimator):
     def _refit(self, state: NystromSetup, X: Any, y: np.ndarray) -> None:
         (solved,) = _solve(self, X, y, state, np.array([self.best_lambda_]), self.best_iter_)
         self.alpha_ = solved.last
-
-
-def _walked_path(lambdas: np.ndarray, solved: list[LambdaSolve]) -> LambdaPath:
-    """The validated path of a λ walk (``lambdas`` in the walk's order, largest first), as
-    NKRLS reports its own: in increasing λ, each λ's lowest error, the iterations it ran and
-    the time its iterations ended; the selection is the lowest error (ties: the later,
-    smaller λ of the walk, then the earlier iteration)."""
-    _, neg_k, _ = min((s.errors.min(), -k, s.best_iter) for k, s in enumerate(solved))
-    order = np.argsort(lambdas)
-    ranked = [solved[j] for j in order]
-    return LambdaPath(lambdas[order], np.array([s.errors.min() for s in ranked]),
-                      lambda j, k: ranked[j],
-                      record={"iterations": np.array([s.n_iter for s in ranked])},
-                      choice=(int(np.flatnonzero(order == -neg_k)[0]), 0),
-                      seconds=np.array([s.seconds for s in ranked]))
 
 
 def _solve(est: NystromPCG, X: Any, y: np.ndarray, setup: NystromSetup, lambdas: np.ndarray,

@@ -18,19 +18,22 @@ held where it stopped while the others go on.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.linalg as la
 
 from kernreg.solvers.blocks.iterative import VALIDATION_CHUNK, run_validated
 from kernreg.solvers.blocks.knm import NormalProduct
+from kernreg.solvers.blocks.lambda_path import LambdaPath
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.path_clock import running_clock
 from kernreg.solvers.blocks.stopping import StoppingRule
 
 __all__ = ["PRECONDITIONERS", "FalkonPreconditioner", "LambdaSolve", "NystromPreconditioner",
-           "Preconditioner", "cg_path", "make_preconditioner"]
+           "Preconditioner", "Solver", "cg_path", "make_preconditioner", "walk_lambdas",
+           "walked_path"]
 
 #: ``B`` of the preconditioned system ``BᵀHBβ = BᵀK_nmᵀy``: Falkon's, or NYTRO's ``R⁻¹``.
 PRECONDITIONERS = ("falkon", "nystrom")
@@ -211,11 +214,33 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
     For k columns of ``rhs`` ``(m, k)``, ``score`` takes raveled ``(m·k, c)`` iterates (the
     loop's columns; :func:`~kernreg.solvers.blocks.outputs.raveled_error`) and the solves hold
     ``(m, k)`` coefficients."""
-    alpha = np.zeros((pre.factor.R.shape[0], *rhs.shape[1:]))
-    shape = alpha.shape
+    start = np.zeros((pre.factor.R.shape[0], *rhs.shape[1:]))
+    return walk_lambdas(lambda lam, alpha: _CG(normal, rhs, pre, lam, alpha, tol), start,
+                        lambdas, max_iter, rule, score)
+
+
+class Solver(Protocol):
+    """One λ's conjugate gradient, as :func:`walk_lambdas` runs it."""
+
+    alpha: np.ndarray
+
+    def step(self) -> np.ndarray: ...
+
+    def raveled_step(self) -> np.ndarray: ...
+
+    def converged(self) -> bool: ...
+
+
+def walk_lambdas(make: Callable[[float, np.ndarray], Solver], start: np.ndarray,
+                 lambdas: np.ndarray, max_iter: int, rule: StoppingRule, score: Any = None
+                 ) -> list[LambdaSolve]:
+    """The λ walk of :func:`cg_path` for any conjugate gradient: ``make(λ, α₀)`` starts λ's
+    solver from the previous λ's last iterate (``start`` for the first)."""
+    shape = start.shape
+    alpha = start
     solved = []
     for lam in lambdas:
-        cg = _CG(normal, rhs, pre, lam, alpha, tol)
+        cg = make(lam, alpha)
         if score is None:
             n_iter = 0
             while n_iter < max_iter and not cg.converged():
@@ -237,3 +262,18 @@ def cg_path(normal: NormalProduct, rhs: np.ndarray, pre: Preconditioner, lambdas
                                        clock() if clock is not None else float("nan")))
         alpha = solved[-1].last
     return solved
+
+
+def walked_path(lambdas: np.ndarray, solved: list[LambdaSolve]) -> LambdaPath:
+    """The validated path of a λ walk (``lambdas`` in the walk's order, largest first), as
+    NKRLS reports its own: in increasing λ, each λ's lowest error, the iterations it ran and
+    the time its iterations ended; the selection is the lowest error (ties: the later,
+    smaller λ of the walk, then the earlier iteration)."""
+    _, neg_k, _ = min((s.errors.min(), -k, s.best_iter) for k, s in enumerate(solved))
+    order = np.argsort(lambdas)
+    ranked = [solved[j] for j in order]
+    return LambdaPath(lambdas[order], np.array([s.errors.min() for s in ranked]),
+                      lambda j, k: ranked[j],
+                      record={"iterations": np.array([s.n_iter for s in ranked])},
+                      choice=(int(np.flatnonzero(order == -neg_k)[0]), 0),
+                      seconds=np.array([s.seconds for s in ranked]))
