@@ -21,6 +21,7 @@ from kernreg.solvers import (
     Nytro,
     OnePassSGM,
     RandomFeaturesKRLS,
+    RPCholeskyPCG,
     algorithm_names,
     algorithm_specs,
     get_algorithm,
@@ -68,13 +69,14 @@ def test_registry():
         "inkrls": IncrementalNystromKRLS,
         "rf": RandomFeaturesKRLS,
         "pcg": NystromPCG,
+        "rpcholesky_pcg": RPCholeskyPCG,
         "sgm": OnePassSGM,
         "sigm": MultiPassSGM,
         "sgm_rf": FeatureSGM,
         "libsvm": LibSVM,
     }
     assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf", "pcg",
-                                 "sgm", "sigm", "sgm_rf", "libsvm"]
+                                 "rpcholesky_pcg", "sgm", "sigm", "sgm_rf", "libsvm"]
     assert get_algorithm("NYTRO") is Nytro
     with pytest.raises(ValueError, match=r"unknown algorithm 'falkon'; registered: es, inkrls"):
         get_algorithm("falkon")

@@ -76,7 +76,7 @@ def test_wheel_installed_outside_the_checkout_compares_with_the_paper(tmp_path: 
     assert "(paper 0.6873±0.003)" in table.stdout  # NYTRO on Adult, from the package data
     assert "(paper 44.9±0.3)" in table.stdout
 
-    listed = _run(python, "-m", "kernreg", "configs", cwd=work, env=env)
+    listed = _run(python, "-m", "kernreg", "configs", "--all", cwd=work, env=env)
     assert listed.returncode == 0, listed.stderr
     names = {line.split()[0] for line in listed.stdout.splitlines() if line.strip()}
     assert {p.stem for p in (REPO / "configs").glob("*.yaml")} <= names

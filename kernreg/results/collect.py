@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from kernreg.config import load_experiment
@@ -52,6 +53,7 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
     frames: list[pd.DataFrame] = []
     sources: list[str] = []  # where each frame's rows come from, to name a repeated trial
     not_run, notes, missing, measures = [], [], [], []
+    listed: list[str] = []  # the experiments of the table configs, in their order
     files: dict[str, dict[str, Any]] = {}  # what runs on data files recorded of them
     pending: list[tuple[tuple[str, str], dict[str, Any], str]] = []  # not run: (pair, NA, warning)
     for item in inputs:
@@ -72,6 +74,7 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
             continue
         for run_config in runs:
             exp = load_experiment(run_config)
+            listed.append(exp.name)
             run_dir = Path(results_dir) / exp.name
             done: set[str] = set()
             if (run_dir / "results.csv").is_file() or (rebuild and (run_dir / "trials").is_dir()):
@@ -112,7 +115,12 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
         raise ResultsError("no results to tabulate:\n  " + "\n  ".join(missing) + hint
                            + "\nor take their rows from a results CSV (a committed one: "
                              "results/*_trials.csv) with --fallback CSV")
-    return Collected(_merge_frames(frames, sources), not_run, notes, missing, measures, files)
+    merged = _merge_frames(frames, sources)
+    if listed:  # the table config's order, whether a run's rows came from it or a fallback
+        place = merged["experiment"].map({name: i for i, name in enumerate(listed)})
+        merged = merged.iloc[np.argsort(place.fillna(len(listed)).to_numpy(), kind="stable")]
+        merged = merged.reset_index(drop=True)
+    return Collected(merged, not_run, notes, missing, measures, files)
 
 
 def _merge_frames(frames: list[pd.DataFrame], sources: list[str]) -> pd.DataFrame:
