@@ -102,14 +102,21 @@ def test_krls_takes_the_tridiagonal_path_where_eigh_does_not_fit(caplog) -> None
         KRLS(path_method="qr").fit(X, y)
 
 
-def test_kols_falls_back_to_the_tridiagonal_rule_where_eigh_does_not_fit() -> None:
+def test_kols_falls_back_to_the_tridiagonal_rule_where_eigh_does_not_fit(caplog) -> None:
     """An uncertified pivoted Cholesky (a smooth spectrum through the cut-off) falls back to
     the eigenvalue rule: eigh's where it fits, the tridiagonal path's in K's memory else."""
     rng = np.random.default_rng(0)
     X, X_val = rng.uniform(-1, 1, (500, 2)), rng.uniform(-1, 1, (50, 2))
     y = np.sin(3 * X[:, 0])
     fits = KOLS(sigma=0.7).fit(X, y)
-    tight = KOLS(sigma=0.7, max_memory=2 * 500 * 500 * 8 - 1).fit(X, y)
+    with caplog.at_level(logging.INFO, logger="kernreg.solvers.blocks"):
+        tight = KOLS(sigma=0.7, max_memory=2 * 500 * 500 * 8 - 1).fit(X, y)
+    assert "cannot certify the cut-off's rank" in caplog.text
+    assert "the eigenvalue rule by tridiagonal" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="kernreg.solvers.blocks"):  # certified: no word
+        certified = KOLS(sigma=0.05, max_memory=2 * 500 * 500 * 8 - 1).fit(X, y)
+    assert certified.factorization_ == "pivoted_cholesky" and "tridiagonal" not in caplog.text
     assert fits.factorization_ == "eigh" and tight.factorization_ == "tridiagonal"
     assert tight.rank_ == fits.rank_
     explicit = KOLS(sigma=0.7, solver="tridiagonal").fit(X, y)

@@ -155,8 +155,8 @@ class KOLS(KernelEstimator):
         rcond = default_rcond(len(y)) if self.rcond is None else self.rcond  # pinv's n
         rows = repeated_rows(X) if self.merge_duplicates else None
         size = len(y) if rows is None else rows.n_distinct
-        fallback = spectral_method("auto", size, self.max_memory, self.kernel_.device.is_numpy,
-                                   "KOLS")
+        # the uncertified Cholesky's fallback: decided here, logged by min_norm_solve if taken
+        fallback = spectral_method("auto", size, self.max_memory, self.kernel_.device.is_numpy)
         if rows is not None:  # M = C^{1/2} K_u C^{1/2} on the distinct rows, from Qᵀy
             X_u = X[rows.first]
             solution = min_norm_solve(lambda: self.kernel_.on_device(X_u), rows.reduce(y),

@@ -44,6 +44,7 @@ eigendecomposition, there (cuSOLVER on a GPU): PyTorch has no pivoted Cholesky.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -61,6 +62,8 @@ from kernreg.solvers.blocks.tridiagonal import tridiagonal_min_norm, tridiagonal
 
 __all__ = ["MIN_NORM_SOLVERS", "MinNormSolution", "check_solver", "default_rcond",
            "eigh_min_norm", "min_norm_solve", "pivoted_cholesky_min_norm"]
+
+log = logging.getLogger(__name__)
 
 #: Factorizations of :func:`min_norm_solve` (``tridiagonal``: the eigendecomposition's rule
 #: in ``K``'s memory, :mod:`kernreg.solvers.blocks.tridiagonal`).
@@ -324,6 +327,8 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
         if solution.certified:
             return solution
         del K  # destroyed by the factorization: its memory goes before the fresh one's
+        log.info("the pivoted Cholesky cannot certify the cut-off's rank (rank %d): the "
+                 "eigenvalue rule by %s", solution.rank, fallback)
         K = fresh()
         solver = fallback
     if solver == "tridiagonal" and is_host(K):

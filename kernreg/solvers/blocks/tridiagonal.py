@@ -61,14 +61,16 @@ def spectral_method(method: str, n: int, max_memory: int | None, on_host: bool =
                     who: str = "") -> str:
     """``eigh`` or ``tridiagonal`` for ``method`` (one of :data:`SPECTRAL_METHODS`): ``auto``
     takes ``eigh`` where its ``2n²`` float64 fit ``max_memory`` (or on a device, which has no
-    tridiagonal path here), else ``tridiagonal``, and says so in the log."""
+    tridiagonal path here), else ``tridiagonal``; ``who`` (the estimator taking the path now)
+    says so in the log, an empty one decides a fallback that may never be taken."""
     if method != "auto":
         return method
     if not on_host or eigh_fits(n, max_memory):
         return "eigh"
-    log.info("%s: eigh's kernel and eigenvectors (%.1f GiB) exceed the %.1f GiB budget: the "
-             "tridiagonal path in the kernel's own memory (%.1f GiB)", who or "spectral path",
-             2 * n * n * 8 / 2**30, max_memory / 2**30, n * n * 8 / 2**30)
+    if who:
+        log.info("%s: eigh's kernel and eigenvectors (%.1f GiB) exceed the %.1f GiB budget: "
+                 "the tridiagonal path in the kernel's own memory (%.1f GiB)", who,
+                 2 * n * n * 8 / 2**30, max_memory / 2**30, n * n * 8 / 2**30)
     return "tridiagonal"
 
 
