@@ -23,9 +23,9 @@ if "numpy" not in _sys.modules:  # later, OpenBLAS has read the environment alre
 #: The estimators of the algorithm registry, importable from the package itself (``from
 #: kernreg import NystromKRLS``); loaded on first use, so that ``import kernreg`` stays light
 #: (``tests/test_public_api.py`` holds this list to the registry).
-ESTIMATORS = ("FeatureSGM", "IncrementalNystromKRLS", "KOLS", "KRLS", "KernelLandweber",
-              "LibSVM", "MultiPassSGM", "NystromKRLS", "NystromPCG", "Nytro", "OnePassSGM",
-              "RPCholeskyPCG", "RandomFeaturesKRLS")
+ESTIMATORS = ("ASkotch", "EigenPro", "FeatureSGM", "IncrementalNystromKRLS", "KOLS", "KRLS",
+              "KernelLandweber", "LibSVM", "MultiPassSGM", "NystromKRLS", "NystromPCG", "Nytro",
+              "OnePassSGM", "RPCholeskyPCG", "RandomFeaturesKRLS")
 #: What a plugin (kernreg.plugins) registers its parts with: ``{public name: (module,
 #: name there)}``, loaded on first use like the estimators. A part is its spec plus one call,
 #: the same from a plugin as from kernreg's own files.

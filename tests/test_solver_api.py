@@ -11,6 +11,8 @@ from kernreg.solvers import (
     DEFAULT_LAMBDAS,
     KOLS,
     KRLS,
+    ASkotch,
+    EigenPro,
     FeatureSGM,
     IncrementalNystromKRLS,
     KernelLandweber,
@@ -32,7 +34,7 @@ from kernreg.solvers import (
 from kernreg.solvers.blocks.stopping import StoppingRule, select_iteration
 
 ALL = [KOLS, KRLS, KernelLandweber, NystromKRLS, Nytro, IncrementalNystromKRLS,
-       RandomFeaturesKRLS]
+       RandomFeaturesKRLS, EigenPro, ASkotch]
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +55,10 @@ def _small(cls, **kw):
     if cls is RandomFeaturesKRLS:
         params["n_components"] = 20
         params["random_state"] = 0
-    if cls in (KernelLandweber, Nytro):
+    if cls in (KernelLandweber, Nytro, EigenPro, ASkotch):
         params["max_iter"] = 30
+    if cls in (EigenPro, ASkotch):
+        params["random_state"] = 0
     params.update(kw)
     return cls(**params)
 
@@ -70,15 +74,19 @@ def test_registry():
         "rf": RandomFeaturesKRLS,
         "pcg": NystromPCG,
         "rpcholesky_pcg": RPCholeskyPCG,
+        "eigenpro": EigenPro,
+        "askotch": ASkotch,
         "sgm": OnePassSGM,
         "sigm": MultiPassSGM,
         "sgm_rf": FeatureSGM,
         "libsvm": LibSVM,
     }
     assert algorithm_names() == ["kols", "krls", "es", "nkrls", "nytro", "inkrls", "rf", "pcg",
-                                 "rpcholesky_pcg", "sgm", "sigm", "sgm_rf", "libsvm"]
+                                 "rpcholesky_pcg", "eigenpro", "askotch", "sgm", "sigm",
+                                 "sgm_rf", "libsvm"]
     assert get_algorithm("NYTRO") is Nytro
-    with pytest.raises(ValueError, match=r"unknown algorithm 'falkon'; registered: es, inkrls"):
+    with pytest.raises(ValueError,
+                       match=r"unknown algorithm 'falkon'; registered: askotch, eigenpro, es"):
         get_algorithm("falkon")
 
 

@@ -11,6 +11,8 @@ Every estimator has ``fit(X, y, X_val=None, y_val=None)`` (with validation data:
 from __future__ import annotations
 
 # Importing an algorithm's module registers it (its spec's ``order`` places it in tables).
+from kernreg.solvers.algorithms.askotch import ASkotch
+from kernreg.solvers.algorithms.eigenpro import EigenPro
 from kernreg.solvers.algorithms.incremental import IncrementalNystromKRLS
 from kernreg.solvers.algorithms.kols import KOLS
 from kernreg.solvers.algorithms.krls import KRLS
@@ -55,7 +57,9 @@ __all__ = [
     "DEFAULT_LAMBDAS",
     "KOLS",
     "KRLS",
+    "ASkotch",
     "AlgorithmSpec",
+    "EigenPro",
     "FeatureSGM",
     "IncrementalNystromKRLS",
     "IncrementalNystromKRLSClassifier",

@@ -18,7 +18,8 @@ from kernreg.kernels.device_products import to_device_rows
 from kernreg.solvers.blocks.buffers import release, take
 
 __all__ = ["KNM_STORAGES", "BlockedKnm", "DeviceBlockedKnm", "DeviceStoredKnm", "InMemoryKnm",
-           "KnmOperator", "NormalProduct", "knm_normal_product", "make_knm"]
+           "KnmOperator", "NormalProduct", "knm_normal_product", "make_knm",
+           "validation_knm", "validation_stored"]
 
 
 class KnmOperator(ABC):
@@ -176,6 +177,18 @@ def make_knm(storage: str, kernel: Kernel, X: Any, C: Any,
         # not fit is re-evaluated there block by block instead
         device = DeviceBlockedKnm
     return device(kernel, X, C, row_scale)
+
+
+def validation_knm(kernel: Kernel, X_val: Any, X: Any, max_memory: float | None) -> KnmOperator:
+    """``K(X_val, X)`` for a path's validation error: stored where it takes at most a quarter
+    of ``max_memory`` (``None``: no limit), else re-evaluated block by block per product."""
+    stored = validation_stored(X_val.shape[0], X.shape[0], max_memory)
+    return make_knm("memory" if stored else "blocked", kernel, X_val, X)
+
+
+def validation_stored(n_val: int, n: int, max_memory: float | None) -> bool:
+    """Whether :func:`validation_knm` stores ``K(X_val, X)`` (its memory estimate's rule)."""
+    return 4 * n_val * n * 8 <= (np.inf if max_memory is None else max_memory)
 
 
 #: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).
