@@ -161,3 +161,22 @@ def test_bad_solver_is_refused() -> None:
         KOLS(solver="qr").fit(np.eye(3), np.ones(3))
     with pytest.raises(ValueError, match="solver"):
         min_norm_solve(lambda: np.eye(2), np.ones(2), solver="EIGH")
+
+
+def test_systems_beyond_dpstrfs_known_size_take_the_fallback(monkeypatch, caplog) -> None:
+    """Above DPSTRF_MAX_ROWS (where LAPACK's dpstrf was measured to end the process) the
+    pivoted Cholesky is not called: the fallback's eigenvalue rule answers, logged."""
+    from kernreg.solvers.blocks import min_norm
+
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(60, 2)), rng.normal(size=60)
+    K = make_kernel("gaussian", 0.1)(X)  # well conditioned: every solver's K⁻¹y agrees
+    monkeypatch.setattr(min_norm, "DPSTRF_MAX_ROWS", 59)
+    monkeypatch.setattr(min_norm, "pivoted_cholesky_min_norm", None)  # never reached
+    with caplog.at_level("INFO", logger=min_norm.__name__):
+        solution = min_norm_solve(lambda: K.copy(), y, fallback="tridiagonal")
+    assert solution.factorization == "tridiagonal"
+    assert "60 rows exceed the 59 that LAPACK's dpstrf" in caplog.text
+    reference = eigh_min_norm(K.copy(), y, default_rcond(60))
+    assert solution.rank == reference.rank
+    assert _rel(solution.alpha, reference.alpha) < 1e-8

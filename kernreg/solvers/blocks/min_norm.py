@@ -68,6 +68,11 @@ log = logging.getLogger(__name__)
 #: Factorizations of :func:`min_norm_solve` (``tridiagonal``: the eigendecomposition's rule
 #: in ``K``'s memory, :mod:`kernreg.solvers.blocks.tridiagonal`).
 MIN_NORM_SOLVERS = ("pivoted_cholesky", "eigh", "tridiagonal")
+#: The most rows :func:`min_norm_solve` hands LAPACK's ``dpstrf``: on a 39992 × 39992 Gaussian
+#: kernel it ends the process with a segmentation fault inside OpenBLAS (measured with SciPy's
+#: LP64 OpenBLAS 0.3.30 and NumPy's ILP64 0.3.31, so not a 32-bit index), while at this size it
+#: factors (measured); larger systems take the fallback's eigenvalue rule instead.
+DPSTRF_MAX_ROWS = 26049
 
 
 @dataclass(frozen=True)
@@ -322,6 +327,11 @@ def min_norm_solve(kernel_matrix: Callable[[], Any], y: np.ndarray, *,
         return sym_inplace(K)
 
     K = fresh()
+    if solver == "pivoted_cholesky" and y.shape[0] > DPSTRF_MAX_ROWS:
+        log.info("%d rows exceed the %d that LAPACK's dpstrf is known to factor (it ends the "
+                 "process with a segmentation fault at 39992): the eigenvalue rule by %s",
+                 y.shape[0], DPSTRF_MAX_ROWS, fallback)
+        solver = fallback
     if solver == "pivoted_cholesky" and is_host(K):
         solution = pivoted_cholesky_min_norm(K, y, rcond, solve_uncertified=False)
         if solution.certified:
