@@ -56,6 +56,24 @@ def test_selection_is_the_same_with_and_without_test_rows(refit: bool) -> None:
     np.testing.assert_array_equal(plain.predict(X_eval), with_eval.predict(X_eval))
 
 
+@pytest.mark.parametrize("name, params", [
+    ("es", {"max_iter": 12}),
+    ("nytro", {"m": 40, "max_iter": 12, "random_state": 2}),
+    ("eigenpro", {"max_iter": 8, "random_state": 2}),
+    ("askotch", {"lam": 1e-6, "block_size": 20, "max_iter": 6, "random_state": 2}),
+])
+def test_an_iteration_paths_outputs_equal_fits_stopped_there(name: str, params: dict) -> None:
+    X, y, X_val, y_val, X_eval = _data()
+    cls = get_algorithm(name)
+    est = cls(sigma=0.8, stopping_rule="none", **params).fit(X, y, X_val, y_val, X_eval=X_eval)
+    assert est.eval_outputs_.shape == (est.n_iter_, 1, X_eval.shape[0])
+    assert est.eval_seconds_ >= 0
+    for t in (1, est.n_iter_ // 2, est.n_iter_):  # t iterations alone, without validation
+        alone = cls(sigma=0.8, **{**params, "max_iter": t}).fit(X, y)
+        np.testing.assert_allclose(est.eval_outputs_[t - 1, 0], alone.predict(X_eval),
+                                   rtol=1e-9, atol=1e-12)
+
+
 CONFIG = """
 name: test_path_run
 dataset: {name: breast_cancer}
@@ -91,9 +109,9 @@ def test_trials_record_every_measure_along_the_path(tmp_path: Path) -> None:
 def test_config_refuses_algorithms_without_a_path_of_models(tmp_path: Path) -> None:
     config = tmp_path / "bad.yaml"
     config.write_text(CONFIG.replace("{name: krls, lambdas: [1.0e-6, 1.0e-3, 1.0e-1]}",
-                                     "{name: nytro, m: 20}"))
+                                     "{name: kols}"))
     with pytest.raises(ConfigError, match=r"protocol.record_test_path: algorithms\[1\] "
-                                          r"\(nytro\) has no path of models"):
+                                          r"\(kols\) has no path of models"):
         load_experiment(config)
 
 

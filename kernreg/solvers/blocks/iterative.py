@@ -11,12 +11,14 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from kernreg._validation import check_positive
+from kernreg._validation import check_data, check_positive
 from kernreg.progress import report
 from kernreg.solvers.blocks.base import KernelEstimator
+from kernreg.solvers.blocks.fit_inputs import intercept_of
 from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.path_clock import FitClock, running_clock, timing_fit
+from kernreg.solvers.blocks.stochastic import PathOutputs
 from kernreg.solvers.blocks.stopping import STOPPING_RULES, StoppingRule
 
 __all__ = [
@@ -30,6 +32,9 @@ __all__ = [
     "run_validated",
     "shaped",
 ]
+
+#: Bytes a stored test kernel ``K(X_eval, centers)`` may take without ``max_memory``.
+EVAL_STORE_DEFAULT = 2**31
 
 #: Iterates scored together when validation predictions read a stored or re-evaluated kernel
 #: block: one read/evaluation per chunk, and at most ``chunk − 1`` iterations past the stop
@@ -259,7 +264,8 @@ class IterativeEstimator(KernelEstimator):
         self._check_refit()
         check_positive(self.step_size, "step_size", allow_none=True)
 
-    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None) -> Any:
+    def fit(self, X: Any, y: Any, X_val: Any = None, y_val: Any = None,
+            X_eval: Any = None) -> Any:
         """Run the iteration; with validation data select t* by the stopping rule.
 
         Parameters
@@ -267,6 +273,11 @@ class IterativeEstimator(KernelEstimator):
         X : array-like or sparse matrix of shape (n, d)
         y : array-like of shape (n,)
         X_val, y_val : optional validation data (given together)
+        X_eval : array-like or sparse matrix of shape (n_eval, d), optional
+            Rows (a test set) on which every iterate scored on validation data is evaluated
+            (before any refit; one output): ``eval_outputs_`` ``(n_iter_, 1, n_eval)``, no
+            part in the selection; ``eval_seconds_`` the time this took, left out of the
+            path's times.
 
         Returns
         -------
@@ -274,20 +285,48 @@ class IterativeEstimator(KernelEstimator):
         """
         with timing_fit(self._excluded_seconds):  # the path's times count from here
             X, y, X_val, y_val = self._start_fit(X, y, X_val, y_val)
+            if X_eval is not None:
+                X_eval = check_data(X_eval, "X_eval", estimator=self, reset=False)
+                if y.ndim == 2:
+                    raise ValueError("X_eval (a test path) is evaluated for one output; y "
+                                     f"has {y.shape[1]} columns")
             self._held: list[Callable[[], Any]] = []
+            self._test_path: PathOutputs | None = None
             try:
-                self._iterate(X, y, X_val, y_val)
+                self._iterate(X, y, X_val, y_val, X_eval)
+                if self._test_path is not None:
+                    self.eval_outputs_ = self._test_path.stacked(self.n_iter_)
+                    self.eval_seconds_ = self._test_path.seconds
             finally:  # nothing of the rows outlives the fit (alpha_ is its own array)
                 self._hand_on()
-                del self._held
+                del self._held, self._test_path
         return self
 
     def _excluded_seconds(self) -> float:
         """Seconds this fit has spent so far on what is not model selection (a test path
         evaluated inside the loop), left out of the path's times."""
-        return 0.0
+        outputs = getattr(self, "_test_path", None)
+        return 0.0 if outputs is None else float(outputs.seconds)
 
-    def _iterate(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> None:
+    def _scored_with_test_path(self, score: Callable[[np.ndarray], np.ndarray],
+                               X_eval: Any) -> Callable[[np.ndarray], np.ndarray]:
+        """``score`` that also evaluates each iterate it scores on ``X_eval`` (the dual model
+        ``K(X_eval, centers_) @ coef + intercept``), timed apart."""
+        store = getattr(self, "max_memory", None)
+        store = EVAL_STORE_DEFAULT if store is None else int(store) // 4
+        outputs = PathOutputs.of_kernel(self.kernel_, X_eval, self.centers_, store)
+        shift, dual = float(np.ravel(intercept_of(self))[0]), outputs.predict
+        outputs.predict = lambda coefs: dual(coefs) + shift
+        self._test_path = outputs
+
+        def scored(coefs: np.ndarray) -> np.ndarray:
+            outputs.record(coefs)
+            return score(coefs)
+
+        return scored
+
+    def _iterate(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any,
+                 X_eval: Any = None) -> None:
         max_iter = self._check_max_iter()
         rule = self._check_rule()
         refit = self._check_refit()
@@ -298,7 +337,9 @@ class IterativeEstimator(KernelEstimator):
             self.path_ = None
             self.stopped_at_cap_ = False  # max_iter iterations are the regularization asked for
             return
-        res = run_validated(it.step, it.val_rmse, rule, max_iter, it.chunk)
+        score = it.val_rmse if X_eval is None else \
+            self._scored_with_test_path(it.val_rmse, X_eval)
+        res = run_validated(it.step, score, rule, max_iter, it.chunk)
         self.best_iter_, self.n_iter_, self.path_ = res.best_iter, res.n_iter, res.as_dict()
         self.stopped_at_cap_ = ended_at_cap(res.best_iter, res.n_iter, res.stopped, res.diverged)
         self.path_["stopped_at_cap"] = self.stopped_at_cap_
