@@ -99,8 +99,8 @@ class Cell:
 def _number(value: float, quantity: str, like: float | None = None) -> str:
     """Format ``value``; ``like`` (the mean, for a std) picks the style so both read alike."""
     ref = abs(value if like is None else like)
-    if quantity == "par":
-        return f"{value:.2e}" if ref < 1e-2 or ref >= 1e4 else f"{value:.1f}"
+    if quantity == "par":  # a λ below 1 keeps its digits (0.01 is not "0.0"); t* ≥ 1 reads .1f
+        return f"{value:.2e}" if ref < 1 or ref >= 1e4 else f"{value:.1f}"
     if quantity == "time":
         return f"{value:.2f}" if ref < 10 else f"{value:.1f}"
     if ref >= 1e4:
