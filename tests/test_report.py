@@ -206,3 +206,16 @@ def test_per_class_measures_have_a_table_of_their_own() -> None:
                                        "test accuracy of class 1"]
     assert per_class.loc[0, "test accuracy of class 1"] == "0.960 ± 0.010"
     assert per_class_table(_rows("adult", "nytro", "nytro", [0.3], [0.1])) is None
+
+
+def test_one_mean_spread_rule_for_tables_and_report() -> None:
+    """A trial without the quantity (NaN) neither counts nor turns the cell into NaN, in the
+    tables and the report alike (one function)."""
+    from kernreg.results import report, tables
+    from kernreg.results.numbers import format_number, mean_spread
+
+    assert tables.mean_spread is report.mean_spread is mean_spread
+    assert mean_spread([1.0, float("nan"), 3.0]) == format_number(2.0, 1.0)
+    assert mean_spread([float("nan")]) == "" and mean_spread([]) == ""
+    assert mean_spread([0.5]) == format_number(0.5)
+    assert mean_spread(["", "2"]) == format_number(2.0)

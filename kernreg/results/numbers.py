@@ -3,10 +3,12 @@ a spread to two significant digits and its mean to the same decimal place."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 __all__ = ["LONE_DIGITS", "ROUNDING_RULE", "SCIENTIFIC_BELOW", "SCIENTIFIC_FROM",
-           "SPREAD_DIGITS", "format_number"]
+           "SPREAD_DIGITS", "format_number", "mean_spread"]
 
 #: The significant digits of a spread (the std over trials) and of a value without one.
 SPREAD_DIGITS, LONE_DIGITS = 2, 3
@@ -71,3 +73,22 @@ def _lone(value: float) -> str:
     rounded = float(f"{value:.{LONE_DIGITS}g}")
     decimals = max(0, LONE_DIGITS - 1 - int(np.floor(np.log10(abs(rounded)))))
     return f"{rounded:.{decimals}f}"
+
+
+def mean_spread(values: Iterable[float]) -> str:
+    """The mean ± std (population) over trials of the finite ``values`` by
+    :func:`format_number`, the value alone for one, ``""`` for none: a trial without the
+    quantity (NaN) neither counts nor turns the cell into NaN."""
+    v = np.asarray([_as_float(x) for x in values], dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return ""
+    return format_number(float(v.mean()), float(v.std()) if v.size > 1 else None)
+
+
+def _as_float(x: object) -> float:
+    """``x`` as a float; NaN for what is not a number (an empty cell, a label)."""
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return float("nan")

@@ -26,7 +26,7 @@ import pandas as pd
 from kernreg.atomic import write_text
 from kernreg.losses import get_measure
 from kernreg.results.figures import captioned_figures
-from kernreg.results.numbers import ROUNDING_RULE, format_number
+from kernreg.results.numbers import ROUNDING_RULE, format_number, mean_spread
 from kernreg.results.published_cells import read_paper_cells
 from kernreg.results.run_folder import check_output_file
 from kernreg.results.store import RunData, RunStore, load_run
@@ -64,14 +64,6 @@ figure{margin:1rem 0} img{max-width:100%} figcaption{font-size:.85rem;color:#555
 p.note,ul.notes{font-size:.85rem;color:#555}
 div.wide{overflow-x:auto} table.results td,table.results th{white-space:nowrap}
 """
-
-
-def _mean_spread(values: pd.Series) -> str:
-    """The mean ± std (population) of the finite values; the value alone for one."""
-    v = pd.to_numeric(values, errors="coerce").dropna().astype(float)
-    if v.empty:
-        return ""
-    return format_number(float(v.mean()), float(v.std(ddof=0)) if len(v) > 1 else None)
 
 
 # ----------------------------------------------------------------------------- the papers
@@ -151,16 +143,16 @@ def results_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             "dataset": g["dataset"].iloc[0], "label": g["label"].iloc[0],
             "algorithm": algorithm_title(str(g["algorithm"].iloc[0])),
             "m": "" if "m" not in g or pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
-            "trials": len(g), "time (s)": _mean_spread(g["model_selection_time"])}
+            "trials": len(g), "time (s)": mean_spread(g["model_selection_time"])}
         for quantity, column, title in [("time", "", "time (s)"), *measures]:
             if column:
-                row[title] = _mean_spread(g[column]) if column in g else ""
+                row[title] = mean_spread(g[column]) if column in g else ""
             if quantity in quoted:
                 paper = found.get(quantity)
                 row[f"{title}, paper"] = f"{paper.text} ({paper.source})" if paper else ""
         param = g["param_name"].iloc[0] if "param_name" in g else None
         if isinstance(param, str) and param:
-            row["λ* / t*"] = _mean_spread(g["selected"])
+            row["λ* / t*"] = mean_spread(g["selected"])
             capped = int(g["stopped_at_cap"].fillna(False).astype(bool).sum()) \
                 if "stopped_at_cap" in g else 0
             if capped:  # t* is max_iter: the path was cut, not stopped
@@ -169,7 +161,7 @@ def results_table(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             paper = found.get("par")
             row["λ* / t*, paper"] = f"{paper.text} ({paper.source})" if paper else ""
         if "m_selected" in g and g["m_selected"].notna().any():
-            row["m*"] = _mean_spread(g["m_selected"])
+            row["m*"] = mean_spread(g["m_selected"])
         if "sigma_selected" in g and g["sigma_selected"].notna().any():
             counts = g["sigma_selected"].dropna().astype(float).value_counts()
             row["σ* (trials)"] = ", ".join(f"{format_number(v)} ×{c}" for v, c in counts.items())
@@ -186,7 +178,7 @@ def per_class_table(table: pd.DataFrame) -> pd.DataFrame | None:
     rows = []
     for (dataset, label), g in table.groupby(["dataset", "label"], sort=False):
         row: dict[str, Any] = {"dataset": dataset, "label": label}
-        row.update({title: _mean_spread(g[column]) if column in g else ""
+        row.update({title: mean_spread(g[column]) if column in g else ""
                     for _, column, title in columns})
         rows.append(row)
     return pd.DataFrame(rows, dtype=object).fillna("")

@@ -28,7 +28,7 @@ from kernreg.datasets.own import is_file_dataset_name
 from kernreg.errors import DataError
 from kernreg.losses import Task, get_measure, get_task, measure_names, task_names
 from kernreg.registry import Registry
-from kernreg.results.numbers import format_number
+from kernreg.results.numbers import mean_spread
 from kernreg.results.published_cells import (
     COLUMN_TITLES,
     PaperCell,
@@ -364,14 +364,6 @@ def file_facts(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "sigma": sigma if isinstance(sigma, int | float) else None}}
 
 
-def _mean_std(values: pd.Series) -> str:
-    """Mean ± std over trials (the mean alone for one trial) by kernreg's one rounding rule
-    (:func:`~kernreg.results.numbers.format_number`), the same in every table and the
-    report."""
-    v = values.astype(float)
-    return format_number(float(v.mean()), float(v.std(ddof=0)) if len(v) > 1 else None)
-
-
 def summary_measures(table: pd.DataFrame) -> list[str]:
     """The measures a summary shows by default: those of the tasks in ``table``
     (:func:`table_tasks`), then those a config asked for beside them
@@ -449,10 +441,10 @@ def summary_table(table: pd.DataFrame, measures: Sequence[str] | None = None) ->
         row = {"dataset": dataset, "label": label, "algorithm": algorithm_title(algo),
                "m": "" if pd.isna(g["m"].iloc[0]) else int(g["m"].iloc[0]),
                "trials": len(g),
-               "time (s)": _mean_std(g["model_selection_time"])}
+               "time (s)": mean_spread(g["model_selection_time"])}
         for name in measures:
             for column, title in measure_columns(g, name):
-                row[title] = _mean_std(g[column])
+                row[title] = mean_spread(g[column])
         param = g["param_name"].iloc[0]
         if isinstance(param, str) and param:
             row["λ* / t* (median)"] = format(float(np.median(g["selected"])), ".3g")
@@ -489,8 +481,8 @@ def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = 
                      "d": spec.d, "m": int(g["m"].max()), "trials": len(g),
                      "m* (median)": int(np.median(g["m_selected"])),
                      "λ* (median)": f"{np.median(g['selected']):.1e}",
-                     "time (s)": _mean_std(g["model_selection_time"]),
-                     "test RMSE": _mean_std(g["test_rmse"]),
+                     "time (s)": mean_spread(g["model_selection_time"]),
+                     "test RMSE": mean_spread(g["test_rmse"]),
                      "paper RMSE": _paper_rmse(paper, str(ds))})
     for c in not_run:
         if c.get("algorithm") == "inkrls" and c["dataset"] not in set(inc["dataset"]):

@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from kernreg.errors import KernregError
+from kernreg.results.numbers import format_number, mean_spread
 from kernreg.results.record import TrialRecord
 from kernreg.results.store import load_run
-from kernreg.results.numbers import format_number
 from kernreg.results.tables import load_table_config
 from kernreg.solvers import algorithm_title
 
@@ -77,7 +77,7 @@ def dataset_rows(run_dir: Path) -> tuple[str, list[str]]:
             format_number(float(np.median(times[reached]))) if reached.any() else "not reached",
             f"{int(reached.sum())}/{len(records)}",
             format_number(float(np.median([r.model_selection_time for r in records]))),
-            format_number(float(tests.mean()), float(tests.std()) if len(tests) > 1 else None),
+            mean_spread(tests),
             measure, f"{np.median(gemm):.0f}" if gemm else "",
             str(max(records[0].blas.values(), default="")),
         ]) + " |")
