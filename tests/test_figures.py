@@ -255,3 +255,28 @@ def test_the_heat_map_and_test_path_keep_trials_over_other_levels() -> None:
     np.testing.assert_array_equal(curves[0].get_xdata(), [10, 20, 30])
     np.testing.assert_allclose(curves[0].get_ydata(), [0.55, 0.45, 0.3])
     assert "inkrls 2 trials, 1 to 2 at each (m, λ)" in figures["test_vs_m"].caption
+
+
+SEVEN = """
+name: seven_paths
+dataset: {name: breast_cancer}
+algorithms:
+""" + "".join(f"  - {{name: krls, label: krls_{i}, lambdas: {{logspace: [1.0e-{i + 2}, 1, 4]}}}}\n"
+              for i in range(7)) + """protocol: {trials: 1}
+budget: {blas_threads: 1}
+"""
+
+
+def test_many_algorithms_without_an_m_sweep_each_get_their_path_figure(tmp_path: Path) -> None:
+    """More labels than MAX_PATH_FIGURES is not an m sweep when no time against m is drawn:
+    every label's path figure, and no "(an m sweep)" reason."""
+    from kernreg.results.figures import MAX_PATH_FIGURES, plan_figures
+    from kernreg.results.store import load_run
+
+    config = tmp_path / "seven_paths.yaml"
+    config.write_text(SEVEN)
+    main(["run", str(config), "--out", str(tmp_path / "results"), "--no-progress"])
+    figures, skipped = plan_figures(load_run(tmp_path / "results" / "seven_paths"))
+    assert 7 > MAX_PATH_FIGURES
+    assert {f"path_krls_{i}" for i in range(7)} <= set(figures)
+    assert "path_*" not in skipped

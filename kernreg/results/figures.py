@@ -36,8 +36,8 @@ __all__ = ["FORMATS", "CaptionedFigure", "captioned_figures", "error_vs_time_fig
            "save_figures", "test_path_figure"]
 
 FORMATS = ("png", "pdf")
-#: A run with more one-parameter paths than this (an m sweep) gets time-vs-m curves instead
-#: of one path figure per label.
+#: An m sweep with more one-parameter paths than this gets time-vs-m curves instead of one
+#: path figure per label (a run of that many algorithms, no sweep, gets every path figure).
 MAX_PATH_FIGURES = 6
 PARAM_AXIS = {"lambda": "λ (regularization)", "iterations": "iteration t"}
 #: The symbol of a path parameter in legends and captions.
@@ -596,7 +596,7 @@ def captioned_figures(run: RunData) -> tuple[dict[str, CaptionedFigure], dict[st
         assert heatmap is not None  # the label has trials over m
         figures[f"heatmap_{label}"] = heatmap
     one_d = [lb for lb in labels if lb not in over_m]
-    if len(one_d) > MAX_PATH_FIGURES:
+    if len(one_d) > MAX_PATH_FIGURES and time_fig is not None:  # a sweep, not many algorithms
         skipped["path_*"] = (f"{len(one_d)} one-parameter paths (an m sweep): the time against "
                              f"m figure stands for them")
         one_d = []
