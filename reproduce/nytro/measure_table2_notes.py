@@ -7,6 +7,9 @@ Each subcommand fits trial 0's split of a Table 2 config and prints what the not
     nytro     # Ijcnn1 NYTRO's test RMSE along its path
     es-step   # Ijcnn1 ES with the framework's step 1/n
     eigh      # the Ijcnn1 KOLS/KRLS blocker at n = 6000
+    kols-time # where Insurance KOLS's seconds go (trials 0-4)
+    es-time   # where Ijcnn1 ES's seconds go: the kernel, and each iteration's pass over it
+    es-tstar  # Adult ES t* over 20 splits, θ ± 5%
 
 ``--smoke`` runs the same fits on tiny data in seconds (the configs at ``kernreg run
 --smoke`` size: 400 rows; 40 centers, at most 20 iterations, a 200-row eigendecomposition);
@@ -31,6 +34,9 @@ from kernreg.datasets import load_dataset
 from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.solvers import KOLS, KernelLandweber, Nytro, rmse
+from kernreg.solvers.blocks.distinct import repeated_rows
+from kernreg.solvers.blocks.min_norm import default_rcond, min_norm_solve
+from kernreg.solvers.blocks.stopping import StoppingRule, select_iteration
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 IJCNN1_N = 39992  # Ijcnn1's fit rows: 80% of 49990
@@ -105,8 +111,89 @@ def eigh(smoke: bool = False) -> None:
                   f"{1.07e-8 * IJCNN1_N:.1e}", flush=True)
 
 
+def kols_time(smoke: bool = False) -> None:
+    """Insurance KOLS per trial: the fit's seconds, and those of its parts on the same rows
+    (duplicate merge, kernel of the distinct rows, then min_norm_solve's own clock)."""
+    exp = load_experiment(CONFIGS / "insurance_all.yaml", smoke=smoke)
+    data = prepare_data(exp)
+    sigma = exp.kernel["sigma"]
+    kernel = make_kernel("gaussian", sigma)
+    _, warm = trial_split(exp, data, 0)
+    KOLS(sigma=sigma).fit(*warm)  # compiled kernels and BLAS threads started before timing
+    for trial in range(1 if smoke else 5):
+        _, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
+        start = time.perf_counter()
+        KOLS(sigma=sigma).fit(X_fit, y_fit, X_val, y_val)
+        whole = time.perf_counter() - start
+        start = time.perf_counter()
+        rows = repeated_rows(X_fit)
+        merge = time.perf_counter() - start
+        X_u = X_fit if rows is None else X_fit[rows.first]
+        start = time.perf_counter()
+        K = kernel(X_u)
+        evaluation = time.perf_counter() - start
+        y_u = y_fit if rows is None else rows.reduce(y_fit)
+        solution = min_norm_solve(K.copy, y_u, rcond=default_rcond(len(y_fit)),
+                                  scale=None if rows is None else rows.scale)
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in solution.seconds.items())
+        print(f"insurance KOLS trial {trial}: fit {whole:.3f} s; rows {len(y_fit)} "
+              f"({len(y_u)} distinct, merge {merge:.3f} s), kernel {evaluation:.3f} s, "
+              f"{solution.factorization}: {parts}", flush=True)
+
+
+def es_time(smoke: bool = False) -> None:
+    """Ijcnn1 ES trial 0: the kernel's evaluation, one Landweber iteration (a pass over the
+    stored K and the validation block) and the read bandwidth of a plain sum over K."""
+    exp, _, _, (X_fit, y_fit, X_val, _) = _trial0("ijcnn1_es.yaml", smoke)
+    kernel = make_kernel("gaussian", exp.kernel["sigma"])
+    start = time.perf_counter()
+    K = kernel(X_fit)
+    evaluation = time.perf_counter() - start
+    K_val = kernel(X_val, X_fit)
+    alpha = np.zeros(len(y_fit))
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        alpha -= 1e-5 * (K @ alpha - y_fit)
+        K_val @ alpha
+        times.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    K.sum()
+    summed = time.perf_counter() - start
+    gib = (K.nbytes + K_val.nbytes) / 2**30
+    print(f"ijcnn1 ES trial 0: n = {len(y_fit)}, kernel {evaluation:.1f} s; one iteration "
+          f"(K and K_val, {gib:.1f} GiB) median {np.median(times):.3f} s "
+          f"= {gib / np.median(times):.1f} GiB/s; a sum over K {summed:.3f} s "
+          f"= {K.nbytes / 2**30 / summed:.1f} GiB/s", flush=True)
+
+
+def es_tstar(smoke: bool = False) -> None:
+    """Adult ES t* (window-slope rule, the authors' θ and θ ± 5%) on 20 splits: each trial's
+    validation path run without stopping, the rule applied to it."""
+    exp = load_experiment(CONFIGS / "adult_all.yaml", smoke=smoke)
+    data = prepare_data(exp)
+    es = next(a for a in exp.algorithms if a.name == "es").params["stopping"]
+    theta, window = float(es["threshold"]), int(es["window"])
+    paths = []
+    for trial in range(2 if smoke else 20):
+        _, split = trial_split(exp, data, trial)
+        est = KernelLandweber(sigma=exp.kernel["sigma"], max_iter=SIZES[smoke]["es_iters"]
+                              if smoke else 80, stopping_rule="none").fit(*split)
+        paths.append(np.asarray(est.path_["val_rmse"], dtype=float))
+    for name, th in (("θ", theta), ("θ − 5%", 0.95 * theta), ("θ + 5%", 1.05 * theta)):
+        t = [select_iteration(p, StoppingRule("window_slope", window, th, "stop"))[0]
+             for p in paths]
+        for trials, chosen in (("0-4", t[:5]), (f"0-{len(t) - 1}", t)):
+            values, counts = np.unique(chosen, return_counts=True)
+            print(f"adult ES t*, {name} = {th:.5g}, trials {trials}: "
+                  f"{np.mean(chosen):.1f} ± {np.std(chosen):.1f} ("
+                  + ", ".join(f"{v}×{c}" for v, c in zip(values, counts, strict=True)) + ")",
+                  flush=True)
+
+
 def main() -> None:
-    commands = {"kols": kols, "nytro": nytro, "es-step": es_step, "eigh": eigh}
+    commands = {"kols": kols, "nytro": nytro, "es-step": es_step, "eigh": eigh,
+                "kols-time": kols_time, "es-time": es_time, "es-tstar": es_tstar}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=list(commands))
     parser.add_argument("--smoke", action="store_true",
