@@ -116,3 +116,14 @@ def test_a_partial_last_batch_keeps_the_step_stable() -> None:
     X, y, _, _ = _data()
     fit = EigenPro(sigma=1.0, batch_size=298, max_iter=50, random_state=0).fit(X, y)
     assert fit.score(X, y) > 0.9
+
+
+def test_askotch_blocks_fit_a_quarter_of_the_memory() -> None:
+    from kernreg.solvers.algorithms.askotch import default_block
+
+    assert default_block(100_000, None, None) == 1000  # the paper's n/100
+    assert default_block(464_328, None, 20e9) == int(20e9) // (4 * 464_328 * 8)  # 1346 rows
+    assert default_block(300, 60, 1.0) == 60  # a given size stands
+    X, y, _, _ = _data()
+    assert ASkotch(max_iter=1, max_memory=4 * 300 * 8 * 2,
+                   random_state=0).fit(X, y).block_size_ == 2

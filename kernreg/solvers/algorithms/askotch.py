@@ -48,7 +48,8 @@ class ASkotch(IterativeEstimator):
     max_iter : int, default 50
         Passes.
     block_size : int, optional
-        Rows per block; default ``n/100`` (at least 1).
+        Rows per block; default ``n/100`` (at least 1), capped so that the block's ``b × n``
+        kernel rows take at most a quarter of ``max_memory``.
     rank : int, default 100
         Rank of each block's Nyström preconditioner.
     accelerated : bool, default True
@@ -135,7 +136,7 @@ class ASkotch(IterativeEstimator):
 
     def _passes(self, X: Any, y: np.ndarray) -> Any:
         n = X.shape[0]
-        b = min(self.block_size or max(1, n // BLOCKS_PER_PASS), n)
+        b = default_block(n, self.block_size, self.max_memory)
         self.block_size_, self.centers_ = b, X
         return accelerated_pass(
             self.kernel_, X, y, float(self.lam) * n, block_size=b, rank=self.rank,
@@ -155,11 +156,22 @@ class ASkotch(IterativeEstimator):
         return {"n_iter": float(self.n_iter_), "block_size": float(self.block_size_)}
 
 
+def default_block(n: int, block_size: int | None, max_memory: float | None) -> int:
+    """The rows of a block: ``block_size``, else the paper's ``n/100`` capped so that its
+    ``b × n`` kernel rows take at most a quarter of ``max_memory``."""
+    if block_size is not None:
+        return min(block_size, n)
+    b = max(1, n // BLOCKS_PER_PASS)
+    if max_memory is not None:
+        b = min(b, max(1, int(max_memory) // (4 * n * F64)))
+    return min(b, n)
+
+
 def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     # one block's kernel rows (b × n), the iterate's three n-vectors, and the validation
     # kernel where it is stored
     n = problem.n_fit
-    b = min(params.get("block_size") or max(1, n // BLOCKS_PER_PASS), n)
+    b = default_block(n, params.get("block_size"), problem.memory_limit)
     parts = {"block kernel rows": b * n * F64, "iterates": 3 * n * F64}
     if validation_stored(problem.n_val, n, problem.memory_limit):
         parts["validation kernel"] = problem.n_val * n * F64
