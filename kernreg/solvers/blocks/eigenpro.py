@@ -143,14 +143,15 @@ def eigenpro_epoch(kernel: Any, X: Any, y: np.ndarray, setup: EigenProSetup, lam
             K_b = kernel(X[batch], X)
             residual = K_b @ alpha - y[batch]
             b = setup.batch  # the last, partial batch moves less, never with a larger step
-            w = K_b[:, setup.rows].T @ residual / b
+            pulled = K_b[:, setup.rows].T @ residual  # K_SB r
+            w = pulled / b
             if lam:
                 w += lam * at_subsample
             coef = V.T @ w
             if lam:
                 alpha[:] *= 1.0 - eta * lam
                 at_subsample[:] *= 1.0 - eta * lam
-                at_subsample[:] -= (eta / b) * (K_b[:, setup.rows].T @ residual)
+                at_subsample[:] -= (eta / b) * pulled
                 at_subsample[:] += eta * (V @ (scaled * coef))
             alpha[batch] -= (eta / b) * residual
             alpha[setup.rows] += eta * (V @ (c * coef))
