@@ -29,6 +29,7 @@ from kernreg.errors import DataError
 from kernreg.losses import Task, get_measure, get_task, measure_names, task_names
 from kernreg.registry import Registry
 from kernreg.results.numbers import mean_spread
+from kernreg.results.paper_gaps import Gap, gap_label, parse_published
 from kernreg.results.published_cells import (
     COLUMN_TITLES,
     PaperCell,
@@ -244,8 +245,42 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
                                  f"{n} trial{'s' if n > 1 else ''} (most cells: {usual})")
     if "gemm_gflops" in results and results["gemm_gflops"].notna().any():
         lines.append(gemm_note(results))
+    if compare_paper:
+        noted = {(c["dataset"], c["algorithm"], q): "variants" if c.get("open") else "reason"
+                 for c in notes
+                 for q in c.get("quantities", [q for q, _, _ in quantities if q != "time"])}
+        lines += paper_gap_lines(cells, datasets, algorithms, quantities, row_titles, noted)
     return Table2(datasets, algorithms, row_titles, cells,
                   lines + cell_notes(notes, row_titles), quantities)
+
+
+#: Trials behind each cell of NYTRO's Table 2 (its protocol: 5 repetitions).
+PAPER_TABLE2_TRIALS = 5
+
+
+def paper_gap_lines(cells: dict[tuple[str, str, str], Cell], datasets: Sequence[str],
+                    algorithms: Sequence[str], quantities: Sequence[tuple[str, str, str]],
+                    row_titles: dict[str, str], noted: dict[tuple[str, str, str], str]
+                    ) -> list[str]:
+    """One line for every measured cell more than 2 % from the paper (or slower): within
+    noise, measured reason or open after variants (a note of the table config on that row:
+    ``noted`` maps (dataset, algorithm, quantity) to "reason" or "variants"), else open
+    (:mod:`kernreg.results.paper_gaps`)."""
+    out = []
+    for ds in datasets:
+        for algo in algorithms:
+            for q, _, label in quantities:
+                cell = cells[(ds, algo, q)]
+                published = parse_published(cell.paper)
+                if published is None or cell.mean is None or np.isnan(cell.mean):
+                    continue
+                gap = Gap(f"{row_titles[ds]}, {algorithm_title(algo)}",
+                          "time" if q == "time" else label, cell.mean, cell.std or 0.0,
+                          cell.n, published[0], published[1], PAPER_TABLE2_TRIALS,
+                          noted.get((ds, algo, q)))
+                if gap.needs_label:
+                    out.append("≠ " + gap_label(gap))
+    return out
 
 
 def gemm_note(results: pd.DataFrame) -> str:
@@ -762,7 +797,20 @@ def table_schema() -> dict[str, Any]:
                 "type": "array",
                 "items": {"type": "object", "additionalProperties": False,
                           "required": ["dataset", "note"],
-                          "properties": {**cell, "note": {"type": "string", "minLength": 1}}},
+                          "properties": {
+                              **cell, "note": {"type": "string", "minLength": 1},
+                              "quantities": {
+                                  "description": "the rows the note explains (default: the "
+                                                 "error and parameter rows; a time is "
+                                                 "explained only where named)",
+                                  "type": "array", "minItems": 1, "uniqueItems": True,
+                                  "items": {"enum": ["time", "rmse", "error", "hinge",
+                                                     "par"]}},
+                              "open": {
+                                  "description": "true: the note records variants tried "
+                                                 "without finding the cause (the cell is "
+                                                 "labelled open after variants)",
+                                  "type": "boolean"}}},
             },
             "not_run": {
                 "description": "cells shown as NA, with the reason",

@@ -1,0 +1,60 @@
+"""Cells against a published table: the 2 % rule, the z-score, and one label per cell beyond
+it — in the committed NYTRO Table 2 too."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from kernreg.results.paper_gaps import Gap, gap_label, parse_published
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _gap(**kw: object) -> Gap:
+    base = dict(where="Adult, ES", quantity="t*", mean=40.0, std=1.3, n=5, paper=39.2,
+                paper_std=1.1, paper_n=5, noted=None)
+    return Gap(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_published_values_parse() -> None:
+    assert parse_published("97.48±0.77") == (97.48, 0.77)
+    assert parse_published("4.04e-05±1.04e-05") == (4.04e-05, 1.04e-05)
+    assert parse_published("1.04") == (1.04, None)
+    assert parse_published("NA") is None and parse_published(None) is None
+
+
+def test_z_is_the_difference_in_standard_errors() -> None:
+    gap = _gap()
+    assert gap.z == pytest.approx(0.8 / math.sqrt(1.3**2 / 5 + 1.1**2 / 5))
+    assert gap.needs_label and "within noise" in gap_label(gap)
+    far = _gap(mean=45.0)
+    assert abs(far.z) > 2 and gap_label(far).endswith(": open")
+    assert gap_label(_gap(mean=45.0, noted="reason")).endswith("measured reason (its note)")
+    assert gap_label(_gap(mean=45.0, noted="variants")).endswith(
+        "open after the variants its note records")
+    # one trial here and no spread in the paper: no z, never "noise"
+    lone = _gap(n=1, paper_std=None, mean=45.0)
+    assert lone.z is None and gap_label(lone).endswith(": open")
+
+
+def test_the_two_percent_rule_and_times() -> None:
+    assert not _gap(mean=39.9).needs_label  # +1.8 %
+    assert not _gap(quantity="time", mean=20.0, paper=100.0).needs_label  # faster
+    slow = _gap(quantity="time", mean=1.23, std=0.05, paper=1.04, paper_std=None)
+    assert slow.needs_label and gap_label(slow).endswith(": open")  # a time is never noise
+
+
+def test_every_committed_table2_cell_beyond_two_percent_is_labelled() -> None:
+    """results/table2.md: each published cell more than 2 % away (or slower) has its line."""
+    text = (REPO / "results" / "table2.md").read_text()
+    lines = [ln for ln in text.splitlines() if ln.startswith("- ≠ ")]
+    assert lines
+    labels = ("within noise", "measured reason (its note)",
+              "open after the variants its note records", ": open")
+    assert all(ln.endswith(labels) for ln in lines)
+    cells = re.findall(r"\| ([^|]*?) \(paper ([^)]*)\)", text)
+    assert len(lines) <= len(cells)
