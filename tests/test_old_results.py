@@ -3,7 +3,8 @@ byte for byte as before (the files under tests/reference/old_format/ were writte
 tables rendered, by kernreg at 41ab70e; since 2026-11-27 Table 2's GEMM note also names each
 dataset's rates when they differ, and table2_trials.table2.md has that line; since 2026-11-27 too
 the selected parameter's row is labelled by its symbols, "λ* / t*", not "Par."; since
-2026-12-06 the summary table rounds by kernreg's one rule, as the report does)."""
+2026-12-06 the summary table rounds by kernreg's one rule, as the report does, and Table 2
+with --compare-paper lists each cell more than 2 % from the paper with its label)."""
 
 from __future__ import annotations
 

@@ -173,6 +173,18 @@ register_doc_table(DocTable(
 register_doc_table(DocTable(
     "beyond", ("beyond.md",), render_beyond,
     "docs/beyond.md: samplers, ν-method, PCG, random features side by side"))
+def render_beyond_exact(path: Path) -> str:
+    """docs/beyond.md: the time-to-target table of results/beyond_exact_time_to_target.md."""
+    header, rows = md_table(path)
+    keep = ["dataset", "algorithm", "trials", "time to target (s)", "reached",
+            "model-selection time (s)", "test RMSE", "read on", "host GEMM GF/s"]
+    at = [column(header, name, path) for name in keep]
+    return rows_md(keep, [[row[i] for i in at] for row in rows])
+
+
+register_doc_table(DocTable(
+    "beyond_exact", ("beyond_exact_time_to_target.md",), render_beyond_exact,
+    "docs/beyond.md: the exact solvers of today against NKRLS's error"))
 register_doc_table(DocTable(
     "advise", ("advise_table2.md",), render_advise,
     "docs/solvers.md: the regime advisor against the measured winners"))
