@@ -32,6 +32,7 @@ from kernreg.config import load_experiment
 from kernreg.config.smoke import SMOKE_CENTERS, SMOKE_ITERATIONS, SMOKE_ROWS
 from kernreg.datasets import load_dataset
 from kernreg.experiment import prepare_data, trial_split
+from kernreg.experiment.resources import gemm_gflops
 from kernreg.kernels import make_kernel
 from kernreg.solvers import KOLS, KernelLandweber, Nytro, rmse
 from kernreg.solvers.blocks.distinct import repeated_rows
@@ -120,6 +121,7 @@ def kols_time(smoke: bool = False) -> None:
     kernel = make_kernel("gaussian", sigma)
     _, warm = trial_split(exp, data, 0)
     KOLS(sigma=sigma).fit(*warm)  # compiled kernels and BLAS threads started before timing
+    print(f"host GEMM {gemm_gflops():.0f} GF/s (float64, 2 BLAS threads)", flush=True)
     for trial in range(1 if smoke else 5):
         _, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
         start = time.perf_counter()
@@ -146,6 +148,7 @@ def es_time(smoke: bool = False) -> None:
     stored K and the validation block) and the read bandwidth of a plain sum over K."""
     exp, _, _, (X_fit, y_fit, X_val, _) = _trial0("ijcnn1_es.yaml", smoke)
     kernel = make_kernel("gaussian", exp.kernel["sigma"])
+    print(f"host GEMM {gemm_gflops():.0f} GF/s (float64, 2 BLAS threads)", flush=True)
     start = time.perf_counter()
     K = kernel(X_fit)
     evaluation = time.perf_counter() - start
