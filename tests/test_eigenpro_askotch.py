@@ -122,6 +122,7 @@ def test_askotch_blocks_fit_a_quarter_of_the_memory() -> None:
     from kernreg.solvers.algorithms.askotch import default_block
 
     assert default_block(100_000, None, None) == 1000  # the paper's n/100
+    assert default_block(4657, None, None) == 100 and default_block(60, None, None) == 60
     assert default_block(464_328, None, 20e9) == int(20e9) // (4 * 464_328 * 8)  # 1346 rows
     assert default_block(300, 60, 1.0) == 60  # a given size stands
     X, y, _, _ = _data()

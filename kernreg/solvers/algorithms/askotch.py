@@ -28,6 +28,9 @@ __all__ = ["ASkotch"]
 #: The paper's blocks per pass (``b = n/100``) and preconditioner rank.
 BLOCKS_PER_PASS = 100
 DEFAULT_RANK = 100
+#: The smallest default block: below 10⁴ rows n/100 would make blocks of a few rows, each
+#: step a sketch and ten power iterations for almost nothing (1.4 s a fit of 200 rows at b = 2).
+MIN_BLOCK = 100
 
 
 class ASkotch(IterativeEstimator):
@@ -48,8 +51,8 @@ class ASkotch(IterativeEstimator):
     max_iter : int, default 50
         Passes.
     block_size : int, optional
-        Rows per block; default ``n/100`` (at least 1), capped so that the block's ``b × n``
-        kernel rows take at most a quarter of ``max_memory``.
+        Rows per block; default ``n/100`` (at least 100, all rows below), capped so that the
+        block's ``b × n`` kernel rows take at most a quarter of ``max_memory``.
     rank : int, default 100
         Rank of each block's Nyström preconditioner.
     accelerated : bool, default True
@@ -157,11 +160,12 @@ class ASkotch(IterativeEstimator):
 
 
 def default_block(n: int, block_size: int | None, max_memory: float | None) -> int:
-    """The rows of a block: ``block_size``, else the paper's ``n/100`` capped so that its
-    ``b × n`` kernel rows take at most a quarter of ``max_memory``."""
+    """The rows of a block: ``block_size``, else the paper's ``n/100`` (at least
+    :data:`MIN_BLOCK`) capped so that its ``b × n`` kernel rows take at most a quarter of
+    ``max_memory``."""
     if block_size is not None:
         return min(block_size, n)
-    b = max(1, n // BLOCKS_PER_PASS)
+    b = max(MIN_BLOCK, n // BLOCKS_PER_PASS)
     if max_memory is not None:
         b = min(b, max(1, int(max_memory) // (4 * n * F64)))
     return min(b, n)
