@@ -18,8 +18,8 @@ import numpy as np
 from kernreg._validation import check_bool, check_int, check_positive, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.block_coordinate import accelerated_pass
-from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator, prediction_rmse
-from kernreg.solvers.blocks.knm import validation_knm, validation_stored
+from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
+from kernreg.solvers.blocks.knm import quarter_rows, validation_stored
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -148,12 +148,7 @@ class ASkotch(IterativeEstimator):
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
         self._rng = check_random_state(self.random_state)  # the refit draws on after the path
-        step = self._passes(X, y)
-        if X_val is None:
-            return Iterations(step)
-        val_knm = validation_knm(self.kernel_, X_val, X, self.max_memory)
-        self._hold(val_knm.close)
-        return Iterations(step, prediction_rmse(val_knm.matvec, y_val), 1, self._passes)
+        return self._dual_iterations(self._passes, X, y, X_val, y_val)
 
     def _fit_info(self) -> dict[str, Any]:
         return {"n_iter": float(self.n_iter_), "block_size": float(self.block_size_)}
@@ -167,7 +162,7 @@ def default_block(n: int, block_size: int | None, max_memory: float | None) -> i
         return min(block_size, n)
     b = max(MIN_BLOCK, n // BLOCKS_PER_PASS)
     if max_memory is not None:
-        b = min(b, max(1, int(max_memory) // (4 * n * F64)))
+        b = min(b, quarter_rows(n, max_memory))
     return min(b, n)
 
 

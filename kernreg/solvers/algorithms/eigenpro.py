@@ -19,8 +19,8 @@ import numpy as np
 from kernreg._validation import check_int, check_positive, check_random_state
 from kernreg.kernels import DEFAULT_MEMORY_BUDGET
 from kernreg.solvers.blocks.eigenpro import eigenpro_epoch, eigenpro_setup, subsample_size
-from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator, prediction_rmse
-from kernreg.solvers.blocks.knm import validation_knm, validation_stored
+from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
+from kernreg.solvers.blocks.knm import quarter_rows, validation_stored
 from kernreg.solvers.blocks.stopping import DEFAULT_STOPPING_RULE, STOPPING
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
@@ -141,8 +141,7 @@ class EigenPro(IterativeEstimator):
 
     def _epochs(self, X: Any, y: np.ndarray) -> Any:
         n = X.shape[0]
-        max_batch = n if self.max_memory is None else \
-            max(1, int(self.max_memory) // (4 * n * F64))  # a quarter of the budget per block
+        max_batch = n if self.max_memory is None else quarter_rows(n, self.max_memory)
         setup = eigenpro_setup(
             self.kernel_, X, float(self.lam),
             subsample=self.subsample or subsample_size(n), top_q=self.top_q,
@@ -155,12 +154,7 @@ class EigenPro(IterativeEstimator):
 
     def _start_iterations(self, X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
         self._rng = check_random_state(self.random_state)  # the refit draws on after the path
-        step = self._epochs(X, y)
-        if X_val is None:
-            return Iterations(step)
-        val_knm = validation_knm(self.kernel_, X_val, X, self.max_memory)
-        self._hold(val_knm.close)
-        return Iterations(step, prediction_rmse(val_knm.matvec, y_val), 1, self._epochs)
+        return self._dual_iterations(self._epochs, X, y, X_val, y_val)
 
     def _fit_info(self) -> dict[str, Any]:
         return {"step_size": float(self.step_size_), "n_iter": float(self.n_iter_),
@@ -173,7 +167,7 @@ def _memory(params: dict[str, Any], problem: MemoryProblem) -> dict[str, int]:
     n = problem.n_fit
     s = min(params.get("subsample") or subsample_size(n), n)
     parts = {"subsample kernel": s * s * F64,
-             "batch kernel block": min(problem.memory_limit // 4, s * n * F64)}
+             "batch kernel block": min(quarter_rows(n, problem.memory_limit), s) * n * F64}
     if validation_stored(problem.n_val, n, problem.memory_limit):
         parts["validation kernel"] = problem.n_val * n * F64
     return parts

@@ -16,6 +16,7 @@ from kernreg.progress import report
 from kernreg.solvers.blocks.base import KernelEstimator
 from kernreg.solvers.blocks.fit_inputs import intercept_of
 from kernreg.solvers.blocks.holdout import refit_rows
+from kernreg.solvers.blocks.knm import validation_knm
 from kernreg.solvers.blocks.metrics import rmse
 from kernreg.solvers.blocks.path_clock import FitClock, running_clock, timing_fit
 from kernreg.solvers.blocks.stochastic import PathOutputs
@@ -361,6 +362,18 @@ class IterativeEstimator(KernelEstimator):
         """The step on the fit rows, the validation scorer (with validation data) and the
         refit's step."""
         raise NotImplementedError
+
+    def _dual_iterations(self, make_step: Callable[[Any, np.ndarray], Callable[[], np.ndarray]],
+                         X: Any, y: np.ndarray, X_val: Any, y_val: Any) -> Iterations:
+        """:class:`Iterations` of a host model over the fit rows: ``make_step(X, y)`` for the
+        fit (and the refit) rows, every iterate scored on ``K(X_val, X)`` (stored within a
+        quarter of ``max_memory``, else re-evaluated; closed with the fit)."""
+        step = make_step(X, y)
+        if X_val is None:
+            return Iterations(step)
+        val_knm = validation_knm(self.kernel_, X_val, X, getattr(self, "max_memory", None))
+        self._hold(val_knm.close)
+        return Iterations(step, prediction_rmse(val_knm.matvec, y_val), 1, make_step)
 
     def _hold(self, close: Callable[[], Any]) -> None:
         """Call ``close`` when the fit (or, see :attr:`hand_on_each_phase`, its phase) ends."""

@@ -19,7 +19,7 @@ from kernreg.solvers.blocks.buffers import release, take
 
 __all__ = ["KNM_STORAGES", "BlockedKnm", "DeviceBlockedKnm", "DeviceStoredKnm", "InMemoryKnm",
            "KnmOperator", "NormalProduct", "knm_normal_product", "make_knm",
-           "validation_knm", "validation_stored"]
+           "quarter_rows", "validation_knm", "validation_stored"]
 
 
 class KnmOperator(ABC):
@@ -188,7 +188,13 @@ def validation_knm(kernel: Kernel, X_val: Any, X: Any, max_memory: float | None)
 
 def validation_stored(n_val: int, n: int, max_memory: float | None) -> bool:
     """Whether :func:`validation_knm` stores ``K(X_val, X)`` (its memory estimate's rule)."""
-    return 4 * n_val * n * 8 <= (np.inf if max_memory is None else max_memory)
+    return max_memory is None or n_val <= quarter_rows(n, max_memory)
+
+
+def quarter_rows(n_cols: int, max_memory: float) -> int:
+    """The float64 rows of ``n_cols`` columns that fit a quarter of ``max_memory`` (at least
+    one): the bound of a kernel block held beside the rest of a fit."""
+    return max(1, int(max_memory) // (4 * n_cols * 8))
 
 
 #: ``u ↦ K_rmᵀK_rm u`` for one set of rows ``r`` (``u`` of shape ``(m,)`` or ``(m, k)``).
