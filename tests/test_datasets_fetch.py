@@ -332,3 +332,35 @@ def test_unknown_dataset_lists_registered_names() -> None:
 def test_missing_mirror_folder(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="mirror folder .*nowhere does not exist"):
         load_dataset("adult", mirror=tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("error, tries", [("NameResolutionError: no such host", 1),
+                                          ("502 Bad Gateway", 3)])
+def test_an_unreachable_host_is_not_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            error: str, tries: int) -> None:
+    """No network (the host's name does not resolve): one try, no back-off sleeps; any other
+    failure is retried as KERNREG_DOWNLOAD_RETRIES says."""
+    from kernreg.datasets import fetch
+
+    monkeypatch.setenv("KERNREG_DOWNLOAD_RETRIES", "2")
+    attempts = []
+
+    class Failing:
+        def __init__(self, retry_if_failed: int) -> None:
+            self.retries = retry_if_failed
+
+        def fetch(self, name: str, progressbar: bool) -> str:
+            attempts.extend([name] * (1 + self.retries))  # pooch's own tries
+            raise RuntimeError(error)
+
+    monkeypatch.setattr(fetch.pooch, "create", lambda **kw: Failing(kw["retry_if_failed"]))
+    toy = Toy(tmp_path / "d", "toy_unreachable", urls=("https://nowhere.invalid/toy.t",))
+    (toy.mirror / "toy" / "toy.t").unlink()
+    register(toy.spec)
+    try:
+        with pytest.raises(DataError, match=error.split(":")[0]):
+            toy.load(offline=False)
+        assert len(attempts) == tries
+    finally:
+        unregister(toy.name)
+        fetch._FAILED_DOWNLOADS.clear()

@@ -45,7 +45,7 @@ def test_a_stream_grid_in_either_spelling_is_one_config(tmp_path: Path) -> None:
     (tmp_path / "old.yaml").write_text(yaml.safe_dump(old))
     new_cfg, old_cfg = load_stream(tmp_path / "new.yaml"), load_stream(tmp_path / "old.yaml")
     assert new_cfg.config_hash() == old_cfg.config_hash() == \
-        "7c48848edb87da60bb88ec8b52ce2070818f11cfcd4739f390d23d618d55f2a4"
+        "84d13a943b8794e20040378d7ab36aca84a1b94c965a84352676afc8ed7f9d62"
     np.testing.assert_array_equal(new_cfg.lambdas, np.logspace(-1, 5, 13))
     listed["model"]["lambdas"] = {"linspace": [1.0, 3.0, 3]}
     (tmp_path / "lin.yaml").write_text(yaml.safe_dump(listed))

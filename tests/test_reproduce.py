@@ -247,3 +247,16 @@ def test_a_smoke_run_never_writes_into_the_repository(folder: str) -> None:
     after = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
                            cwd=REPO, capture_output=True, text=True).stdout
     assert after == before
+
+
+def test_thesis_table6_renders_from_the_committed_trials_to_the_committed_table(
+        kernreg_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thesis Table 6.2 (small rows) on a fresh clone: its committed trials give its committed
+    table, labels included, to the byte."""
+    monkeypatch.chdir(REPO)
+    code, _, err = kernreg_cli(["table", "configs/thesis_table6.table.yaml", "--fallback",
+                                "results/thesis_table6_trials.csv", "--results-dir",
+                                str(tmp_path / "no_runs"), "-o", str(tmp_path / "t6.md")])
+    assert code == 0, err
+    assert (tmp_path / "t6.md").read_bytes() == \
+        (REPO / "results" / "thesis_table6.md").read_bytes()

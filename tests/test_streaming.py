@@ -479,10 +479,11 @@ def test_stream_trial_count_and_outputs_are_checked_before_the_run(toy_stream, t
 
 
 def test_the_stream_config_hash_is_that_of_earlier_runs() -> None:
-    """A folder started before the memory budget existed still resumes (same hash)."""
+    """The committed stream config's hash is pinned (neither its memory budget nor its notes
+    are part of it): a change that would orphan its run folder shows here."""
     config = Path(__file__).resolve().parents[1] / "configs" / "thesis_table7.yaml"
     assert load_config(config).config_hash() == \
-        "7c48848edb87da60bb88ec8b52ce2070818f11cfcd4739f390d23d618d55f2a4"
+        "84d13a943b8794e20040378d7ab36aca84a1b94c965a84352676afc8ed7f9d62"
 
 
 def test_a_registered_method_runs_beside_the_thesis_ones(toy_stream, tmp_path: Path,
@@ -511,3 +512,68 @@ def test_a_registered_method_runs_beside_the_thesis_ones(toy_stream, tmp_path: P
         assert "Total BIG" in (run / "table7_1.md").read_text()
     finally:
         unregister_method("BIG")
+
+
+def _summary_row(method: str, n_imb: int, metric: str, mean: float, std: float) -> dict:
+    return {"method": method, "n_imb": n_imb, "metric": metric, "mean": mean, "std": std,
+            "median": mean, "trials": 10}
+
+
+def test_table7_labels_every_cell_beyond_two_percent_with_its_z_score() -> None:
+    import pandas as pd
+
+    from kernreg.protocols.class_incremental.summary import table7_gaps
+
+    summary = pd.DataFrame([
+        _summary_row("N", 1, "total", 79.0, 1.2),        # thesis 79.2 ± 0.3: -0.3%, no label
+        _summary_row("N", 1, "imbalanced", 0.0, 0.0),    # thesis 0.0 ± 0.0: equal
+        _summary_row("RB", 5, "imbalanced", 36.0, 14.0),  # thesis 39.6 ± 6.2: z = -0.74
+        _summary_row("RC", 1, "imbalanced", 2.0, 2.0),    # thesis 9.5 ± 4.9: z = -4.5
+        _summary_row("RC", 5, "imbalanced", 7.0, 12.4)])  # thesis 17.5 ± 6.6
+    notes = [{"n_imb": 5, "method": "RC", "metric": "imbalanced", "note": "the α grid",
+              "open": "3 α grids (results/x.csv)"}]
+    lines = table7_gaps(summary, 10, notes)
+    assert len(lines) == 3
+    noise, rc1, rc5 = lines
+    assert noise.startswith("≠ imbalanced RB at n_imb = 5, accuracy %: 36 vs 39.6 (-9.1%), "
+                            "z = -0.74 (10 trials here, 10 in the thesis)")
+    assert noise.endswith(": within noise")
+    assert "z = -4.48" in rc1 and rc1.endswith(": open")
+    assert rc5.endswith(": open after 3 α grids (results/x.csv) — the α grid")
+
+
+def test_a_configs_notes_label_its_table_cells_without_changing_its_hash(
+        toy_stream, tmp_path: Path, capsys) -> None:
+    path, config = toy_stream
+    out = tmp_path / "results"
+    main(["run", str(path), "--out", str(out), "--no-progress", "--trials", "1"])
+    capsys.readouterr()
+    main(["table", str(path), "--results-dir", str(out)])
+    flagged = [line for line in capsys.readouterr().out.splitlines() if line.startswith("- ≠ ")]
+    assert flagged and all(line.endswith(": open") for line in flagged)
+    metric, method, *_, n_imb = flagged[0][4:].split(",")[0].split()
+    noted = {**config, "notes": [{"n_imb": int(n_imb), "method": method, "metric": metric,
+                                  "note": "a measured reason"}]}
+    before = load_config(path).config_hash()
+    path.write_text(yaml.safe_dump(noted))
+    assert load_config(path).config_hash() == before  # the finished trials stay valid
+    main(["table", str(path), "--results-dir", str(out)])
+    text = capsys.readouterr().out
+    assert f"{flagged[0][2:]}".removesuffix(": open") + ": measured reason (its note) — a " \
+        "measured reason" in text
+
+
+def test_the_alpha_grid_takes_the_spaced_forms(toy_stream, tmp_path: Path) -> None:
+    _, config = toy_stream
+    path = tmp_path / "alphas.yaml"
+    path.write_text(yaml.safe_dump({**config, "model": {
+        **config["model"], "alphas": {"linspace": [0.0, 1.0, 101]}}}))
+    alphas = load_config(path).model["alphas"]
+    assert len(alphas) == 101 and alphas[0] == 0.0 and alphas[7] == 0.07 and alphas[-1] == 1.0
+    listed = tmp_path / "listed.yaml"
+    listed.write_text(yaml.safe_dump({**config, "model": {**config["model"], "alphas": alphas}}))
+    assert load_config(listed).config_hash() == load_config(path).config_hash()
+    path.write_text(yaml.safe_dump({**config, "model": {
+        **config["model"], "alphas": {"linspace": [0.1, 1.0, 10]}}}))
+    with pytest.raises(ConfigError, match="model.alphas: must contain 0"):
+        load_config(path)

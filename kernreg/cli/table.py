@@ -92,12 +92,16 @@ def _protocol_run(item: str, results_dir: str) -> StoredRun | None:
     kind = config_kind(item) if path.suffix in (".yaml", ".yml") else HOLDOUT
     if kind in (HOLDOUT, "table"):
         return None
-    run_dir = Path(results_dir) / load_protocol_config(get_protocol(kind), path).name
+    config = load_protocol_config(get_protocol(kind), path)
+    run_dir = Path(results_dir) / config.name
     found = read_protocol_run(run_dir) if run_dir.is_dir() else None
     if found is None:
         out = "" if results_dir == DEFAULT_OUT else f" --out {results_dir}"
         raise ResultsError(f"no results to tabulate:\n  {run_dir.name}: no results in {run_dir} "
                            f"(made by: kernreg run {config_reference(item)}{out})")
+    current = config.as_dict()
+    if "notes" in current:  # the notes explain results: the config's own, not the run's copy
+        found.manifest["config"]["notes"] = current["notes"]
     return found
 
 

@@ -562,6 +562,8 @@ def _protocol(entry: dict[str, Any], problems: list[str]) -> dict[str, Any]:
         del protocol["fit_intercept"]  # false is the default: earlier hashes stand
     if not protocol.get("record_test_path", True):
         del protocol["record_test_path"]  # false is the default: earlier hashes stand
+    if protocol.get("test_split") == "fixed":
+        del protocol["test_split"]  # the dataset's own split is the default: hashes stand
     if protocol.get("selection", "holdout") == "holdout":
         protocol.pop("selection", None)  # the hold-out is the default: earlier hashes stand
         if "folds" in protocol:

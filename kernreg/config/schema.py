@@ -99,6 +99,12 @@ def experiment_schema() -> dict[str, Any]:
                                        "their training mean (default: false on a registered "
                                        "dataset, the papers' setting; true on a data file)",
                         "type": "boolean"},
+                    "test_split": {
+                        "description": "fixed (the dataset's own training and test rows, "
+                                       "the default) or per_trial (each trial draws a fresh "
+                                       "split of all rows into the same two sizes, from its "
+                                       "seed)",
+                        "enum": ["fixed", "per_trial"]},
                     "record_test_path": {
                         "description": "record every test measure along each algorithm's "
                                        "validated path (the fit rows' models on the test "

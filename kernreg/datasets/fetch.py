@@ -192,15 +192,8 @@ def _download(
             search.problems.append(f"download of {url} failed (earlier in this run: "
                                    f"{_FAILED_DOWNLOADS[url]})")
             continue
-        fetcher = pooch.create(
-            path=folder,
-            base_url="",
-            registry={rf.name: rf.known_hash},
-            urls={rf.name: url},
-            retry_if_failed=settings.retries,
-        )
         try:
-            path = Path(fetcher.fetch(rf.name, progressbar=True))
+            path = _fetch(folder, rf, url, settings.retries)
         except Exception as exc:  # network, HTTP and checksum errors all mean: try the next URL
             _FAILED_DOWNLOADS[url] = _short(exc)
             search.problems.append(f"download of {url} failed: {_short(exc)}")
@@ -211,6 +204,29 @@ def _download(
         moved = _quarantine(path, spec, settings)
         search.problems.append(f"checksum mismatch after download of {url}; moved to {moved}")
     return None
+
+
+#: Errors that say the host cannot be reached at all (no name resolution, no route):
+#: retrying the URL within seconds cannot help, so it is tried once.
+_UNREACHABLE = ("NameResolutionError", "Failed to resolve", "Name or service not known",
+                "Temporary failure in name resolution", "Network is unreachable",
+                "No route to host")
+
+
+def _fetch(folder: Path, rf: RemoteFile, url: str, retries: int) -> Path:
+    """Download ``rf`` from ``url`` into ``folder`` (pooch checks its known hash): one try,
+    then ``retries`` more with pooch's back-off unless the host is unreachable."""
+    def attempt(retry_if_failed: int) -> Path:
+        fetcher = pooch.create(path=folder, base_url="", registry={rf.name: rf.known_hash},
+                               urls={rf.name: url}, retry_if_failed=retry_if_failed)
+        return Path(fetcher.fetch(rf.name, progressbar=True))
+
+    try:
+        return attempt(0)
+    except Exception as exc:
+        if retries == 0 or any(word in repr(exc) for word in _UNREACHABLE):
+            raise
+    return attempt(retries - 1)
 
 
 def _short(exc: Exception) -> str:

@@ -19,6 +19,7 @@ from kernreg.experiment.trial import (
     run_trial,
     subsample_rng,
     subsample_rows,
+    trial_data,
     trial_seed,
     trial_split,
 )
@@ -26,4 +27,4 @@ from kernreg.experiment.trial import (
 __all__ = ["PeakMemory", "PreparedData", "Stopwatch", "blas_description", "blas_threads",
            "experiment_device", "gemm_gflops", "idle_cores", "make_estimator", "prepare_data",
            "real_outputs", "resolve_blas_threads", "run_dir_for", "run_experiment", "run_trial",
-           "subsample_rng", "subsample_rows", "trial_seed", "trial_split"]
+           "subsample_rng", "subsample_rows", "trial_data", "trial_seed", "trial_split"]

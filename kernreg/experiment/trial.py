@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
 
@@ -136,10 +137,32 @@ def trial_seed(seed: int, trial: int) -> int:
     return int(np.random.SeedSequence([seed, trial]).generate_state(1)[0])
 
 
+def trial_data(exp: Experiment, data: PreparedData, trial: int) -> PreparedData:
+    """The training and test rows of trial ``trial``: the dataset's own split, or with
+    ``protocol.test_split: per_trial`` a fresh split of all its rows into the same two sizes,
+    drawn from the trial's seed (the same for every algorithm of the trial)."""
+    if exp.protocol.get("test_split", "fixed") != "per_trial":
+        return data
+    n_train = len(data.y_train)
+    X = (sp.vstack([data.X_train, data.X_test], format="csr") if sp.issparse(data.X_train)
+         else np.concatenate([data.X_train, data.X_test]))
+    y = np.concatenate([data.y_train, data.y_test])
+    order = np.random.default_rng([trial_seed(exp.protocol["seed"], trial), 0x7E57]) \
+        .permutation(len(y))
+    train, test = np.sort(order[:n_train]), np.sort(order[n_train:])
+    return replace(data, X_train=X[train], y_train=y[train], X_test=X[test], y_test=y[test])
+
+
 def trial_split(exp: Experiment, data: PreparedData, trial: int
                 ) -> tuple[int, tuple[Any, np.ndarray, Any, np.ndarray]]:
-    """Trial ``trial``'s seed and its hold-out split ``(X_fit, y_fit, X_val, y_val)`` of the
-    training data: what the runner fits, for scripts that re-fit one trial."""
+    """Trial ``trial``'s seed and its hold-out split ``(X_fit, y_fit, X_val, y_val)`` of its
+    training rows (:func:`trial_data`): what the runner fits, for scripts that re-fit one
+    trial."""
+    return _holdout(exp, trial_data(exp, data, trial), trial)
+
+
+def _holdout(exp: Experiment, data: PreparedData, trial: int
+             ) -> tuple[int, tuple[Any, np.ndarray, Any, np.ndarray]]:
     seed = trial_seed(exp.protocol["seed"], trial)
     split = holdout_split(data.X_train, data.y_train, exp.protocol["validation_fraction"],
                           random_state=np.random.default_rng(seed))
@@ -171,13 +194,14 @@ def run_trial(exp: Experiment, algo: Algorithm, data: PreparedData, trial: int,
     memory = memory or run_memory(exp)
     device = experiment_device(exp, memory)
     where = f"{algo.label} trial {trial}"
+    data = trial_data(exp, data, trial)
     # the test rows along the path: evaluated inside fit, their time taken out of fit's
     eval_rows = {"X_eval": data.X_test} if exp.protocol.get("record_test_path") else {}
     kfold = exp.protocol.get("selection") == "kfold"
     if kfold:
         seed = trial_seed(exp.protocol["seed"], trial)
     else:
-        seed, (X_fit, y_fit, X_val, y_val) = trial_split(exp, data, trial)
+        seed, (X_fit, y_fit, X_val, y_val) = _holdout(exp, data, trial)
     budget = memory  # the name `memory` is the peak-memory probe inside the block below
 
     def configured() -> Any:

@@ -5,8 +5,9 @@ A cell more than :data:`GAP` from the published value (relative), or a time slow
 gets one label: ``within noise`` when the difference of the means is within two standard
 errors (``z = (ours − paper) / √(s²/n + s_p²/n_p)``, the paper's spread where it gives one),
 ``measured reason`` when a note of the table config explains it, ``open after variants`` when
-its note records what was tried without finding the cause, else ``open``. Times are never
-"noise" (the hardware differs): a slower time needs a note.
+its note records what was tried without finding the cause (``open:`` names the variants and
+where they are kept), else ``open``. Times are never "noise" (the hardware differs): a slower
+time needs a note.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["GAP", "NOISE_Z", "Gap", "gap_label", "parse_published"]
+__all__ = ["GAP", "NOISE_Z", "Gap", "gap_label", "note_kind", "parse_published"]
 
 #: Relative difference beyond which a cell needs a label.
 GAP = 0.02
@@ -51,7 +52,8 @@ class Gap:
     paper: float
     paper_std: float | None
     paper_n: int
-    #: What the table config's note on this row says: "reason", "variants" or None (no note).
+    #: What the table config's note on this cell says: "reason", "variants" (or the text of
+    #: its ``open:``, the variants tried: "25 variants, results/x.csv") or None (no note).
     noted: str | None
 
     @property
@@ -78,17 +80,34 @@ _NOTED = {"reason": ": measured reason (its note)",
           "variants": ": open after the variants its note records", None: ": open"}
 
 
-def gap_label(gap: Gap) -> str:
-    """``"Adult, ES, t*: 40.0 vs 39.2 (+2.0%), z = +1.05 …: within noise"``."""
+def note_kind(note: dict) -> str:
+    """What a table config's note says of its cell: ``"reason"``, or the variants it records
+    as tried without finding the cause (``open: true`` → ``"variants"``, ``open: TEXT`` →
+    TEXT)."""
+    open_ = note.get("open")
+    if not open_:
+        return "reason"
+    return "variants" if open_ is True else str(open_)
+
+
+def _noted_text(noted: str | None) -> str:
+    return _NOTED[noted] if noted in _NOTED else f": open after {noted}"
+
+
+def gap_label(gap: Gap, source: str = "the paper") -> str:
+    """``"Adult, ES, t*: 40.0 vs 39.2 (+2.0%), z = +1.05 …: within noise"``; ``source`` names
+    the published side (the paper, the thesis)."""
     head = f"{gap.where}, {gap.quantity}: {gap.mean:.4g} vs {gap.paper:.4g} ({gap.relative:+.1%})"
     if gap.quantity == "time":
-        return head + _NOTED[gap.noted]
+        return head + _noted_text(gap.noted)
     z = gap.z
-    spread = ("" if gap.paper_std is not None else ", the paper gives no spread")
+    spread = ("" if gap.paper_std is not None else f", {source} gives no spread")
     if z is None:
         head += f" (no spread on either side{spread})"
     else:
-        head += f", z = {z:+.2f} ({gap.n} trials here, {gap.paper_n} in the paper{spread})"
+        trials = "" if gap.paper_std is None else f", {gap.paper_n} in {source}"
+        here = f"{gap.n} trial{'' if gap.n == 1 else 's'} here"
+        head += f", z = {z:+.2f} ({here}{trials}{spread})"
     if z is not None and abs(z) < NOISE_Z:
         return head + ": within noise"
-    return head + _NOTED[gap.noted]
+    return head + _noted_text(gap.noted)

@@ -4,10 +4,11 @@ A papers' file (package data, :mod:`kernreg.paper`) lists published cells as row
 ``dataset, column`` plus either ``rmse`` (LiM Table 1) or ``measure, value`` (the point values
 of LiM Figure 1's text). A cell of ours is every trial of the results with that dataset and
 that algorithm label; its mean is compared with the published value in the paper's unit
-(:meth:`~kernreg.losses.Measure.relative_gap`), and a cell more than :data:`TOLERANCE` away is
-flagged: the table config's note for that cell (``label:``) says why, or the flag says that no
-reason is recorded. Cells the paper publishes but we did not measure show the config's
-``not_run`` reason.
+(:meth:`~kernreg.losses.Measure.relative_gap`), and a cell more than
+:data:`~kernreg.results.paper_gaps.GAP` away is flagged and labelled as every published table's
+cells are (:mod:`kernreg.results.paper_gaps`: within noise, measured reason from the table
+config's note for that cell, open after variants, open). Cells the paper publishes but we did
+not measure show the config's ``not_run`` reason.
 """
 
 from __future__ import annotations
@@ -24,12 +25,9 @@ from kernreg.datasets import get_spec
 from kernreg.datasets.own import FILE_PREFIX, is_file_dataset_name
 from kernreg.errors import DataError
 from kernreg.losses import get_measure
+from kernreg.results.paper_gaps import Gap, gap_label, note_kind
 
-__all__ = ["COLUMN_TITLES", "TOLERANCE", "PaperCell", "build_paper_cells", "read_paper_cells"]
-
-#: A measured cell further than this (relative, in the paper's unit) from the published one is
-#: flagged (5% of the RMSE).
-TOLERANCE = 0.05
+__all__ = ["COLUMN_TITLES", "PaperCell", "build_paper_cells", "read_paper_cells"]
 
 #: Titles of the column labels of LiM Table 1 / thesis Table 5.1 (thesis order first).
 COLUMN_TITLES = {
@@ -53,7 +51,10 @@ class PaperCell:
     trials (``n = 0``: not measured, then ``na_reason`` says why); ``seconds`` the median model
     selection time of a trial (refit included) and ``gflops`` the lowest and highest host GEMM
     rate measured beside those trials; ``gap`` is ``(ours − paper)/|paper|`` in the paper's
-    unit; ``flagged`` when ``|gap| >`` the tolerance.
+    unit; ``flagged`` when it needs a label (:mod:`kernreg.results.paper_gaps`);
+    ``paper_std``/``paper_n`` the published spread and trials (``None`` where not given);
+    ``noted`` what the table config's note says of the cell
+    (:func:`~kernreg.results.paper_gaps.note_kind`).
     """
 
     dataset: str
@@ -71,6 +72,9 @@ class PaperCell:
     sigma: float | None = None
     na_reason: str | None = None
     note: str | None = None
+    paper_std: float | None = None
+    paper_n: int | None = None
+    noted: str | None = None
 
     @property
     def gap(self) -> float | None:
@@ -78,10 +82,26 @@ class PaperCell:
             return None
         return get_measure(self.measure).relative_gap(self.mean, self.paper)
 
+    def gap_record(self) -> Gap | None:
+        """The cell against the published value, both in the paper's unit (None: nothing to
+        compare)."""
+        if self.gap is None or self.mean is None:
+            return None
+        measure = get_measure(self.measure)
+        return Gap(f"{dataset_title(self.dataset)}, {column_title(self.column)}",
+                   f"test {measure.title}", measure.to_paper(self.mean),
+                   abs(measure.to_paper(self.std or 0.0)), self.n, self.paper, self.paper_std,
+                   self.paper_n or 1, self.noted)
+
     @property
     def flagged(self) -> bool:
-        gap = self.gap
-        return gap is not None and abs(gap) > TOLERANCE
+        gap = self.gap_record()
+        return gap is not None and gap.needs_label
+
+    def label(self) -> str | None:
+        """The flagged cell's label line (:func:`~kernreg.results.paper_gaps.gap_label`)."""
+        gap = self.gap_record()
+        return gap_label(gap) if gap is not None and gap.needs_label else None
 
     def ours_text(self, digits: int = 4) -> str:
         """Ours in the paper's unit, ``mean ± std`` (std with several trials), or ``NA``."""
@@ -111,11 +131,14 @@ def read_paper_cells(name: str) -> pd.DataFrame:
         table = pd.read_csv(f, dtype=str, keep_default_na=False)
     if "measure" not in table:  # LiM Table 1: every cell is a test RMSE
         table = table.rename(columns={"rmse": "value"}).assign(measure="rmse")
-    return table[["dataset", "column", "measure", "value", "source", "note"]]
+    for optional in ("std", "trials"):  # the published spread and trials, where given
+        if optional not in table:
+            table[optional] = ""
+    return table[["dataset", "column", "measure", "value", "std", "trials", "source", "note"]]
 
 
-def _reason(entries: Sequence[dict[str, Any]], dataset: str, column: str, key: str
-            ) -> str | None:
+def _entry(entries: Sequence[dict[str, Any]], dataset: str, column: str
+           ) -> dict[str, Any] | None:
     """The table config's entry for a cell: one naming its ``label`` wins over one naming the
     dataset only (which applies to every column of the dataset)."""
     for want_label in (True, False):
@@ -123,7 +146,7 @@ def _reason(entries: Sequence[dict[str, Any]], dataset: str, column: str, key: s
             if e["dataset"] != dataset:
                 continue
             if (e.get("label") == column) if want_label else ("label" not in e):
-                return str(e[key])
+                return e
     return None
 
 
@@ -137,7 +160,8 @@ def build_paper_cells(results: pd.DataFrame, paper_name: str,
     for row in read_paper_cells(paper_name).itertuples(index=False):
         paper = None if row.value in ("", "NA") else float(row.value)
         cell = PaperCell(row.dataset, row.column, row.measure, paper, row.value, row.source,
-                         row.note)
+                         row.note, paper_std=float(row.std) if row.std else None,
+                         paper_n=int(row.trials) if row.trials else None)
         ours = results[(results["dataset"] == row.dataset) & (results["label"] == row.column)] \
             if len(results) else results
         column = f"test_{row.measure}"
@@ -152,9 +176,12 @@ def build_paper_cells(results: pd.DataFrame, paper_name: str,
                 except (TypeError, ValueError):  # a σ grid: the selected σ is per trial
                     cell.sigma = None
         else:
-            cell.na_reason = _reason(not_run, row.dataset, row.column, "reason") or \
+            entry = _entry(not_run, row.dataset, row.column)
+            cell.na_reason = str(entry["reason"]) if entry else \
                 "not run (no results and no reason in the table config)"
-        cell.note = _reason(notes, row.dataset, row.column, "note")
+        note = _entry(notes, row.dataset, row.column)
+        if note is not None:
+            cell.note, cell.noted = str(note["note"]), note_kind(note)
         cells.append(cell)
     return cells
 

@@ -29,7 +29,7 @@ from kernreg.errors import DataError
 from kernreg.losses import Task, get_measure, get_task, measure_names, task_names
 from kernreg.registry import Registry
 from kernreg.results.numbers import mean_spread
-from kernreg.results.paper_gaps import Gap, gap_label, parse_published
+from kernreg.results.paper_gaps import Gap, gap_label, note_kind, parse_published
 from kernreg.results.published_cells import (
     COLUMN_TITLES,
     PaperCell,
@@ -246,7 +246,7 @@ def build_table2(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = (),
     if "gemm_gflops" in results and results["gemm_gflops"].notna().any():
         lines.append(gemm_note(results))
     if compare_paper:
-        noted = {(c["dataset"], c["algorithm"], q): "variants" if c.get("open") else "reason"
+        noted = {(c["dataset"], c["algorithm"], q): note_kind(c)
                  for c in notes
                  for q in c.get("quantities", [q for q, _, _ in quantities if q != "time"])}
         lines += paper_gap_lines(cells, datasets, algorithms, quantities, row_titles, noted)
@@ -532,6 +532,33 @@ def build_lim_table1(results: pd.DataFrame, not_run: Sequence[dict[str, Any]] = 
     return pd.DataFrame(rows)
 
 
+#: Trials behind each incremental Nyström cell of LiM Table 1 ("10 trials").
+PAPER_LIM_TABLE1_TRIALS = 10
+
+
+def lim_table1_gaps(results: pd.DataFrame, notes: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """A label line for every incremental Nyström RMSE more than 2% from LiM Table 1's
+    (:mod:`kernreg.results.paper_gaps`); a note (``dataset``, ``algorithm: inkrls``) explains
+    its cell."""
+    with paper_file("lim_table1.csv").open() as f:
+        paper = pd.read_csv(f, keep_default_na=False).set_index("dataset")
+    by_dataset = {c["dataset"]: c for c in notes if c.get("algorithm") == "inkrls"}
+    lines = []
+    inc = results[results["algorithm"] == "inkrls"] if len(results) else results
+    for ds, g in inc.groupby("dataset", sort=False):
+        if ds not in paper.index:
+            continue
+        values = g["test_rmse"].astype(float)
+        note = by_dataset.get(str(ds))
+        gap = Gap(f"{dataset_title(str(ds))}, incremental Nyström", "RMSE",
+                  float(values.mean()), float(values.std(ddof=0)), len(values),
+                  float(paper.loc[ds, "rmse_mean"]), float(paper.loc[ds, "rmse_std"]),
+                  PAPER_LIM_TABLE1_TRIALS, None if note is None else note_kind(note))
+        if gap.needs_label:
+            lines.append("≠ " + gap_label(gap))
+    return lines
+
+
 def _paper_rmse(paper: pd.DataFrame, dataset: str) -> str:
     if dataset not in paper.index:
         return ""
@@ -605,25 +632,26 @@ def _table2(c: Collected, fmt: str, compare_paper: bool) -> str:
 
 
 def _lim_table1(c: Collected, fmt: str, compare_paper: bool) -> str:
-    return render_frame(build_lim_table1(c.results, c.not_run), fmt, notes=cell_notes(c.notes))
+    return render_frame(build_lim_table1(c.results, c.not_run), fmt,
+                        notes=[*lim_table1_gaps(c.results, c.notes), *cell_notes(c.notes)])
 
 
 def _thesis_table6(c: Collected, fmt: str, compare_paper: bool) -> str:
-    return render_thesis_table6(c.results, "csv" if fmt == "csv" else "md")
+    return render_thesis_table6(c.results, "csv" if fmt == "csv" else "md", c.notes)
 def _gap_text(cell: PaperCell) -> str:
     gap = cell.gap
     return "" if gap is None else f"{100 * gap:+.1f}%"
 
 
 def _paper_cell_notes(cells: Sequence[PaperCell]) -> list[str]:
-    """A line per flagged cell (ours, the paper's, the gap and the config's reason) and per
-    group of NA cells sharing a reason; the trial counts when cells differ in them."""
+    """A line per flagged cell (its label: :mod:`kernreg.results.paper_gaps`, then the table
+    config's note) and per group of NA cells sharing a reason; the trial counts when cells
+    differ in them."""
     lines = []
     for c in cells:
-        if c.flagged:
-            lines.append(f"† {dataset_title(c.dataset)}, {column_title(c.column)}: ours "
-                         f"{c.ours_text()} vs paper {c.paper_text} ({_gap_text(c)}, more than "
-                         f"5% away): {c.note or 'no measured reason recorded yet'}")
+        label = c.label()
+        if label is not None:
+            lines.append(f"≠ {label}" + (f" — {c.note}" if c.note else ""))
         elif c.note:
             lines.append(f"{dataset_title(c.dataset)}, {column_title(c.column)}: {c.note}")
     groups: dict[tuple[str, str], list[str]] = {}
@@ -644,7 +672,8 @@ def _paper_cell_notes(cells: Sequence[PaperCell]) -> list[str]:
 
 def render_paper_table(cells: Sequence[PaperCell], fmt: str = "md") -> str:
     """Published cells as a wide table: one row per dataset (with our σ), one column per
-    label; each cell ``ours (paper P)``, ``†`` when more than 5% away, notes below."""
+    label; each cell ``ours (paper P)``, ``†`` when it needs a label (more than 2% away),
+    the labels and notes below."""
     datasets = list(dict.fromkeys(c.dataset for c in cells))
     order = list(COLUMN_TITLES)  # the thesis's column order, then any other label
     columns = sorted(dict.fromkeys(c.column for c in cells),
@@ -743,7 +772,7 @@ for _kind in (
     TableKind("thesis_table6", "thesis Table 6.2: SGM / SIGM / LIBSVM hinge, error, time beside "
               "the paper's", _thesis_table6),
     TableKind("lim_table1_full", "LiM Table 1 / thesis Table 5.1, every column: ours beside "
-              "the published cell, † more than 5% away (notes say why), NA with reasons",
+              "the published cell, † more than 2% away (labelled below), NA with reasons",
               _lim_table1_full),
     TableKind("lim_fig1_points", "the point values of LiM Figure 1's text: ours beside the "
               "paper's, one row per cell", _lim_fig1_points),
@@ -807,10 +836,13 @@ def table_schema() -> dict[str, Any]:
                                   "items": {"enum": ["time", "rmse", "error", "hinge",
                                                      "par"]}},
                               "open": {
-                                  "description": "true: the note records variants tried "
-                                                 "without finding the cause (the cell is "
-                                                 "labelled open after variants)",
-                                  "type": "boolean"}}},
+                                  "description": "the note records variants tried without "
+                                                 "finding the cause (the cell is labelled "
+                                                 "open after variants): true, or what they "
+                                                 "are and where they are kept, e.g. \"25 "
+                                                 "variants (results/x.csv)\"",
+                                  "oneOf": [{"const": True},
+                                            {"type": "string", "minLength": 1}]}}},
             },
             "not_run": {
                 "description": "cells shown as NA, with the reason",

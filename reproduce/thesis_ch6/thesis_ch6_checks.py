@@ -78,7 +78,8 @@ def main() -> None:
         for row in ("breast_cancer", "adult_1000", "ijcnn1_1000")))
     for row, label, eta, theta in (("breast_cancer", "SIGM D", 0.25, 0.5),
                                    ("adult_1000", "SIGM D", 0.25, 0.5),
-                                   ("ijcnn1_1000", "SIGM C", None, 0.0)):
+                                   ("ijcnn1_1000", "SIGM C", None, 0.0),
+                                   ("ijcnn1_1000", "SIGM D", 0.25, 0.5)):
         h, e = sigm_test_path(row, eta, theta, epochs, smoke)
         marks = ", ".join(f"epoch {k}: {h[k - 1]:.3f} / {100 * e[k - 1]:.2f}%"
                           for k in (1, 5, 8, 10, 20, 28, 40, 76, 100) if k <= epochs)

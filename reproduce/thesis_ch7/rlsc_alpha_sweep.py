@@ -35,6 +35,9 @@ def main() -> None:
     parser.add_argument("--lam", type=float, default=1e3)
     parser.add_argument("--n-imb", type=int, nargs="+", default=None,
                         help=f"streamed examples to report at (default: {N_IMB})")
+    parser.add_argument("--alpha-step", type=float, default=0.1,
+                        help="the α printed: every this step of [0, 1] (the config's grid may "
+                             "be finer)")
     parser.add_argument("--smoke", action="store_true",
                         help="the config at smoke size (at most 10 streamed): seconds")
     args = parser.parse_args()
@@ -59,7 +62,7 @@ def main() -> None:
             print(f"\ntrial {trial}, digit {imb:g}, n_imb = {n}, λ = {args.lam:g}")
             print("| α | val. acc. balanced | test acc. new class | test acc. balanced |")
             print("|---|---|---|---|")
-            for alpha in cfg.model["alphas"]:
+            for alpha in np.round(np.arange(0.0, 1.0 + 1e-9, args.alpha_step), 6):
                 scale = gamma**alpha
                 pv = model.classes_[np.argmax(X_val @ W * scale, axis=1)]
                 pt = model.classes_[np.argmax(X_te @ W * scale, axis=1)]

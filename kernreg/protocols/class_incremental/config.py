@@ -63,6 +63,8 @@ SMOKE_STREAMED = 10
 SIZE_KEYS = {"nystrom": "m", "rff": "n_components"}
 LEGACY_SIZE_KEY = "size"
 
+#: The most α values a grid may hold (a 0.001 grid has 1001).
+MAX_ALPHAS = 2001
 #: The λ grid: any grid form, and the earlier ``{min, max, num}`` (read as a logspace).
 _GRID = grid_schema(POSITIVE, max_points=MAX_LIST, legacy=True, what="a λ grid")
 
@@ -99,8 +101,8 @@ def _schema() -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": {
                     "lambdas": _GRID,
-                    "alphas": {"type": "array", "minItems": 1,
-                               "items": {"type": "number", "minimum": 0, "maximum": 1}},
+                    "alphas": grid_schema({"type": "number", "minimum": 0, "maximum": 1},
+                                          max_points=MAX_ALPHAS, what="the α grid"),
                     "features": {
                         "type": "object",
                         "additionalProperties": False,
@@ -115,6 +117,21 @@ def _schema() -> dict[str, Any]:
                         "items": {"enum": method_names()}},
             "budget": {"type": "object", "additionalProperties": False,
                        "properties": {"blas_threads": POSITIVE_INT, "memory_gb": POSITIVE}},
+            "notes": {
+                "description": "why a Table 7.1 cell differs from the thesis (a measured "
+                               "reason), one entry a cell; `open:` (true, or what was tried "
+                               "and where it is kept) when variants did not find the cause",
+                "type": "array",
+                "items": {"type": "object", "additionalProperties": False,
+                          "required": ["n_imb", "method", "metric", "note"],
+                          "properties": {
+                              "n_imb": POSITIVE_INT,
+                              "method": {"enum": method_names()},
+                              "metric": {"enum": ["total", "imbalanced"]},
+                              "note": {"type": "string", "minLength": 1},
+                              "open": {"oneOf": [{"const": True},
+                                                 {"type": "string", "minLength": 1}]}}},
+            },
         },
     }
 
@@ -190,6 +207,8 @@ class ClassIncrementalConfig:
     budget: dict[str, Any]
     description: str = ""
     path: Path | None = field(default=None, compare=False)
+    #: The table's notes on cells (they explain results; not in the config hash).
+    notes: tuple[dict[str, Any], ...] = ()
 
     @property
     def trials(self) -> int:
@@ -203,13 +222,13 @@ class ClassIncrementalConfig:
         return {"name": self.name, "description": self.description,
                 "dataset": {"name": self.dataset}, "protocol": copy.deepcopy(self.protocol),
                 "model": copy.deepcopy(self.model), "methods": list(self.methods),
-                "budget": dict(self.budget)}
+                "budget": dict(self.budget), "notes": copy.deepcopy(list(self.notes))}
 
     def config_hash(self) -> str:
-        """sha256 of what decides a trial's numbers (not the name, description, trial count
-        or memory budget)."""
+        """sha256 of what decides a trial's numbers (not the name, description, notes, trial
+        count or memory budget)."""
         payload = self.as_dict()
-        for key in ("name", "description"):
+        for key in ("name", "description", "notes"):
             payload.pop(key)
         payload["protocol"].pop("trials")
         payload["budget"].pop("memory_gb", None)
@@ -246,6 +265,9 @@ def load(data: Any, path: Path) -> ClassIncrementalConfig:
     if isinstance(grid, dict) and "logspace" in grid and grid["logspace"][0] > grid["logspace"][1]:
         low, high, _ = grid["logspace"]
         problems.append(f"model.lambdas: low {low:g} exceeds high {high:g}")
+    if isinstance(model["alphas"], dict):
+        # a spaced form: its values, to 12 digits (0.07, not 0.07000000000000001)
+        model["alphas"] = [round(float(a), 12) for a in grid_values(model["alphas"])]
     if 0 not in model["alphas"]:
         problems.append("model.alphas: must contain 0 (the selection rule compares every α "
                         "with α = 0)")
@@ -273,7 +295,8 @@ def load(data: Any, path: Path) -> ClassIncrementalConfig:
         methods=tuple(data.get("methods", method_names())),
         budget={"blas_threads": 1, "memory_gb": DEFAULT_BUDGET["memory_gb"],
                 **data.get("budget", {})},
-        description=data.get("description", ""), path=path)
+        description=data.get("description", ""), path=path,
+        notes=tuple(data.get("notes", ())))
 
 
 def smoke(data: Any) -> Any:

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg as la
 
+from kernreg.solvers.blocks.knm import block_matvec
+
 __all__ = ["BlockPreconditioner", "accelerated_pass", "nystrom_block"]
 
 #: Power iterations for a block's step size.
@@ -104,14 +106,16 @@ def accelerated_pass(kernel: Any, X: Any, y: np.ndarray, mu: float, *, block_siz
         gamma = 1.0 / np.sqrt(m * nu)
         mix = 1.0 / (1.0 + gamma * nu)
 
+    rows = np.empty((b, n), dtype=kernel.dtype)  # one block for the fit (no page faults a step)
+
     def block_pass() -> np.ndarray:
         nonlocal point
         for _ in range(steps):
             block = rng.choice(n, size=b, replace=False)
-            K_b = kernel(X[block], X)
+            K_b = kernel(X[block], X, out=rows)
             pre = nystrom_block(K_b[:, block], mu, rank, rng)
             at = point if accelerated else alpha
-            direction = pre.solve(K_b @ at + mu * at[block] - y[block])
+            direction = pre.solve(block_matvec(K_b, at) + mu * at[block] - y[block])
             if not accelerated:
                 alpha[block] -= pre.step * direction
                 continue

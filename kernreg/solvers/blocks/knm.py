@@ -18,7 +18,7 @@ from kernreg.kernels.device_products import to_device_rows
 from kernreg.solvers.blocks.buffers import release, take
 
 __all__ = ["KNM_STORAGES", "BlockedKnm", "DeviceBlockedKnm", "DeviceStoredKnm", "InMemoryKnm",
-           "KnmOperator", "NormalProduct", "knm_normal_product", "make_knm",
+           "KnmOperator", "NormalProduct", "block_matvec", "knm_normal_product", "make_knm",
            "quarter_rows", "validation_knm", "validation_stored"]
 
 
@@ -189,6 +189,12 @@ def validation_knm(kernel: Kernel, X_val: Any, X: Any, max_memory: float | None)
 def validation_stored(n_val: int, n: int, max_memory: float | None) -> bool:
     """Whether :func:`validation_knm` stores ``K(X_val, X)`` (its memory estimate's rule)."""
     return max_memory is None or n_val <= quarter_rows(n, max_memory)
+
+
+def block_matvec(K_block: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``K_block @ v`` in the block's precision, as float64: a float32 block is read as it is
+    (``@`` with a float64 ``v`` would first copy it to float64, twice its size, every step)."""
+    return (K_block @ v.astype(K_block.dtype, copy=False)).astype(np.float64, copy=False)
 
 
 def quarter_rows(n_cols: int, max_memory: float) -> int:
