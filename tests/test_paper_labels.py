@@ -54,7 +54,7 @@ def _cells_beyond_gap(name: str, text: str) -> list[str]:
     if name.startswith("lim_table1"):
         return [f"{row[0]}, incremental Nyström, RMSE" for row in rows
                 if row[4] != "0" and _far(_mean(row[8]), _mean(row[9]))]
-    if name == "thesis_table6":
+    if name.startswith("thesis_table6"):
         # the variant rows (not the thesis's) show their gap in the table only
         return [f"{row[0]}, {row[2]}, {measure}" for row in rows
                 if "not in the" not in row[2] and "not the" not in row[0]
@@ -79,9 +79,13 @@ def _cells_beyond_gap(name: str, text: str) -> list[str]:
 _OLD = pytest.mark.xfail(strict=True, reason="rendered before the 2% labels from run folders "
                                             "not kept; `make lim-table1-full` (about 1.5 h) "
                                             "re-renders it")
+_OLD_FULL_ROWS = pytest.mark.xfail(strict=True, reason="rendered before the 2% labels from run "
+                                                    "folders not kept; `make thesis-table6-full` "
+                                                    "(about 3.5 h) re-renders it")
 TABLES = ["table2", "lim_table1", "thesis_table6", "thesis_table7",
           pytest.param("lim_table1_selected", marks=_OLD),
-          pytest.param("lim_table1_full", marks=_OLD)]
+          pytest.param("lim_table1_full", marks=_OLD),
+          pytest.param("thesis_table6_full", marks=_OLD_FULL_ROWS)]
 
 
 @pytest.mark.parametrize("name", TABLES)
