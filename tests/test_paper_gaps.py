@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kernreg.results.paper_gaps import Gap, gap_label, parse_published
+from kernreg.results.paper_gaps import Gap, gap_label, gap_line, note_kind, parse_published
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,3 +45,12 @@ def test_the_two_percent_rule_and_times() -> None:
     assert not _gap(quantity="time", mean=20.0, paper=100.0).needs_label  # faster
     slow = _gap(quantity="time", mean=1.23, std=0.05, paper=1.04, paper_std=None)
     assert slow.needs_label and gap_label(slow).endswith(": open")  # a time is never noise
+
+
+def test_a_cell_line_carries_its_label_then_its_note() -> None:
+    assert gap_line(_gap(mean=39.9)) is None  # within 2 %: no line
+    far = _gap(mean=45.0, noted=note_kind({"note": "why", "open": "2 step sizes"}))
+    assert gap_line(far, "the thesis", "why") == "≠ " + gap_label(far, "the thesis") + " — why"
+    assert gap_line(far).endswith(": open after 2 step sizes")
+    assert note_kind(None) is None and note_kind({"note": "x"}) == "reason"
+    assert note_kind({"note": "x", "open": True}) == "variants"

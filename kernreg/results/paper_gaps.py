@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["GAP", "NOISE_Z", "Gap", "gap_label", "note_kind", "parse_published"]
+__all__ = ["GAP", "NOISE_Z", "Gap", "gap_label", "gap_line", "note_kind", "parse_published"]
 
 #: Relative difference beyond which a cell needs a label.
 GAP = 0.02
@@ -80,10 +82,12 @@ _NOTED = {"reason": ": measured reason (its note)",
           "variants": ": open after the variants its note records", None: ": open"}
 
 
-def note_kind(note: dict) -> str:
+def note_kind(note: Mapping[str, Any] | None) -> str | None:
     """What a table config's note says of its cell: ``"reason"``, or the variants it records
     as tried without finding the cause (``open: true`` → ``"variants"``, ``open: TEXT`` →
-    TEXT)."""
+    TEXT); None without a note."""
+    if note is None:
+        return None
     open_ = note.get("open")
     if not open_:
         return "reason"
@@ -111,3 +115,12 @@ def gap_label(gap: Gap, source: str = "the paper") -> str:
     if z is not None and abs(z) < NOISE_Z:
         return head + ": within noise"
     return head + _noted_text(gap.noted)
+
+
+def gap_line(gap: Gap, source: str = "the paper", note: str | None = None) -> str | None:
+    """The line under a table for a cell that needs a label: ``"≠ "``, its
+    :func:`gap_label`, then `` — note`` where the table config explains it; None for a cell
+    close enough to the source."""
+    if not gap.needs_label:
+        return None
+    return "≠ " + gap_label(gap, source) + (f" — {note}" if note else "")

@@ -99,7 +99,7 @@ class PaperCell:
         return gap is not None and gap.needs_label
 
     def label(self) -> str | None:
-        """The flagged cell's label line (:func:`~kernreg.results.paper_gaps.gap_label`)."""
+        """The flagged cell's label (:func:`~kernreg.results.paper_gaps.gap_label`)."""
         gap = self.gap_record()
         return gap_label(gap) if gap is not None and gap.needs_label else None
 

@@ -29,7 +29,7 @@ from kernreg.errors import DataError
 from kernreg.losses import Task, get_measure, get_task, measure_names, task_names
 from kernreg.registry import Registry
 from kernreg.results.numbers import mean_spread
-from kernreg.results.paper_gaps import Gap, gap_label, note_kind, parse_published
+from kernreg.results.paper_gaps import Gap, gap_line, note_kind, parse_published
 from kernreg.results.published_cells import (
     COLUMN_TITLES,
     PaperCell,
@@ -278,8 +278,9 @@ def paper_gap_lines(cells: dict[tuple[str, str, str], Cell], datasets: Sequence[
                           "time" if q == "time" else label, cell.mean, cell.std or 0.0,
                           cell.n, published[0], published[1], PAPER_TABLE2_TRIALS,
                           noted.get((ds, algo, q)))
-                if gap.needs_label:
-                    out.append("≠ " + gap_label(gap))
+                line = gap_line(gap)
+                if line is not None:
+                    out.append(line)
     return out
 
 
@@ -553,9 +554,10 @@ def lim_table1_gaps(results: pd.DataFrame, notes: Sequence[dict[str, Any]] = ())
         gap = Gap(f"{dataset_title(str(ds))}, incremental Nyström", "RMSE",
                   float(values.mean()), float(values.std(ddof=0)), len(values),
                   float(paper.loc[ds, "rmse_mean"]), float(paper.loc[ds, "rmse_std"]),
-                  PAPER_LIM_TABLE1_TRIALS, None if note is None else note_kind(note))
-        if gap.needs_label:
-            lines.append("≠ " + gap_label(gap))
+                  PAPER_LIM_TABLE1_TRIALS, note_kind(note))
+        line = gap_line(gap)
+        if line is not None:
+            lines.append(line)
     return lines
 
 
@@ -649,9 +651,10 @@ def _paper_cell_notes(cells: Sequence[PaperCell]) -> list[str]:
     differ in them."""
     lines = []
     for c in cells:
-        label = c.label()
-        if label is not None:
-            lines.append(f"≠ {label}" + (f" — {c.note}" if c.note else ""))
+        gap = c.gap_record()
+        line = None if gap is None else gap_line(gap, note=c.note)
+        if line is not None:
+            lines.append(line)
         elif c.note:
             lines.append(f"{dataset_title(c.dataset)}, {column_title(c.column)}: {c.note}")
     groups: dict[tuple[str, str], list[str]] = {}

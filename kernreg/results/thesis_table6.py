@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kernreg.results.paper_gaps import GAP, Gap, gap_label, note_kind
+from kernreg.results.paper_gaps import GAP, Gap, gap_line, note_kind
 
 __all__ = ["ROWS", "build_thesis_table6", "paper_table6", "render_thesis_table6",
            "thesis_table6_gaps"]
@@ -105,7 +105,7 @@ def build_thesis_table6(results: pd.DataFrame) -> pd.DataFrame:
 
 def thesis_table6_gaps(results: pd.DataFrame, notes: Sequence[dict[str, Any]] = ()
                        ) -> list[str]:
-    """A label line (:func:`~kernreg.results.paper_gaps.gap_label`, then the note) for every
+    """A label line (:func:`~kernreg.results.paper_gaps.gap_line`) for every
     hinge or error cell of the thesis's own rows and methods more than 2% from its value
     (the variant rows show their gap in the table); ``notes`` are a table config's
     (``dataset``: the row key, ``label``, optional ``quantities``, ``note``, ``open``)."""
@@ -130,10 +130,10 @@ def thesis_table6_gaps(results: pd.DataFrame, notes: Sequence[dict[str, Any]] = 
                 gap = Gap(f"{title}, {METHOD.get(label, label.replace('_', ' '))}", name,
                           float(ours.mean()), float(ours.std(ddof=0)), len(ours),
                           float(ref[pcol]), float(ref[f"{pcol}_std"]), PAPER_TRIALS,
-                          None if note is None else note_kind(note))
-                if gap.needs_label:
-                    lines.append("≠ " + gap_label(gap, "the thesis")
-                                 + (f" — {note['note']}" if note is not None else ""))
+                          note_kind(note))
+                line = gap_line(gap, "the thesis", None if note is None else note["note"])
+                if line is not None:
+                    lines.append(line)
     return lines
 
 

@@ -8,7 +8,7 @@ re-fitted.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +17,7 @@ import pandas as pd
 
 from kernreg.protocols.class_incremental.config import SIZE_KEYS, current_features, lambda_grid
 from kernreg.protocols.class_incremental.methods import get_method, method_names
-from kernreg.results.paper_gaps import Gap, gap_label, note_kind
+from kernreg.results.paper_gaps import Gap, gap_line, note_kind
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -32,9 +32,10 @@ _NOT_HERE = ("iCubWorld28 (n_bal = 700) and RGB-D (n_bal = 500): NA — their Ca
              "features are not obtainable here (no copy in the offline mirror, no network).")
 
 
-def _methods(trials: Sequence[dict[str, Any]]) -> list[str]:
-    """The registered methods the trials recorded, in registration order."""
-    return [m for m in method_names() if m in trials[0]]
+def _methods(present: Container[str]) -> list[str]:
+    """The registered methods among ``present`` (a trial record's keys, a summary's methods),
+    in registration order."""
+    return [m for m in method_names() if m in present]
 
 
 def summarize(trials: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -46,7 +47,7 @@ def summarize(trials: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """
     rows = []
     record_at = trials[0]["record_at"]
-    for method in _methods(trials):
+    for method in _methods(trials[0]):
         for metric in ("total", "imbalanced", "balanced", "lambda", "alpha"):
             values = np.stack([t[method][metric] for t in trials])
             scale = 100.0 if metric in ("total", "imbalanced", "balanced") else 1.0
@@ -74,14 +75,14 @@ def _cell(summary: pd.DataFrame, method: str, n_imb: int, metric: str) -> str:
 
 def table7_gaps(summary: pd.DataFrame, n_trials: int,
                 cell_notes: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """A label line (:func:`~kernreg.results.paper_gaps.gap_label`, then the note) for every
+    """A label line (:func:`~kernreg.results.paper_gaps.gap_line`) for every
     accuracy cell of Table 7.1 more than 2% (relative) from the thesis's; ``cell_notes`` are
     the config's ``notes:`` (``n_imb``, ``method``, ``metric``, ``note``, optional ``open``)."""
     paper = thesis_table7()
     by_cell = {(int(n["n_imb"]), n["method"], n["metric"]): n for n in cell_notes}
     lines = []
     for metric in ("total", "imbalanced"):
-        for method in _methods_in(summary):
+        for method in _methods(set(summary["method"])):
             for n_imb in TABLE_ROWS:
                 ref = paper[(paper.method == method) & (paper.n_imb == n_imb)]
                 hit = summary[(summary.method == method) & (summary.n_imb == n_imb)
@@ -93,18 +94,13 @@ def table7_gaps(summary: pd.DataFrame, n_trials: int,
                           float(hit["mean"].iloc[0]), float(hit["std"].iloc[0]), n_trials,
                           float(ref[f"{metric}_mean"].iloc[0]),
                           float(ref[f"{metric}_std"].iloc[0]), THESIS_TRIALS,
-                          None if note is None else note_kind(note))
+                          note_kind(note))
                 if gap.paper == 0 and gap.mean == 0:
                     continue  # both exactly 0: no difference (the relative gap is undefined)
-                if gap.needs_label:
-                    lines.append("≠ " + gap_label(gap, "the thesis")
-                                 + (f" — {note['note']}" if note is not None else ""))
+                line = gap_line(gap, "the thesis", None if note is None else note["note"])
+                if line is not None:
+                    lines.append(line)
     return lines
-
-
-def _methods_in(summary: pd.DataFrame) -> list[str]:
-    present = set(summary["method"])
-    return [m for m in method_names() if m in present]
 
 
 def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "",
@@ -115,7 +111,7 @@ def render_table7(trials: Sequence[dict[str, Any]], *, title: str = "",
     shown under the table; ``cell_notes``: the config's notes on cells."""
     summary = summarize(trials)
     paper = thesis_table7()
-    methods = _methods(trials)
+    methods = _methods(trials[0])
     lines = [f"# {title or 'Thesis Table 7.1 (MNIST rows)'}", "",
              f"Test accuracy (%), mean ± std over {len(trials)} trials, ours / thesis. "
              "Total = all 10 digits (200 test examples each); Imbalanced = the streamed digit.",
@@ -189,7 +185,7 @@ def figures(config: Mapping[str, Any], trials: Sequence[dict[str, Any]]) -> dict
     fig, axes = plt.subplots(2, 1, figsize=(5.0, 6.4), sharex=True)
     for ax, metric, label in ((axes[0], "imbalanced", "imbalanced class"),
                               (axes[1], "balanced", "balanced classes")):
-        for method in _methods(trials):
+        for method in _methods(trials[0]):
             spec = get_method(method)
             rows = summary[(summary.method == method) & (summary.metric == metric)]
             x, mean, std = rows.n_imb.to_numpy(), rows["mean"].to_numpy(), rows["std"].to_numpy()
