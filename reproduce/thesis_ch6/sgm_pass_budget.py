@@ -21,12 +21,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from kernreg.config import load_experiment
-from kernreg.experiment import prepare_data, trial_split
 from kernreg.kernels import make_kernel
 from kernreg.solvers import OnePassSGM
+from reproduce.thesis_ch6.thesis_ch6_checks import error_rates, hinge_losses, row_trials
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 ROWS = ("breast_cancer", "adult_1000", "ijcnn1_1000")
 PASSES = (1, 2, 5, 10, 20, 40)
 #: the configs' schedules: C tunes η (θ = 0), D tunes θ at η = 1/4
@@ -35,20 +33,16 @@ SCHEDULES = {"SGM_C": {"schedule": "constant"}, "SGM_D": {"schedule": "decaying"
 
 def sweep(row: str, passes: tuple[int, ...], smoke: bool = False) -> list[dict]:
     """The rows of the CSV for one Table 6.2 row: every schedule and pass budget."""
-    exp = load_experiment(CONFIGS / f"thesis_table6_{row}.yaml", smoke=smoke)
-    data = prepare_data(exp)
-    sigma = float(exp.kernel["sigma"])
     found: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
-    for trial in range(exp.protocol["trials"]):
-        seed, (X, y, X_val, y_val) = trial_split(exp, data, trial)
+    for sigma, data, seed, (X, y, X_val, y_val) in row_trials(row, smoke):
         K_test = make_kernel("gaussian", sigma)(data.X_test, X)
         for label, params in SCHEDULES.items():
             for most in passes:
                 est = OnePassSGM(sigma=sigma, passes=most, random_state=seed, **params)
-                f = K_test @ est.fit(X, y, X_val, y_val).alpha_
-                hinge = float(np.maximum(0.0, 1.0 - data.y_test * f).mean())
-                error = float((np.where(f >= 0, 1.0, -1.0) != data.y_test).mean())
-                found.setdefault((label, most), []).append((hinge, error, est.best_pass_))
+                f = (K_test @ est.fit(X, y, X_val, y_val).alpha_)[:, None]
+                found.setdefault((label, most), []).append(
+                    (float(hinge_losses(data.y_test, f)[0]),
+                     float(error_rates(data.y_test, f)[0]), est.best_pass_))
     out = []
     for (label, most), values in found.items():
         hinge, error, best = np.array(values).T

@@ -35,15 +35,17 @@ PASSES = 5
 FEATURES = 1000
 
 
-def _hinge(y: np.ndarray, F: np.ndarray) -> np.ndarray:
+def hinge_losses(y: np.ndarray, F: np.ndarray) -> np.ndarray:
     return np.maximum(0.0, 1.0 - y[:, None] * F).mean(axis=0)
 
 
-def _error(y: np.ndarray, F: np.ndarray) -> np.ndarray:
+def error_rates(y: np.ndarray, F: np.ndarray) -> np.ndarray:
     return (np.where(F >= 0, 1.0, -1.0) != y[:, None]).mean(axis=0)
 
 
-def _trials(row: str, smoke: bool = False) -> Iterator[tuple]:
+def row_trials(row: str, smoke: bool = False) -> Iterator[tuple]:
+    """The runner's trials of Table 6.2's row ``row`` (its 10, or the smoke config's one):
+    ``(σ, data, seed, (X_fit, y_fit, X_val, y_val))``."""
     exp = load_experiment(CONFIGS / f"thesis_table6_{row}.yaml", smoke=smoke)
     data = prepare_data(exp)
     for trial in range(exp.protocol["trials"] if smoke else TRIALS):
@@ -55,7 +57,7 @@ def sigm_test_path(row: str, eta: float | None, theta: float, epochs: int,
                    smoke: bool = False) -> np.ndarray:
     """Mean over trials of SIGM's test hinge loss and error per epoch, shape (2, epochs)."""
     out = []
-    for sigma, data, seed, (X, y, _, _) in _trials(row, smoke):
+    for sigma, data, seed, (X, y, _, _) in row_trials(row, smoke):
         est = MultiPassSGM(sigma=sigma, step_size=eta or 1 / np.sqrt(len(y)), theta=theta,
                            max_iter=epochs, stopping_rule="none", random_state=seed)
         pair = []
@@ -74,7 +76,7 @@ def main() -> None:
     epochs, most_passes, features = ((SMOKE_ITERATIONS, SMOKE_PASSES, SMOKE_CENTERS) if smoke
                                      else (EPOCHS, PASSES, FEATURES))
     print("test positive fraction: " + ", ".join(
-        f"{row} {np.mean(next(_trials(row, smoke))[1].y_test > 0):.4f}"
+        f"{row} {np.mean(next(row_trials(row, smoke))[1].y_test > 0):.4f}"
         for row in ("breast_cancer", "adult_1000", "ijcnn1_1000")))
     for row, label, eta, theta in (("breast_cancer", "SIGM D", 0.25, 0.5),
                                    ("adult_1000", "SIGM D", 0.25, 0.5),
@@ -86,13 +88,13 @@ def main() -> None:
         print(f"{row} {label} mean test hinge / error along the path: {marks}")
     for row in ("breast_cancer", "adult_1000", "ijcnn1_1000"):
         res: dict[str, list[float]] = {}
-        for sigma, data, seed, (X, y, Xv, yv) in _trials(row, smoke):
+        for sigma, data, seed, (X, y, Xv, yv) in row_trials(row, smoke):
             yt, Kt = data.y_test, make_kernel("gaussian", sigma)(data.X_test, X)
             for sched in ("constant", "decaying"):
                 for passes in (1, most_passes):
                     est = OnePassSGM(sigma=sigma, schedule=sched, passes=passes,
                                      random_state=seed).fit(X, y, Xv, yv)
-                    test = _hinge(yt, Kt @ est.coef_path_)
+                    test = hinge_losses(yt, Kt @ est.coef_path_)
                     key = f"SGM {sched}, {passes} pass(es)"
                     res.setdefault(key + ": selected guess", []).append(
                         test[int(np.argmin(est.path_["val_rmse"]))])
@@ -100,11 +102,12 @@ def main() -> None:
             f = FeatureSGM(sigma=sigma, n_components=features, random_state=seed).fit(
                 X, y, Xv, yv).decision_function(data.X_test)
             res.setdefault(f"sgm_rf (D = {features}, constant): test hinge", []).append(
-                float(_hinge(yt, f[:, None])[0]))
+                float(hinge_losses(yt, f[:, None])[0]))
             res.setdefault(f"sgm_rf (D = {features}, constant): test error %", []).append(
-                100 * float(_error(yt, f[:, None])[0]))
-            errs = [100 * float(_error(yt, LibSVM(sigma=sigma, Cs=[C]).fit(X, y).decision_function(
-                data.X_test)[:, None])[0]) for C in DEFAULT_CS]
+                100 * float(error_rates(yt, f[:, None])[0]))
+            errs = [100 * float(error_rates(yt, LibSVM(sigma=sigma, Cs=[C]).fit(X, y)
+                                            .decision_function(data.X_test)[:, None])[0])
+                    for C in DEFAULT_CS]
             for C, err in zip(DEFAULT_CS, errs, strict=True):
                 res.setdefault(f"LIBSVM C = {C:.3g} fixed: test error %", []).append(err)
         for key, values in res.items():
