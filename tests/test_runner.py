@@ -187,7 +187,9 @@ def test_fallback_rows_stand_in_for_runs_not_made_here(mirror: Path, tmp_path: P
           "--no-progress"])
     earlier = pd.read_csv(tmp_path / "earlier" / "ci_cpusmall" / "results.csv")
     earlier["test_rmse"] = np.where(earlier["label"] == "nytro", 9.99, 7.77)  # tell them apart
-    earlier.to_csv(tmp_path / "trials.csv", index=False)
+    # a run the config does not name, in the same CSV: not this table's
+    pd.concat([earlier, earlier.assign(experiment="another_run")]).to_csv(
+        tmp_path / "trials.csv", index=False)
     out = tmp_path / "out"
     main(["run", str(CI_CONFIG), "--out", str(out), "--trials", "1", "--only", "nytro",
           "--no-progress"])
@@ -202,6 +204,7 @@ def test_fallback_rows_stand_in_for_runs_not_made_here(mirror: Path, tmp_path: P
     assert "not run yet" not in text and "7.7700" in text and "9.99" not in text
     behind = pd.read_csv(tmp_path / "behind.csv").sort_values("label")
     assert list(behind["label"]) == ["es", "kols", "krls", "nkrls", "nytro"]
+    assert set(behind["experiment"]) == {"ci_cpusmall"}
     fresh = pd.read_csv(out / "ci_cpusmall" / "results.csv")
     assert behind.loc[behind["label"] == "nytro", "test_rmse"].item() == \
         fresh["test_rmse"].item()

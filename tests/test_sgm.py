@@ -10,7 +10,13 @@ from sklearn.svm import SVC
 from kernreg.kernels import make_kernel
 from kernreg.losses import get_loss
 from kernreg.solvers import KernelLandweber, LibSVM, MultiPassSGM, OnePassSGM, get_algorithm
-from kernreg.solvers.blocks.stochastic import KernelRows, dual_pass, loss_step, step_sizes
+from kernreg.solvers.blocks.stochastic import (
+    KernelRows,
+    averaged_iterate,
+    dual_pass,
+    loss_step,
+    step_sizes,
+)
 
 
 def _data(n: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -170,6 +176,63 @@ def test_blocked_dual_pass_is_the_per_step_pass(loss: str, layout: str, ordering
     dual_pass(rows, order, y, A, steps, grad)
     _per_step_reference(kernel(X), order, y, expected, steps, grad)
     np.testing.assert_allclose(A, expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("stored", [True, False])
+@pytest.mark.parametrize("ordering", ["permutation", "iid"])
+def test_the_averaged_iterate_is_eq_6_4_over_every_step(stored: bool, ordering: str) -> None:
+    """Two passes of 45 steps (blocks of 7, the kernel stored in another order or
+    re-evaluated): the running sum gives Σ_k η_k w_k / Σ_k η_k over w_1 = 0, …, w_{T+1}."""
+    X, y = _data(45, seed=4)
+    rng = np.random.default_rng(6)
+    kernel = make_kernel("gaussian", 1.0, memory_budget=8 * 45 * 7)
+    rows = KernelRows(kernel, X, 2**30 if stored else 0,
+                      order=rng.permutation(45) if stored else None)
+    grad = loss_step(get_loss("hinge"), "authors")
+    etas = np.array([[0.05, 0.3]])
+    A, P, a_prev = np.zeros((45, 2)), np.zeros((45, 2)), 0.0
+    iterate, numerator, weight = np.zeros((45, 2)), np.zeros((45, 2)), np.zeros((1, 2))
+    for epoch in range(2):
+        order = rng.permutation(45) if ordering == "permutation" else rng.integers(0, 45, 45)
+        t = np.arange(45 * epoch + 1, 45 * epoch + 46)[:, None]
+        steps = step_sizes(etas, 0.5, t)
+        a = a_prev + np.cumsum(steps, axis=0)
+        dual_pass(rows, order, y, A, steps, grad, weighted=(P, a))
+        a_prev = a[-1]
+        for k, j in enumerate(order):  # the definition: w_k weighted by η_k, then the step
+            numerator += steps[k] * iterate
+            weight += steps[k]
+            iterate[j] -= steps[k] * grad(y[j], kernel(X[j:j + 1], X)[0] @ iterate)
+    last_eta = step_sizes(etas, 0.5, np.array([[91.0]]))
+    expected = (numerator + last_eta * iterate) / (weight + last_eta)
+    np.testing.assert_allclose(A, iterate, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(averaged_iterate(A, P, a_prev + last_eta), expected,
+                               rtol=1e-10, atol=1e-13)
+
+
+def test_sigm_reports_the_averaged_iterate_on_request() -> None:
+    """Three cyclic epochs, θ = 1/2: ``alpha_`` is Eq. 6.4's average of the 121 iterates the
+    last-iterate fit passes through (one step at a time here), the steps themselves unchanged."""
+    X, y = _data(40)
+    params = {"sigma": 1.0, "max_iter": 3, "random_state": 0, "step_size": 0.3, "theta": 0.5}
+    last = MultiPassSGM(**params).fit(X, y)
+    average = MultiPassSGM(iterate="average", **params).fit(X, y)
+    K, grad = make_kernel("gaussian", 1.0)(X), loss_step(get_loss("hinge"), "authors")
+    order = np.random.default_rng(0).permutation(40)  # the cyclic order of random_state=0
+    labels = np.where(y == last.classes_[1], 1.0, -1.0)
+    w, numerator, weight, t = np.zeros(40), np.zeros(40), 0.0, 0
+    for _ in range(3):
+        for j in order:
+            t += 1
+            eta = 0.3 * t ** -0.5
+            numerator, weight = numerator + eta * w, weight + eta
+            w[j] -= eta * grad(labels[j], K[j] @ w)
+    eta = 0.3 * (t + 1) ** -0.5
+    np.testing.assert_allclose(last.alpha_, w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(average.alpha_, (numerator + eta * w) / (weight + eta),
+                               rtol=1e-10, atol=1e-13)
+    with pytest.raises(ValueError, match="iterate"):
+        MultiPassSGM(iterate="mean").fit(X, y)
 
 
 def test_float32_stores_the_kernel_in_half_the_bytes_and_keeps_the_path() -> None:

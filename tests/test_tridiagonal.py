@@ -17,6 +17,7 @@ from kernreg.solvers.blocks.min_norm import default_rcond, eigh_min_norm
 from kernreg.solvers.blocks.tridiagonal import (
     _dstemr,
     tridiagonal_min_norm,
+    tridiagonal_min_norm_cutoffs,
     tridiagonal_path_coefs,
     tridiagonalize,
 )
@@ -83,6 +84,24 @@ def test_the_minimum_norm_solve_keeps_eigh_s_eigenvalues() -> None:
     evr = U[:, keep] @ ((U[:, keep].T @ y) / s[keep])
     drivers = _relative(K @ evr, K @ reference.alpha)
     assert _relative(K @ alpha, K @ reference.alpha) <= 10 * drivers
+
+
+def test_several_cut_offs_from_one_tridiagonalization_are_each_one_s_solve() -> None:
+    K, y, Y = _kernel()
+    rconds = [1e-6, default_rcond(K.shape[0]), 0.0]
+    tri = tridiagonalize(K.copy())
+    alphas, ranks, cutoffs = tridiagonal_min_norm_cutoffs(tri, y, rconds, chunk=100)
+    assert alphas.shape == (K.shape[0], 3) and ranks[0] < ranks[1] < ranks[2] == K.shape[0]
+    for column, rcond in enumerate(rconds):
+        alone, rank, cutoff = tridiagonal_min_norm(tri, y, rcond, chunk=100)
+        # the same weights; only the BLAS products' shapes differ
+        assert _relative(alphas[:, column], alone) < 1e-12
+        assert (rank, cutoff) == (ranks[column], cutoffs[column])
+    # k outputs: (n, L, k), each output's own column
+    many, _, _ = tridiagonal_min_norm_cutoffs(tri, Y, rconds[:2], chunk=100)
+    assert many.shape == (K.shape[0], 2, 3)
+    np.testing.assert_allclose(many[:, 1, 2], tridiagonal_min_norm(tri, Y[:, 2], rconds[1])[0],
+                               rtol=1e-10, atol=1e-12 * np.abs(many[:, 1, 2]).max())
 
 
 def test_krls_takes_the_tridiagonal_path_where_eigh_does_not_fit(caplog) -> None:

@@ -31,8 +31,9 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
     ``--out`` when that is not ``default_out``);
     ``rebuild`` first rewrites each run folder's results.csv/results.h5 from its trial
     files; ``fallback`` (a results CSV) fills in the (experiment, label) pairs that no input
-    has results for; ``allow_empty``: no results at all is no error (a table of the configs
-    alone, NYTRO Table 1)."""
+    has results for (of those the configs list, when configs are given: a table config's
+    ``labels:`` keeps the fallback's other rows out too); ``allow_empty``: no results at all
+    is no error (a table of the configs alone, NYTRO Table 1)."""
 
     def read(run_dir: Path) -> pd.DataFrame:
         store = RunStore(run_dir)
@@ -97,6 +98,10 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
                                     f"(made by: {command})"))
     if fallback is not None:
         filled = fill_missing_runs(frames, read_results_csv(fallback))
+        if listed:  # configs name the pairs wanted: the fallback's others are not this table's
+            wanted = {pair for pair, _, _ in pending}
+            filled = filled[[pair in wanted for pair in zip(
+                filled["experiment"], filled["label"], strict=True)]].reset_index(drop=True)
         frames.append(filled)
         sources.append(fallback)
         covered = set(zip(filled["experiment"], filled["label"], strict=True))

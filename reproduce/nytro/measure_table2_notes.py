@@ -4,12 +4,14 @@ Each subcommand fits trial 0's split of a Table 2 config and prints what the not
 (``python -m reproduce.nytro.measure_table2_notes SUBCOMMAND``):
 
     kols      # Insurance KOLS against the pinv cut-off
+    kols-cutoffs # Ijcnn1 KOLS under other cut-offs, from one tridiagonalization
     nytro     # Ijcnn1 NYTRO's test RMSE along its path
     es-step   # Ijcnn1 ES with the framework's step 1/n
     eigh      # the Ijcnn1 KOLS/KRLS blocker at n = 6000
     kols-time # where Insurance KOLS's seconds go (trials 0-4)
     es-time   # where Ijcnn1 ES's seconds go: the kernel, and each iteration's pass over it
     es-tstar  # Adult ES t* over 20 splits, θ ± 5%
+    es-paper-tstar # Ijcnn1 ES at the paper's t* and at the cap; the θ that stops there
 
 ``--smoke`` runs the same fits on tiny data in seconds (the configs at ``kernreg run
 --smoke`` size: 400 rows; 40 centers, at most 20 iterations, a 200-row eigendecomposition);
@@ -22,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy.linalg as la
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from kernreg.config import load_experiment
@@ -38,6 +42,7 @@ from kernreg.solvers import KOLS, KernelLandweber, Nytro, rmse
 from kernreg.solvers.blocks.distinct import repeated_rows
 from kernreg.solvers.blocks.min_norm import default_rcond, min_norm_solve
 from kernreg.solvers.blocks.stopping import StoppingRule, select_iteration
+from kernreg.solvers.blocks.tridiagonal import tridiagonal_min_norm_cutoffs, tridiagonalize
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 IJCNN1_N = 39992  # Ijcnn1's fit rows: 80% of 49990
@@ -48,6 +53,13 @@ SIZES = {
     True: {"m": SMOKE_CENTERS, "nytro_iters": (5, 10, 15, SMOKE_ITERATIONS),
            "es_iters": SMOKE_ITERATIONS, "eigh_n": SMOKE_ROWS // 2},
 }
+#: Relative pseudo-inverse cut-offs read on Ijcnn1 (``None``: the default ``n · eps``; 0: every
+#: eigenvalue inverted, the rounding's included).
+KOLS_RCONDS = (1e-10, None, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 0.0)
+#: Ijcnn1 ES: the paper's t* and the configs' iteration cap.
+PAPER_ES_TSTAR, ES_CAP = 489, 500
+#: Test rows predicted at once (a 2000 × 39992 kernel block: 640 MB).
+TEST_BLOCK = 2000
 
 
 def _trial0(config: str, smoke: bool = False):
@@ -63,6 +75,37 @@ def kols(smoke: bool = False) -> None:
         est = KOLS(sigma=exp.kernel["sigma"], rcond=rcond).fit(X_fit, y_fit)
         print(f"insurance KOLS rcond={rcond}: rank {est.rank_}, "
               f"test RMSE {rmse(data.y_test, est.predict(data.X_test)):.4g}", flush=True)
+
+
+def kols_cutoffs(smoke: bool = False) -> None:
+    """Ijcnn1 KOLS trial 0 (the cell's fit) under each of :data:`KOLS_RCONDS`: one
+    tridiagonalization of the 39992² kernel in its own memory, every cut-off's ``α`` from it,
+    and the test RMSE of each (the test kernel in blocks)."""
+    exp, data, _, (X_fit, y_fit, _, _) = _trial0("ijcnn1_kols.yaml", smoke)
+    if repeated_rows(X_fit) is not None:  # the cell's KOLS would merge them first
+        raise SystemExit("trial 0's fit rows repeat: this check assumes distinct rows")
+    kernel = make_kernel("gaussian", exp.kernel["sigma"])
+    intercept = float(y_fit.mean())  # KOLS's fit_intercept
+    rconds = [default_rcond(len(y_fit)) if r is None else r for r in KOLS_RCONDS]
+    print(f"host GEMM {gemm_gflops():.0f} GF/s (float64, 2 BLAS threads)", flush=True)
+    start = time.perf_counter()
+    tri = tridiagonalize(kernel(X_fit))
+    reduced = time.perf_counter() - start
+    alphas, ranks, cutoffs = tridiagonal_min_norm_cutoffs(tri, y_fit - intercept, rconds)
+    values = tri.eigenvalues()
+    del tri
+    solved = time.perf_counter() - start - reduced
+    predicted = np.vstack([kernel(data.X_test[i:i + TEST_BLOCK], X_fit) @ alphas
+                           for i in range(0, len(data.y_test), TEST_BLOCK)]) + intercept
+    errors = np.sqrt(np.mean((predicted - data.y_test[:, None]) ** 2, axis=0))
+    print(f"ijcnn1 KOLS trial 0: n = {len(y_fit)}, kernel and tridiagonalization {reduced:.0f} s, "
+          f"every cut-off's α {solved:.0f} s; eigenvalues {values.min():.3g} … "
+          f"{values.max():.4g}, {int(np.sum(values <= 0))} at or below 0", flush=True)
+    for rcond, label, rank, cutoff, error, alpha in zip(
+            rconds, KOLS_RCONDS, ranks, cutoffs, errors, alphas.T, strict=True):
+        name = f"{rcond:.3g} (n·eps, the default)" if label is None else f"{rcond:.3g}"
+        print(f"ijcnn1 KOLS rcond = {name}: cut-off {cutoff:.3g}, rank {rank}, "
+              f"max |α| {np.abs(alpha).max():.3g}, test RMSE {error:.6g}", flush=True)
 
 
 def nytro(smoke: bool = False) -> None:
@@ -194,9 +237,43 @@ def es_tstar(smoke: bool = False) -> None:
                   flush=True)
 
 
+def es_paper_tstar(smoke: bool = False) -> None:
+    """Ijcnn1 ES trial 0 run without stopping to the paper's t* (489) and to the configs' cap
+    (500): the test RMSE there, and the threshold θ below which the window-slope rule (the
+    config's window) would not have stopped before t = 489 on this validation path."""
+    exp, data, _, split = _trial0("ijcnn1_es.yaml", smoke)
+    es = next(a for a in exp.algorithms if a.name == "es").params["stopping"]
+    theta, window = float(es["threshold"]), int(es["window"])
+    stops = (SIZES[smoke]["es_iters"] - 2, SIZES[smoke]["es_iters"]) if smoke else \
+        (PAPER_ES_TSTAR, ES_CAP)
+    path = None
+    for t in stops:
+        with warnings.catch_warnings():  # stopping at max_iter is the point here
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = KernelLandweber(sigma=exp.kernel["sigma"], max_iter=t, stopping_rule="none",
+                                  select="stop").fit(*split)
+        path = np.asarray(est.path_["val_rmse"], dtype=float)
+        print(f"ijcnn1 ES t = {t}: val {path[-1]:.4f}, "
+              f"test {rmse(data.y_test, est.predict(data.X_test)):.4f}", flush=True)
+    # window_slope fires at the first t whose window's slope b1 >= −θ/w: it runs past t = T
+    # exactly when θ < min over t < T of −w·b1(t)
+    s_c = np.arange(window, dtype=np.float64) - (window - 1) / 2.0
+    slopes = np.array([np.dot(s_c, path[t - window:t] - path[t - window:t].mean())
+                       / np.dot(s_c, s_c) for t in range(window, len(path) + 1)])
+    needed = -window * slopes  # θ at or above which the rule fires at t = window, window + 1, …
+    _, t_stop, fired = select_iteration(path, StoppingRule("window_slope", window, theta, "stop"))
+    before = needed[: stops[0] - window]  # the windows ending at t < stops[0]
+    stopped = f"stops at t = {t_stop}" if fired else f"does not stop by t = {t_stop}"
+    print(f"ijcnn1 ES window-slope, w = {window}: θ = {theta:.4g} {stopped}; "
+          f"to run to t = {stops[0]} θ must be below {before.min():.3g} "
+          f"({before.min() / theta:.3g} θ, the smallest −w·slope before it, at t = "
+          f"{int(np.argmin(before)) + window})", flush=True)
+
+
 def main() -> None:
-    commands = {"kols": kols, "nytro": nytro, "es-step": es_step, "eigh": eigh,
-                "kols-time": kols_time, "es-time": es_time, "es-tstar": es_tstar}
+    commands = {"kols": kols, "kols-cutoffs": kols_cutoffs, "nytro": nytro,
+                "es-step": es_step, "eigh": eigh, "kols-time": kols_time, "es-time": es_time,
+                "es-tstar": es_tstar, "es-paper-tstar": es_paper_tstar}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=list(commands))
     parser.add_argument("--smoke", action="store_true",

@@ -13,9 +13,11 @@ from kernreg.losses import get_loss
 from kernreg.solvers.blocks.iterative import Iterations, IterativeEstimator
 from kernreg.solvers.blocks.sgm_base import STOCHASTIC_SCHEMA, StochasticEstimator
 from kernreg.solvers.blocks.stochastic import (
+    ITERATES,
     ORDERINGS,
     KernelRows,
     PathOutputs,
+    averaged_iterate,
     check_eval_rows,
     column_scorer,
     dual_pass,
@@ -38,7 +40,9 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
     ``α_j ← α_j − η_t ℓ′(y_j, (Kα)_j)``, ``η_t = η t^(−θ)`` with ``t`` counting the steps of
     all epochs from 1. The visiting order is one permutation cycled over the epochs
     (``"cyclic"``, the authors' default), a new permutation per epoch (``"reshuffle"``) or
-    i.i.d. uniform draws (``"iid"``). After every epoch the last iterate is scored on the
+    i.i.d. uniform draws (``"iid"``). After every epoch the last iterate (``iterate="last"``,
+    the authors' code) or the step-weighted average of every iterate so far (``"average"``,
+    thesis Eq. 6.4: ``w̄_t = Σ_{k≤t} η_k w_k / Σ_{k≤t} η_k``, ``w_1 = 0``) is scored on the
     validation rows (``validation_measure``) and the scores feed kernreg's stopping rule; the
     selected epoch's iterate is kept (the authors keep the lowest validation error).
 
@@ -55,6 +59,8 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
     theta : float, default 0.0
         Decay exponent θ ∈ [0, 1] (Table 6.2 "SIGM D": η = 1/4, θ = 1/2).
     ordering : {"cyclic", "reshuffle", "iid"}, default "cyclic"
+    iterate : {"last", "average"}, default "last"
+        The iterate each epoch reports (and the fit keeps).
     kink : {"authors", "zero"}, default "authors"
         Hinge subgradient at ``y f = 1``: ``−y`` (the authors) or 0.
     validation_measure : {"hinge", "error"}, default "hinge"
@@ -87,13 +93,15 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
                  stopping_rule: str = DEFAULT_STOPPING_RULE, window: int = 10,
                  threshold: float = 0.0, select: str | None = None, refit: bool = False,
                  random_state: Any = None, dtype: str = "float64",
-                 memory_budget: int = DEFAULT_MEMORY_BUDGET, max_memory: int | None = None):
+                 memory_budget: int = DEFAULT_MEMORY_BUDGET, max_memory: int | None = None,
+                 iterate: str = "last"):
         self.kernel = kernel
         self.sigma = sigma
         self.loss = loss
         self.step_size = step_size
         self.theta = theta
         self.ordering = ordering
+        self.iterate = iterate
         self.kink = kink
         self.validation_measure = validation_measure
         self.max_iter = max_iter
@@ -109,6 +117,7 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
 
     def _check_own(self) -> None:
         check_choice(self.ordering, "ordering", ORDERINGS)
+        check_choice(self.iterate, "iterate", ITERATES)
         theta = float(self.theta)
         if not 0.0 <= theta <= 1.0:
             raise ValueError(f"theta must be in [0, 1], got {self.theta!r}")
@@ -153,15 +162,26 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
         self._hold(lambda: setattr(rows, "K", None))
         grad = loss_step(get_loss(self.loss), self.kink)
         A = np.zeros((n, 1))
-        state = {"epoch": 0}
+        # the average's running sum Σ a_i Δ_i and a_T = η_1 + … + η_T (Eq. 6.4)
+        P = np.zeros((n, 1)) if self.iterate == "average" else None
+        state = {"epoch": 0, "a": 0.0}
 
         def step() -> np.ndarray:
             epoch = state["epoch"]
             order = epoch_indices(n, epoch, self.ordering, rng, first)
             t = np.arange(epoch * n + 1, (epoch + 1) * n + 1)[:, None]
-            dual_pass(rows, order, y, A, step_sizes(eta, self.theta, t), grad)
+            steps = step_sizes(eta, self.theta, t)
+            if P is None:
+                dual_pass(rows, order, y, A, steps, grad)
+            else:
+                a = state["a"] + np.cumsum(steps, axis=0)
+                dual_pass(rows, order, y, A, steps, grad, weighted=(P, a))
+                state["a"] = float(a[-1, 0])
             state["epoch"] = epoch + 1
-            return A[:, 0]
+            if P is None:
+                return A[:, 0]
+            a_next = state["a"] + float(step_sizes(eta, self.theta, t[-1:] + 1)[0, 0])
+            return averaged_iterate(A, P, a_next)[:, 0]
 
         return step, eta
 
@@ -207,7 +227,8 @@ register(AlgorithmSpec(
             "step_size": {"type": "number", "exclusiveMinimum": 0},
             "theta": {"type": "number", "minimum": 0, "maximum": 1},
             "loss": {"enum": ["hinge", "square"]},
-            "ordering": {"enum": list(ORDERINGS)}, **STOCHASTIC_SCHEMA},
+            "ordering": {"enum": list(ORDERINGS)}, "iterate": {"enum": list(ITERATES)},
+            **STOCHASTIC_SCHEMA},
     config_defaults=("max_iter", "stopping", "theta", "loss", "ordering", "kink",
                      "validation_measure"),
     memory=_memory,

@@ -26,12 +26,14 @@ from kernreg.progress import report
 __all__ = [
     "DEFAULT_ETAS",
     "DEFAULT_THETAS",
+    "ITERATES",
     "KINKS",
     "ORDERINGS",
     "SCHEDULES",
     "VALIDATION_MEASURES",
     "KernelRows",
     "PathOutputs",
+    "averaged_iterate",
     "block_steps",
     "check_eval_rows",
     "check_stochastic",
@@ -52,6 +54,9 @@ __all__ = [
 #: authors' default, Enitor's ``fixed``), a new permutation every epoch, or i.i.d. uniform draws
 #: (the thesis' Algorithm 1).
 ORDERINGS = ("cyclic", "reshuffle", "iid")
+#: The iterate a multi-pass method reports after each epoch: the last (the authors' code) or the
+#: step-weighted average of all iterates so far (thesis Eq. 6.4).
+ITERATES = ("last", "average")
 #: The hinge subgradient at the kink ``y f = 1``: ``−y`` (the authors' update whenever
 #: ``y f ≤ 1``) or ``0`` (kernreg's ``HingeLoss.derivative``, strict ``y f < 1``).
 KINKS = ("authors", "zero")
@@ -144,7 +149,8 @@ class KernelRows:
 
 
 def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
-              steps: np.ndarray, grad: Callable[[float, np.ndarray], np.ndarray]) -> None:
+              steps: np.ndarray, grad: Callable[[float, np.ndarray], np.ndarray],
+              weighted: tuple[np.ndarray, np.ndarray] | None = None) -> None:
     """One sweep over ``order``: for the ``k``-th visited point ``j``,
     ``A[j] −= steps[k] * grad(y_j, K(x_j, X) @ A)`` (``A`` of shape ``(n, c)``, one column per
     step-size guess, updated in place; ``steps`` of shape ``(len(order), c)``).
@@ -152,18 +158,35 @@ def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
     A block of visited points costs one product ``K(x_idx, X) @ A`` with the coefficients at
     the block's start, not one product per step: the steps taken inside the block are added
     back through the block's own kernel columns (:func:`block_steps`), which is the same
-    iterate (to rounding) for a fraction of the reads."""
+    iterate (to rounding) for a fraction of the reads.
+
+    ``weighted = (P, a)``: also ``P[j] += a[k] · Δ_k`` for each step's change ``Δ_k``
+    (``P`` like ``A``, in place; ``a`` like ``steps``), the sum behind an averaged iterate
+    (:func:`averaged_iterate`)."""
     perm = rows.perm  # the coefficients in the stored kernel's order while the pass runs
     coefs = A if perm is None else A[perm]
+    total = None if weighted is None else (weighted[0] if perm is None else weighted[0][perm])
     k = 0
     for cols, R in rows.blocks(rows.positions(order)):
         visited = order[k:k + R.shape[0]]
         D = block_steps(R @ coefs.astype(R.dtype, copy=False), R[:, cols], y[visited],
                         steps[k:k + R.shape[0]], grad)
         np.add.at(coefs, cols, D)  # a point visited twice in one block (iid order) adds twice
+        if total is not None:
+            np.add.at(total, cols, weighted[1][k:k + R.shape[0]] * D)
         k += R.shape[0]
     if perm is not None:
         A[perm] = coefs
+        if total is not None:
+            weighted[0][perm] = total
+
+
+def averaged_iterate(A: np.ndarray, P: np.ndarray, a_next: np.ndarray) -> np.ndarray:
+    """The step-weighted average of the iterates ``w_1 = 0, w_2, …, w_{T+1}`` (thesis Eq. 6.4,
+    ``w̄ = Σ_k η_k w_k / Σ_k η_k``) after ``T`` steps, from the last iterate ``A`` (``w_{T+1}``),
+    ``P = Σ_i a_i Δ_i`` (:func:`dual_pass`'s ``weighted``, ``a_i = η_1 + … + η_i``) and
+    ``a_next = a_{T+1}``: by summation by parts ``Σ_{k≤T+1} η_k w_k = a_{T+1} w_{T+1} − P``."""
+    return A - P / a_next
 
 
 def block_steps(F0: np.ndarray, G: np.ndarray, y: np.ndarray, steps: np.ndarray,

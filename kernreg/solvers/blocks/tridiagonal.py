@@ -29,7 +29,7 @@ import ctypes
 import functools
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +38,8 @@ from scipy.linalg import cython_lapack, lapack
 from kernreg.progress import report
 
 __all__ = ["CHUNK", "SPECTRAL_METHODS", "Tridiagonal", "eigh_fits", "spectral_method",
-           "tridiagonal_min_norm", "tridiagonal_path_coefs", "tridiagonalize"]
+           "tridiagonal_min_norm", "tridiagonal_min_norm_cutoffs",
+           "tridiagonal_path_coefs", "tridiagonalize"]
 
 #: Eigenvectors of ``T`` held at once (``n × CHUNK`` float64: 330 MB at n = 40000).
 CHUNK = 1024
@@ -193,16 +194,28 @@ def tridiagonal_min_norm(tri: Tridiagonal, y: np.ndarray, rcond: float,
                          chunk: int = CHUNK) -> tuple[np.ndarray, int, float]:
     """``α = K⁺ y`` under :func:`~kernreg.solvers.blocks.min_norm.eigh_min_norm`'s rule (the
     eigenvalues ``|s| > rcond · max|s|``): ``(α, rank, cut-off)``."""
+    alphas, ranks, cutoffs = tridiagonal_min_norm_cutoffs(tri, y, [rcond], chunk)
+    return alphas[:, 0], int(ranks[0]), float(cutoffs[0])
+
+
+def tridiagonal_min_norm_cutoffs(tri: Tridiagonal, y: np.ndarray, rconds: Sequence[float],
+                                 chunk: int = CHUNK
+                                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`tridiagonal_min_norm` for several relative cut-offs from the one
+    tridiagonalization: ``α`` of shape ``(n, L)`` (``(n, L, k)`` for ``y`` ``(n, k)``), and
+    each cut-off's rank and absolute value (``(L,)``)."""
     values = tri.eigenvalues()
-    cutoff = rcond * (float(np.max(np.abs(values))) if values.size else 0.0)
-    rank = int(np.sum(np.abs(values) > cutoff))
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    cutoffs = np.asarray(rconds, dtype=np.float64) * top
+    ranks = np.array([int(np.sum(np.abs(values) > c)) for c in cutoffs])
 
     def inverse(w: np.ndarray) -> np.ndarray:
-        keep = np.abs(w) > cutoff
-        return np.where(keep, 1.0 / np.where(keep, w, 1.0), 0.0)
+        keep = np.abs(w)[:, None] > cutoffs[None, :]
+        return np.where(keep, 1.0 / np.where(keep, w[:, None], 1.0), 0.0)
 
     z = tri.apply_q(y, transpose=True)
-    return tri.apply_q(tri.spectral_sum(z, inverse, chunk)), rank, cutoff
+    inner = tri.spectral_sum(z, inverse, chunk)
+    return tri.apply_q(inner.reshape(tri.n, -1)).reshape(inner.shape), ranks, cutoffs
 
 
 @functools.cache
