@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-from kernreg import KOLS, KRLS
+from kernreg import KOLS, KRLS, NystromKRLS
 from kernreg.solvers.blocks.lambda_path import eigen_path_coefs
 from kernreg.solvers.blocks.memory import full_kernel_memory
 from kernreg.solvers.blocks.min_norm import default_rcond, eigh_min_norm
@@ -119,6 +119,30 @@ def test_krls_takes_the_tridiagonal_path_where_eigh_does_not_fit(caplog) -> None
     np.testing.assert_allclose(small.predict(X_val), eigh.predict(X_val), rtol=1e-8, atol=1e-10)
     with pytest.raises(ValueError, match="path_method must be one of"):
         KRLS(path_method="qr").fit(X, y)
+
+
+def test_nkrls_path_by_tridiagonal_reduction_is_eigh_s() -> None:
+    """NKRLS's m × m λ path (and its multi-output form) by one tridiagonal reduction: the same
+    selection and predictions as its eigendecomposition, to 1e-8 relative where λn is above
+    1e-7 of AᵀA's largest eigenvalue (the grid's small λ amplify rounding, as for KRLS)."""
+    rng = np.random.default_rng(4)
+    X, X_val = rng.standard_normal((500, 3)), rng.standard_normal((120, 3))
+    Y, Y_val = np.c_[np.sin(X[:, 0]), np.cos(X[:, 1])], np.c_[np.sin(X_val[:, 0]),
+                                                              np.cos(X_val[:, 1])]
+    lambdas = np.logspace(-6, 0, 13)
+    for y, y_val in ((Y[:, 0], Y_val[:, 0]), (Y, Y_val)):
+        fits = [NystromKRLS(sigma=1.0, m=150, lambdas=lambdas, path_method=method,
+                            random_state=0).fit(X, y, X_val, y_val)
+                for method in ("eigh", "tridiagonal")]
+        assert fits[0].best_lambda_ == fits[1].best_lambda_
+        np.testing.assert_allclose(fits[1].path_["val_rmse"], fits[0].path_["val_rmse"],
+                                   rtol=1e-8)
+        ours, reference = (f.predict_path(X_val).reshape(len(X_val), len(lambdas), -1)
+                           for f in fits)
+        scale = np.abs(reference).max(axis=0)
+        assert np.all(np.abs(ours - reference).max(axis=0) <= 1e-8 * scale)
+    with pytest.raises(ValueError, match="runs on the host"):
+        NystromKRLS(path_method="tridiagonal", device="torch").fit(X, Y[:, 0])
 
 
 def test_kols_falls_back_to_the_tridiagonal_rule_where_eigh_does_not_fit(caplog) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from kernreg.config import load_experiment
 from kernreg.experiment import prepare_data, trial_split
 from kernreg.experiment.resources import blas_description
-from kernreg.solvers import KRLS, rmse
+from kernreg.solvers import KRLS, NystromKRLS, rmse
 from kernreg.solvers.blocks.lambda_path import eigen_path_coefs
 from kernreg.solvers.blocks.linalg import eigh_inplace, sym_inplace
 from kernreg.solvers.blocks.min_norm import default_rcond, eigh_min_norm
@@ -93,12 +93,35 @@ def bench_size(n: int, split: tuple, lambdas: np.ndarray, sigma: float, repeats:
               f"{rmse(y_val, ours):.4f}", flush=True)
 
 
+def bench_nkrls(m: int, split: tuple, lambdas: np.ndarray, sigma: float, repeats: int) -> None:
+    X, y, X_val, y_val = split
+
+    def fit(method: str) -> NystromKRLS:
+        return NystromKRLS(sigma=sigma, m=m, lambdas=lambdas, path_method=method,
+                           random_state=0).fit(X, y, X_val, y_val)
+
+    fits = Bench.side_by_side({method: lambda method=method: fit(method)
+                               for method in ("eigh", "tridiagonal")}, repeats, warmup=0)
+    theirs, ours = (fits[name].result.predict_path(X_val) for name in ("eigh", "tridiagonal"))
+    relative = np.abs(ours - theirs).max(axis=0) / np.abs(theirs).max(axis=0)
+    chosen = {name: fits[name].result.best_lambda_ for name in fits}
+    best = int(np.flatnonzero(lambdas == chosen["eigh"])[0])
+    t_eigh, t_tri = fits["eigh"].median, fits["tridiagonal"].median
+    print(f"NKRLS m = {m}, n = {X.shape[0]}: whole fit ({lambdas.size} λ) with the path by eigh "
+          f"{t_eigh:.2f} s, tridiagonal {t_tri:.2f} s, ratio {t_eigh / t_tri:.2f}x (medians of "
+          f"{repeats}); λ* {chosen['eigh']:.3g} and {chosen['tridiagonal']:.3g}", flush=True)
+    print(f"  validation predictions, tridiagonal against eigh: {relative[best]:.1e} at "
+          f"eigh's λ*, at most {relative[lambdas >= 1e-10].max():.1e} over λ ≥ 1e-10, "
+          f"{relative.max():.1e} over all λ", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2000,4000", help="comma-separated subsample sizes")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2, help="BLAS threads")
     parser.add_argument("--kols", action="store_true", help="also KOLS's minimum-norm solve")
+    parser.add_argument("--nkrls", default="", help="comma-separated NKRLS center counts m")
     add_smoke_option(parser)
     args = parser.parse_args()
     with smoke_run(args.smoke):
@@ -109,9 +132,12 @@ def main() -> None:
         lambdas = exp.algorithms[0].lambdas()
         with Bench("reproduce/bench/bench_spectral_path.py", threads=args.threads):
             print(f"BLAS: {blas_description()}, {args.threads} thread(s)", flush=True)
-            for n in (int(v) for v in args.sizes.split(",") if v):
+            for n in (int(v) for v in args.sizes.split(",") if v and int(v)):
                 bench_size(min(n, split[0].shape[0]), split, lambdas, exp.kernel["sigma"],
                            args.repeats, args.kols)
+            for m in (int(v) for v in args.nkrls.split(",") if v):
+                bench_nkrls(min(m, split[0].shape[0]), split, lambdas, exp.kernel["sigma"],
+                            args.repeats)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,9 @@ class NystromKRLS(LambdaPathEstimator):
         λ used when ``fit`` gets no validation data.
     lambdas : array-like, optional
         λ grid searched with validation data; default 100 values log-spaced in ``[1e-15, 1]``.
-    path_method : {"eigh", "cholesky"}, default "eigh"
-        Shared eigendecomposition for all λ, or a fresh Cholesky per λ (see
+    path_method : {"eigh", "tridiagonal", "cholesky"}, default "eigh"
+        Shared eigendecomposition for all λ, the same through one tridiagonal reduction (on
+        the host only), or a fresh Cholesky per λ (see
         :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`). A single λ (the fit at
         ``lam``, a one-point grid, the refit) takes one Cholesky either way.
     epsilon : float, default 1e-10
@@ -161,6 +162,9 @@ class NystromKRLS(LambdaPathEstimator):
         super().check_params()
         self._check_nystrom()
         check_choice(self.path_method, "path_method", PATH_METHODS)
+        if self.path_method == "tridiagonal" and not estimator_device(self).is_numpy:
+            raise ValueError(f"path_method='tridiagonal' runs on the host; device="
+                             f"{self.device!r} takes 'eigh' or 'cholesky'")
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
         check_precision(self.precision, self.dtype, self.backend, estimator_device(self))

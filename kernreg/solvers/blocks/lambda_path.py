@@ -26,6 +26,7 @@ from kernreg.solvers.blocks.holdout import refit_rows
 from kernreg.solvers.blocks.linalg import NystromFactor
 from kernreg.solvers.blocks.path_clock import mark_point, scored_seconds, timing_fit
 from kernreg.solvers.blocks.stopping import best_iteration
+from kernreg.solvers.blocks.tridiagonal import tridiagonal_path_coefs, tridiagonalize
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -43,8 +44,9 @@ __all__ = [
     "nkrls_path",
 ]
 
-#: How the NKRLS λ path is solved: one eigendecomposition for all λ, or one Cholesky per λ.
-PATH_METHODS = ("eigh", "cholesky")
+#: How the NKRLS λ path is solved: one eigendecomposition for all λ, the same through one
+#: tridiagonal reduction (:mod:`kernreg.solvers.blocks.tridiagonal`), or one Cholesky per λ.
+PATH_METHODS = ("eigh", "tridiagonal", "cholesky")
 
 #: Number of m-levels (or D-levels) recorded when none are given (LiM Figure 2 uses 50).
 DEFAULT_LEVELS = 50
@@ -91,12 +93,15 @@ def nkrls_path(
     lambdas : ndarray of shape (L,)
     n : int
         Number of training rows (the λ scaling).
-    method : {"eigh", "cholesky"}
+    method : {"eigh", "tridiagonal", "cholesky"}
         ``"eigh"``: ``AᵀA = V diag(s) Vᵀ`` once, then ``β(λ) = V diag(1/(s + λn)) Vᵀ Aᵀy``
         (``O(m³ + m²·L)``); a single λ (a refit, a fit at ``lam``, a one-point grid) has
         nothing to share and is solved by one Cholesky of ``AᵀA + λnI`` instead (``m³/3``
         flops against about ``10 m³`` for the eigendecomposition with its vectors), through
-        the eigendecomposition only when that Cholesky fails. ``"cholesky"``: factor
+        the eigendecomposition only when that Cholesky fails. ``"tridiagonal"``: the same
+        formula through one Householder reduction of a copy of ``AᵀA`` and the tridiagonal's
+        eigenvectors a chunk at a time (no ``m × m`` eigenvectors; on a device, ``eigh``
+        there). ``"cholesky"``: factor
         ``AᵀA + λnI`` afresh for each λ (``O(m³·L)``, the authors' scheme); when that Cholesky
         fails (λn below rounding of ``AᵀA``) the λ is solved through the eigendecomposition
         instead and listed in the second return value. Each solved λ marks the running fit's
@@ -110,11 +115,15 @@ def nkrls_path(
     """
     check_choice(method, "path_method", PATH_METHODS)
     fallbacks: list[float] = []
-    if method == "eigh" and lambdas.size == 1:
+    if method != "cholesky" and lambdas.size == 1:
         beta = _cholesky_solve(H, Aty, float(lambdas[0]) * n)
         if beta is not None:
             return _solved(factor, beta[:, None]), fallbacks
-    if method == "eigh":
+    if method == "tridiagonal" and factor.device.is_numpy:
+        report("tridiagonal reduction of the {0}×{0} system (every λ at once)", H.shape[0])
+        tri = tridiagonalize(np.array(H, dtype=np.float64, order="C", copy=True))
+        return _solved(factor, tridiagonal_path_coefs(tri, Aty, lambdas * n)), fallbacks
+    if method != "cholesky":
         device = factor.device
         if device.is_numpy:
             report("eigendecomposition of the {0}×{0} system (every λ at once)", H.shape[0])
