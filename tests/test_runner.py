@@ -209,6 +209,11 @@ def test_fallback_rows_stand_in_for_runs_not_made_here(mirror: Path, tmp_path: P
     assert behind.loc[behind["label"] == "nytro", "test_rmse"].item() == \
         fresh["test_rmse"].item()
     assert (behind.loc[behind["label"] != "nytro", "test_rmse"] == 7.77).all()
+    # every run present: the fallback (the table's own pairs only) stands in for nothing
+    earlier.to_csv(tmp_path / "own.csv", index=False)
+    main(["table", str(CI_CONFIG), "--results-dir", str(tmp_path / "earlier"), "--fallback",
+          str(tmp_path / "own.csv"), "-o", str(tmp_path / "all.md")])
+    assert "7.7700" not in (tmp_path / "all.md").read_text()
 
 
 def test_run_table_config_skips_what_cannot_run(mirror: Path, tmp_path: Path,

@@ -100,8 +100,9 @@ def collect_results(inputs: Sequence[str], results_dir: str, rebuild: bool = Fal
         filled = fill_missing_runs(frames, read_results_csv(fallback))
         if listed:  # configs name the pairs wanted: the fallback's others are not this table's
             wanted = {pair for pair, _, _ in pending}
-            filled = filled[[pair in wanted for pair in zip(
-                filled["experiment"], filled["label"], strict=True)]].reset_index(drop=True)
+            keep = np.array([pair in wanted for pair in zip(
+                filled["experiment"], filled["label"], strict=True)], dtype=bool)
+            filled = filled[keep].reset_index(drop=True)
         frames.append(filled)
         sources.append(fallback)
         covered = set(zip(filled["experiment"], filled["label"], strict=True))
