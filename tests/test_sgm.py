@@ -12,7 +12,7 @@ from kernreg.losses import get_loss
 from kernreg.solvers import KernelLandweber, LibSVM, MultiPassSGM, OnePassSGM, get_algorithm
 from kernreg.solvers.blocks.stochastic import (
     KernelRows,
-    averaged_iterate,
+    StepAverage,
     dual_pass,
     loss_step,
     step_sizes,
@@ -190,15 +190,13 @@ def test_the_averaged_iterate_is_eq_6_4_over_every_step(stored: bool, ordering: 
                       order=rng.permutation(45) if stored else None)
     grad = loss_step(get_loss("hinge"), "authors")
     etas = np.array([[0.05, 0.3]])
-    A, P, a_prev = np.zeros((45, 2)), np.zeros((45, 2)), 0.0
+    A, average = np.zeros((45, 2)), StepAverage((45, 2))
     iterate, numerator, weight = np.zeros((45, 2)), np.zeros((45, 2)), np.zeros((1, 2))
     for epoch in range(2):
         order = rng.permutation(45) if ordering == "permutation" else rng.integers(0, 45, 45)
         t = np.arange(45 * epoch + 1, 45 * epoch + 46)[:, None]
         steps = step_sizes(etas, 0.5, t)
-        a = a_prev + np.cumsum(steps, axis=0)
-        dual_pass(rows, order, y, A, steps, grad, weighted=(P, a))
-        a_prev = a[-1]
+        dual_pass(rows, order, y, A, steps, grad, weighted=average.weighted(steps))
         for k, j in enumerate(order):  # the definition: w_k weighted by η_k, then the step
             numerator += steps[k] * iterate
             weight += steps[k]
@@ -206,8 +204,7 @@ def test_the_averaged_iterate_is_eq_6_4_over_every_step(stored: bool, ordering: 
     last_eta = step_sizes(etas, 0.5, np.array([[91.0]]))
     expected = (numerator + last_eta * iterate) / (weight + last_eta)
     np.testing.assert_allclose(A, iterate, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(averaged_iterate(A, P, a_prev + last_eta), expected,
-                               rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(average.of(A, last_eta[0]), expected, rtol=1e-10, atol=1e-13)
 
 
 def test_sigm_reports_the_averaged_iterate_on_request() -> None:

@@ -23,6 +23,7 @@ from kernreg.solvers.blocks.outputs import check_outputs, path_error
 from kernreg.solvers.blocks.params import LAMBDAS
 from kernreg.solvers.blocks.tridiagonal import (
     SPECTRAL_METHODS,
+    check_on_host,
     spectral_method,
     tridiagonal_path_coefs,
     tridiagonalize,
@@ -142,9 +143,7 @@ class KRLS(LambdaPathEstimator):
         super().check_params()
         check_choice(self.path_method, "path_method", SPECTRAL_METHODS)
         check_positive(self.max_memory, "max_memory", allow_none=True)
-        if self.path_method == "tridiagonal" and not estimator_device(self).is_numpy:
-            raise ValueError(f"path_method='tridiagonal' runs on the host; device="
-                             f"{self.device!r} takes 'eigh' or 'auto'")
+        check_on_host(self.path_method, estimator_device(self).is_numpy, self.device)
 
     def _kernel(self, X: Any) -> Any:
         """``K(X, X)`` in float64, symmetric, on the kernel's device (numpy on ``cpu``)."""

@@ -28,6 +28,7 @@ from kernreg.solvers.blocks.mixed_precision import (
 from kernreg.solvers.blocks.nystrom import PENALTIES
 from kernreg.solvers.blocks.outputs import check_outputs, path_error, path_outputs
 from kernreg.solvers.blocks.params import LAMBDAS, PATH_NYSTROM, lambda_grid
+from kernreg.solvers.blocks.tridiagonal import check_on_host
 from kernreg.solvers.registry import F64, AlgorithmSpec, MemoryProblem, register
 
 __all__ = ["NystromKRLS"]
@@ -59,10 +60,8 @@ class NystromKRLS(LambdaPathEstimator):
     lambdas : array-like, optional
         λ grid searched with validation data; default 100 values log-spaced in ``[1e-15, 1]``.
     path_method : {"eigh", "tridiagonal", "cholesky"}, default "eigh"
-        Shared eigendecomposition for all λ, the same through one tridiagonal reduction (on
-        the host only), or a fresh Cholesky per λ (see
-        :func:`~kernreg.solvers.blocks.lambda_path.nkrls_path`). A single λ (the fit at
-        ``lam``, a one-point grid, the refit) takes one Cholesky either way.
+        One eigendecomposition for all λ, the same by one tridiagonal reduction (host only), or a
+        Cholesky per λ; a single λ (a refit, a fit at ``lam``) takes one Cholesky (``nkrls_path``).
     epsilon : float, default 1e-10
         Ridge ``ε`` in ``K_mm + εI``; increased ×10 until Cholesky succeeds (recorded in
         ``factor_info_``).
@@ -162,9 +161,7 @@ class NystromKRLS(LambdaPathEstimator):
         super().check_params()
         self._check_nystrom()
         check_choice(self.path_method, "path_method", PATH_METHODS)
-        if self.path_method == "tridiagonal" and not estimator_device(self).is_numpy:
-            raise ValueError(f"path_method='tridiagonal' runs on the host; device="
-                             f"{self.device!r} takes 'eigh' or 'cholesky'")
+        check_on_host(self.path_method, estimator_device(self).is_numpy, self.device)
         check_choice(self.penalty, "penalty", PENALTIES)
         check_choice(self.backend, "backend", BACKENDS)
         check_precision(self.precision, self.dtype, self.backend, estimator_device(self))

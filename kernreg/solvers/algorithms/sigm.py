@@ -17,7 +17,7 @@ from kernreg.solvers.blocks.stochastic import (
     ORDERINGS,
     KernelRows,
     PathOutputs,
-    averaged_iterate,
+    StepAverage,
     check_eval_rows,
     column_scorer,
     dual_pass,
@@ -60,7 +60,6 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
         Decay exponent θ ∈ [0, 1] (Table 6.2 "SIGM D": η = 1/4, θ = 1/2).
     ordering : {"cyclic", "reshuffle", "iid"}, default "cyclic"
     iterate : {"last", "average"}, default "last"
-        The iterate each epoch reports (and the fit keeps).
     kink : {"authors", "zero"}, default "authors"
         Hinge subgradient at ``y f = 1``: ``−y`` (the authors) or 0.
     validation_measure : {"hinge", "error"}, default "hinge"
@@ -162,26 +161,19 @@ class MultiPassSGM(StochasticEstimator, IterativeEstimator):
         self._hold(lambda: setattr(rows, "K", None))
         grad = loss_step(get_loss(self.loss), self.kink)
         A = np.zeros((n, 1))
-        # the average's running sum Σ a_i Δ_i and a_T = η_1 + … + η_T (Eq. 6.4)
-        P = np.zeros((n, 1)) if self.iterate == "average" else None
-        state = {"epoch": 0, "a": 0.0}
+        average = StepAverage(A.shape) if self.iterate == "average" else None
+        state = {"epoch": 0}
 
         def step() -> np.ndarray:
             epoch = state["epoch"]
             order = epoch_indices(n, epoch, self.ordering, rng, first)
             t = np.arange(epoch * n + 1, (epoch + 1) * n + 1)[:, None]
             steps = step_sizes(eta, self.theta, t)
-            if P is None:
-                dual_pass(rows, order, y, A, steps, grad)
-            else:
-                a = state["a"] + np.cumsum(steps, axis=0)
-                dual_pass(rows, order, y, A, steps, grad, weighted=(P, a))
-                state["a"] = float(a[-1, 0])
+            dual_pass(rows, order, y, A, steps, grad, average and average.weighted(steps))
             state["epoch"] = epoch + 1
-            if P is None:
+            if average is None:
                 return A[:, 0]
-            a_next = state["a"] + float(step_sizes(eta, self.theta, t[-1:] + 1)[0, 0])
-            return averaged_iterate(A, P, a_next)[:, 0]
+            return average.of(A, step_sizes(eta, self.theta, t[-1:] + 1)[0])[:, 0]
 
         return step, eta
 

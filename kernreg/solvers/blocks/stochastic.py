@@ -33,7 +33,7 @@ __all__ = [
     "VALIDATION_MEASURES",
     "KernelRows",
     "PathOutputs",
-    "averaged_iterate",
+    "StepAverage",
     "block_steps",
     "check_eval_rows",
     "check_stochastic",
@@ -162,7 +162,7 @@ def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
 
     ``weighted = (P, a)``: also ``P[j] += a[k] · Δ_k`` for each step's change ``Δ_k``
     (``P`` like ``A``, in place; ``a`` like ``steps``), the sum behind an averaged iterate
-    (:func:`averaged_iterate`)."""
+    (:class:`StepAverage`)."""
     perm = rows.perm  # the coefficients in the stored kernel's order while the pass runs
     coefs = A if perm is None else A[perm]
     total = None if weighted is None else (weighted[0] if perm is None else weighted[0][perm])
@@ -181,12 +181,31 @@ def dual_pass(rows: KernelRows, order: np.ndarray, y: np.ndarray, A: np.ndarray,
             weighted[0][perm] = total
 
 
-def averaged_iterate(A: np.ndarray, P: np.ndarray, a_next: np.ndarray) -> np.ndarray:
-    """The step-weighted average of the iterates ``w_1 = 0, w_2, …, w_{T+1}`` (thesis Eq. 6.4,
-    ``w̄ = Σ_k η_k w_k / Σ_k η_k``) after ``T`` steps, from the last iterate ``A`` (``w_{T+1}``),
-    ``P = Σ_i a_i Δ_i`` (:func:`dual_pass`'s ``weighted``, ``a_i = η_1 + … + η_i``) and
-    ``a_next = a_{T+1}``: by summation by parts ``Σ_{k≤T+1} η_k w_k = a_{T+1} w_{T+1} − P``."""
-    return A - P / a_next
+class StepAverage:
+    """The step-weighted average of the iterates ``w_1 = 0, w_2, …`` of a dual pass (thesis
+    Eq. 6.4, ``w̄ = Σ_k η_k w_k / Σ_k η_k``), kept as a running sum: by summation by parts
+    ``Σ_{k≤T+1} η_k w_k = a_{T+1} w_{T+1} − P`` with ``a_i = η_1 + … + η_i`` and
+    ``P = Σ_{i≤T} a_i Δ_i`` over the steps' changes ``Δ_i`` (:func:`dual_pass`'s ``weighted``).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The coefficients' shape ``(n, c)``.
+    """
+
+    def __init__(self, shape: tuple[int, int]):
+        self.P = np.zeros(shape)
+        self.total = np.zeros(shape[1])  # a_T, one per column
+
+    def weighted(self, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(P, a)`` for :func:`dual_pass` over the next ``steps`` (``(len(order), c)``)."""
+        a = self.total + np.cumsum(steps, axis=0)
+        self.total = a[-1].copy()
+        return self.P, a
+
+    def of(self, A: np.ndarray, next_step: np.ndarray) -> np.ndarray:
+        """The average after the steps so far, from the last iterate ``A`` and ``η_{T+1}``."""
+        return A - self.P / (self.total + next_step)
 
 
 def block_steps(F0: np.ndarray, G: np.ndarray, y: np.ndarray, steps: np.ndarray,

@@ -37,7 +37,8 @@ from scipy.linalg import cython_lapack, lapack
 
 from kernreg.progress import report
 
-__all__ = ["CHUNK", "SPECTRAL_METHODS", "Tridiagonal", "eigh_fits", "spectral_method",
+__all__ = ["CHUNK", "SPECTRAL_METHODS", "Tridiagonal", "check_on_host", "eigh_fits",
+           "spectral_method",
            "tridiagonal_min_norm", "tridiagonal_min_norm_cutoffs",
            "tridiagonal_path_coefs", "tridiagonalize"]
 
@@ -50,6 +51,14 @@ _BLOCK = 64
 SPECTRAL_METHODS = ("auto", "eigh", "tridiagonal")
 
 log = logging.getLogger(__name__)
+
+
+def check_on_host(path_method: str, on_host: bool, device: object) -> None:
+    """Refuse ``path_method="tridiagonal"`` off the host: PyTorch has no tridiagonal reduction,
+    and the path reads ``K``'s LAPACK storage."""
+    if path_method == "tridiagonal" and not on_host:
+        raise ValueError(f"path_method='tridiagonal' runs on the host; device={device!r} takes "
+                         "another path_method")
 
 
 def eigh_fits(n: int, max_memory: int | None) -> bool:
