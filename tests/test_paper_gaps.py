@@ -35,6 +35,9 @@ def test_z_is_the_difference_in_standard_errors() -> None:
     assert gap_label(_gap(mean=45.0, noted="reason")).endswith("measured reason (its note)")
     assert gap_label(_gap(mean=45.0, noted="variants")).endswith(
         "open after the variants its note records")
+    # a spread near zero on both sides: a huge z, written to three digits
+    assert "z = -4.81e+15 (" in gap_label(_gap(mean=2.824, std=1e-15, n=10, paper=4.345,
+                                                    paper_std=None))
     # one trial here and no spread in the paper: no z, never "noise"
     lone = _gap(n=1, paper_std=None, mean=45.0)
     assert lone.z is None and gap_label(lone).endswith(": open")

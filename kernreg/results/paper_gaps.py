@@ -98,6 +98,12 @@ def _noted_text(noted: str | None) -> str:
     return _NOTED[noted] if noted in _NOTED else f": open after {noted}"
 
 
+def _z_text(z: float) -> str:
+    """Two decimals; three significant digits from 1000 on (a spread near zero on both sides
+    makes z huge, and its digits say nothing)."""
+    return f"{z:+.2f}" if abs(z) < 1000 else f"{z:+.3g}"
+
+
 def gap_label(gap: Gap, source: str = "the paper") -> str:
     """``"Adult, ES, t*: 40.0 vs 39.2 (+2.0%), z = +1.05 …: within noise"``; ``source`` names
     the published side (the paper, the thesis)."""
@@ -111,7 +117,7 @@ def gap_label(gap: Gap, source: str = "the paper") -> str:
     else:
         trials = "" if gap.paper_std is None else f", {gap.paper_n} in {source}"
         here = f"{gap.n} trial{'' if gap.n == 1 else 's'} here"
-        head += f", z = {z:+.2f} ({here}{trials}{spread})"
+        head += f", z = {_z_text(z)} ({here}{trials}{spread})"
     if z is not None and abs(z) < NOISE_Z:
         return head + ": within noise"
     return head + _noted_text(gap.noted)
