@@ -41,7 +41,11 @@ from kernreg.kernels import make_kernel
 from kernreg.solvers import KOLS, KernelLandweber, Nytro, rmse
 from kernreg.solvers.blocks.distinct import repeated_rows
 from kernreg.solvers.blocks.min_norm import default_rcond, min_norm_solve
-from kernreg.solvers.blocks.stopping import StoppingRule, select_iteration
+from kernreg.solvers.blocks.stopping import (
+    StoppingRule,
+    least_squares_slope,
+    select_iteration,
+)
 from kernreg.solvers.blocks.tridiagonal import tridiagonal_min_norm_cutoffs, tridiagonalize
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -257,9 +261,8 @@ def es_paper_tstar(smoke: bool = False) -> None:
               f"test {rmse(data.y_test, est.predict(data.X_test)):.4f}", flush=True)
     # window_slope fires at the first t whose window's slope b1 >= −θ/w: it runs past t = T
     # exactly when θ < min over t < T of −w·b1(t)
-    s_c = np.arange(window, dtype=np.float64) - (window - 1) / 2.0
-    slopes = np.array([np.dot(s_c, path[t - window:t] - path[t - window:t].mean())
-                       / np.dot(s_c, s_c) for t in range(window, len(path) + 1)])
+    slopes = np.array([least_squares_slope(path[t - window:t])
+                       for t in range(window, len(path) + 1)])
     needed = -window * slopes  # θ at or above which the rule fires at t = window, window + 1, …
     _, t_stop, fired = select_iteration(path, StoppingRule("window_slope", window, theta, "stop"))
     before = needed[: stops[0] - window]  # the windows ending at t < stops[0]

@@ -59,6 +59,7 @@ __all__ = [
     "best_iteration",
     "default_selection",
     "get_stopping_rule",
+    "least_squares_slope",
     "select_iteration",
     "window_averaged",
     "window_linear_fitting",
@@ -86,12 +87,15 @@ def window_linear_fitting(window: np.ndarray, threshold: float) -> bool:
     return _ratio((w - 1) * b1, b0) >= threshold
 
 
+def least_squares_slope(window: np.ndarray) -> float:
+    """The least-squares slope of the window's values against 0, 1, …, w − 1."""
+    s_c = np.arange(window.size, dtype=np.float64) - (window.size - 1) / 2.0  # start-free
+    return float(np.dot(s_c, window - window.mean()) / np.dot(s_c, s_c))
+
+
 def window_slope(window: np.ndarray, threshold: float) -> bool:
     """Fire when the least-squares slope over the window is ``>= −threshold / w`` (absolute)."""
-    w = window.size
-    s_c = np.arange(w, dtype=np.float64) - (w - 1) / 2.0  # the slope ignores where s starts
-    b1 = float(np.dot(s_c, window - window.mean()) / np.dot(s_c, s_c))
-    return b1 >= -threshold / w
+    return least_squares_slope(window) >= -threshold / window.size
 
 
 def _edge_counts(w: int) -> int:
