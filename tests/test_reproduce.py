@@ -249,32 +249,20 @@ def test_a_smoke_run_never_writes_into_the_repository(folder: str) -> None:
     assert after == before
 
 
-@pytest.mark.parametrize("config, table", [
-    ("configs/lim_table1_full.yaml", "lim_table1_full.md"),
-    ("configs/lim_table1_selected.yaml", "lim_table1_selected.md"),
+@pytest.mark.parametrize("config, trials, table", [
+    ("configs/lim_table1_full.yaml", "lim_table1_full_trials.csv", "lim_table1_full.md"),
+    ("configs/lim_table1_selected.yaml", "lim_table1_full_trials.csv", "lim_table1_selected.md"),
+    ("configs/thesis_table6.table.yaml", "thesis_table6_trials.csv", "thesis_table6.md"),
 ])
-def test_lim_table1_renders_from_the_committed_trials_to_the_committed_table(
-        config: str, table: str, kernreg_cli, tmp_path: Path,
+def test_a_table_renders_from_its_committed_trials_to_the_committed_table(
+        config: str, trials: str, table: str, kernreg_cli, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """LiM Table 1 in full and the paper's reading of it, on a fresh clone: the committed
-    trials of the full runs give both committed tables, labels included, to the byte (the
-    paper's reading takes only its column from them)."""
+    """LiM Table 1 in full, the paper's reading of it (only its column of the full runs'
+    trials) and thesis Table 6.2's small rows, on a fresh clone: the committed trials give the
+    committed table, labels included, to the byte."""
     monkeypatch.chdir(REPO)
-    code, _, err = kernreg_cli(["table", config, "--fallback", "results/lim_table1_full_trials.csv",
+    code, _, err = kernreg_cli(["table", config, "--fallback", f"results/{trials}",
                                 "--results-dir", str(tmp_path / "no_runs"), "-o",
                                 str(tmp_path / table)])
     assert code == 0, err
     assert (tmp_path / table).read_bytes() == (REPO / "results" / table).read_bytes()
-
-
-def test_thesis_table6_renders_from_the_committed_trials_to_the_committed_table(
-        kernreg_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Thesis Table 6.2 (small rows) on a fresh clone: its committed trials give its committed
-    table, labels included, to the byte."""
-    monkeypatch.chdir(REPO)
-    code, _, err = kernreg_cli(["table", "configs/thesis_table6.table.yaml", "--fallback",
-                                "results/thesis_table6_trials.csv", "--results-dir",
-                                str(tmp_path / "no_runs"), "-o", str(tmp_path / "t6.md")])
-    assert code == 0, err
-    assert (tmp_path / "t6.md").read_bytes() == \
-        (REPO / "results" / "thesis_table6.md").read_bytes()

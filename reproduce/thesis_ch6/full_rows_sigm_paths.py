@@ -6,8 +6,7 @@ few epochs, and the first epoch at which each trial's validation hinge loss reac
 thesis's test hinge loss (the validation rows are drawn from the same training file, so both
 estimate the same risk)::
 
-    .venv/bin/python -m reproduce.thesis_ch6.full_rows_sigm_paths \
-        > results/thesis_table6_full_sigm_paths.txt
+    .venv/bin/python -m reproduce.thesis_ch6.full_rows_sigm_paths
 
 ``--results-dir`` reads other run folders (the artifact's smoke run reads its smoke runs).
 """
