@@ -499,3 +499,20 @@ def test_the_mirror_list_of_the_datasets_table_is_the_mirror(mirror: Path) -> No
     held = {path for name in dataset_names() for source in get_spec(name).sources
             for rf in source.files for path in rf.mirror_paths if (mirror / path).is_file()}
     assert held == MIRROR_FILES
+
+
+def test_the_costs_table_shows_a_fit_on_all_rows_without_a_validation_error(tmp_path):
+    """A LIBSVM fit on the fit and validation rows together has no validation error: its row
+    still shows its support vectors and test error; a SIGM part shows nothing found."""
+    from reproduce.docs_tables.paper_tables import render_thesis_table6_costs
+    path = tmp_path / "costs.csv"
+    path.write_text(
+        "part,wall_s,cpu_s,row,n_fit,host_gemm_gflops,n_support,val_error,val_hinge,test_error,"
+        "source\n"
+        "libsvm C = 10,4.8,4.8,ijcnn1,39992,67,2617,0.0119,0.03,0.0104,s\n"
+        "\"libsvm C = 10, fit on all 49990 rows\",6.1,6.0,ijcnn1,39992,67,3000,,,0.0098,s\n"
+        "SIGM_C epoch 1 (+ validation),1.2,1.5,ijcnn1,39992,81,,,,,s\n", encoding="utf-8")
+    rows = [line.split(" | ") for line in render_thesis_table6_costs(path).splitlines()[2:]]
+    assert rows[0][4] == "validation error 1.19 %, 2617 SVs; test error 1.04 %"
+    assert rows[1][4] == "3000 SVs; test error 0.98 %"
+    assert rows[2][4] == ""

@@ -76,12 +76,8 @@ def _cells_beyond_gap(name: str, text: str) -> list[str]:
     raise AssertionError(name)
 
 
-_OLD_FULL_ROWS = pytest.mark.xfail(strict=True, reason="rendered before the 2% labels from run "
-                                                    "folders not kept; `make thesis-table6-full` "
-                                                    "(about 3.5 h) re-renders it")
 TABLES = ["table2", "lim_table1", "thesis_table6", "thesis_table7",
-          "lim_table1_selected", "lim_table1_full",
-          pytest.param("thesis_table6_full", marks=_OLD_FULL_ROWS)]
+          "lim_table1_selected", "lim_table1_full", "thesis_table6_full"]
 
 
 @pytest.mark.parametrize("name", TABLES)

@@ -390,8 +390,12 @@ def render_thesis_table6_costs(path: Path) -> str:
     costs = read_csv(path)
     rows = []
     for _, r in costs.iterrows():
-        found = ("" if pd.isna(r.get("val_error")) else
-                 f"validation error {100 * r['val_error']:.2f} %, {int(r['n_support'])} SVs")
+        parts = []  # a fit on all rows has no validation error; a SIGM part, nothing found
+        if not pd.isna(r.get("val_error")):
+            parts.append(f"validation error {100 * r['val_error']:.2f} %")
+        if not pd.isna(r.get("n_support")):
+            parts.append(f"{int(r['n_support'])} SVs")
+        found = ", ".join(parts)
         if not pd.isna(r.get("test_error", float("nan"))):
             found += f"; test error {100 * r['test_error']:.2f} %"
         rows.append([f"{r['row']} ({int(r['n_fit'])} fit rows)", r["part"],
