@@ -78,18 +78,18 @@ def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s:
         with Clock() as fit:
             svc = LibSVM(sigma=sigma, Cs=[C], max_memory=max_memory)._svc(C, len(y)).fit(X, y)
         if fit_on_all:  # the validation rows were fitted: no validation error
-            row_ = {"part": f"libsvm C = {C:g}, fit on all {len(y)} rows", "wall_s": fit.wall,
-                    "cpu_s": fit.cpu}
+            measured = {"part": f"libsvm C = {C:g}, fit on all {len(y)} rows",
+                        "wall_s": fit.wall, "cpu_s": fit.cpu}
             spent += fit.wall
         else:
             with Clock() as val:
                 f = svc.decision_function(X_val)
             spent += fit.wall + val.wall
-            row_ = {"part": f"libsvm C = {C:g}", "wall_s": fit.wall + val.wall,
-                    "cpu_s": fit.cpu + val.cpu,
-                    "val_error": float(np.mean(np.where(f >= 0, 1.0, -1.0) != y_val)),
-                    "val_hinge": float(np.mean(np.maximum(0.0, 1.0 - y_val * f)))}
-        rows.append({**row_, "n_support": int(svc.n_support_.sum())})
+            measured = {"part": f"libsvm C = {C:g}", "wall_s": fit.wall + val.wall,
+                        "cpu_s": fit.cpu + val.cpu,
+                        "val_error": float(np.mean(np.where(f >= 0, 1.0, -1.0) != y_val)),
+                        "val_hinge": float(np.mean(np.maximum(0.0, 1.0 - y_val * f)))}
+        rows.append({**measured, "n_support": int(svc.n_support_.sum())})
         if test is not None:  # what each C gives on the test rows (outside the timings)
             f_test = svc.decision_function(test[0])
             rows[-1]["test_error"] = float(np.mean(np.where(f_test >= 0, 1.0, -1.0) != test[1]))
