@@ -258,13 +258,16 @@ def test_a_smoke_run_never_writes_into_the_repository(folder: str) -> None:
     ("configs/thesis_table6.table.yaml", "thesis_table6_trials.csv", "thesis_table6.md"),
     ("configs/thesis_table6_full.table.yaml", "thesis_table6_full_trials.csv",
      "thesis_table6_full.md"),
+    ("configs/thesis_table6_full_sigm_capped.table.yaml",
+     "thesis_table6_full_sigm_capped_trials.csv", "thesis_table6_full_sigm_capped.md"),
 ])
 def test_a_table_renders_from_its_committed_trials_to_the_committed_table(
         config: str, trials: str, table: str, kernreg_cli, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """LiM Table 1 in full, the paper's reading of it (only its column of the full runs'
-    trials) and thesis Table 6.2's small and full rows, on a fresh clone: the committed trials
-    give the committed table, labels included, to the byte."""
+    trials) and thesis Table 6.2's small and full rows (and the full rows' capped SIGM cells),
+    on a fresh clone: the committed trials give the committed table, labels included, to the
+    byte."""
     monkeypatch.chdir(REPO)
     code, _, err = kernreg_cli(["table", config, "--fallback", f"results/{trials}",
                                 "--results-dir", str(tmp_path / "no_runs"), "-o",

@@ -96,7 +96,7 @@ def libsvm_rows(row: str, sigma: float, split: tuple, cs: list[float], budget_s:
         found = ("" if fit_on_all else f", validation error {rows[-1]['val_error']:.4f}, "
                  f"hinge {rows[-1]['val_hinge']:.4f}")
         tested = f", test error {rows[-1]['test_error']:.4f}" if test is not None else ""
-        print(f"C = {C:g}: {rows[-1]['part']}: {rows[-1]['wall_s']:.1f} s wall / "
+        print(f"{rows[-1]['part']}: {rows[-1]['wall_s']:.1f} s wall / "
               f"{rows[-1]['cpu_s']:.1f} s CPU, {rows[-1]['n_support']} support vectors"
               f"{found}{tested}", flush=True)
     return rows
